@@ -151,3 +151,180 @@ export const JOB_FAILURE_REASONS = [
 
 /** Concurrency limit upstream uses when creating or deleting many Jobs at once. */
 export const MAX_PARALLELISM = 50;
+
+/** Failed/FailedJobs message: a Job failed and the JobSet has no failure policy. */
+export const failedJobsMessage = (firstFailedJob: string): string =>
+  `jobset failed due to one or more job failures (first failed job: ${firstFailedJob})`;
+/** Failed/FailJobSetFailurePolicyAction message: a FailJobSet rule matched. */
+export const failJobSetActionMessage = (firstFailedJob: string): string =>
+  `applying FailJobSet failure policy action (first failed job: ${firstFailedJob})`;
+/** Failed/ReachedMaxRestarts message: a restart was due but the budget is spent. */
+export const reachedMaxRestartsMessage = (firstFailedJob: string): string =>
+  `jobset failed due to reaching max number of restarts (first failed job: ${firstFailedJob})`;
+/** RestartingJobSet message for RestartJobSet and RestartJobSetAndIgnoreMaxRestarts. */
+export const restartActionMessage = (action: string, firstFailedJob: string): string =>
+  `applying ${action} failure policy action (first failed job: ${firstFailedJob})`;
+
+// ---------------------------------------------------------------------------------------------
+// Admission: defaults and validation (lib/jobset/defaults.ts, validation.ts, startupRules.ts).
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * JobSetDefault: what a cluster fills in on create, applied in memory by applyDefaults.
+ * Upstream webhook (`jobset_webhook.go` Default): successPolicy, startupPolicy, completionMode,
+ * restartPolicy, network. CRD schema: replicas, groupName, restartStrategy. Job API:
+ * parallelism, completions (completions only when parallelism is unset too).
+ */
+export const JobSetDefault = {
+  successPolicyOperator: 'All',
+  startupPolicyOrder: 'AnyOrder',
+  completionMode: 'Indexed',
+  restartPolicy: 'OnFailure',
+  enableDNSHostnames: true,
+  publishNotReadyAddresses: true,
+  replicas: 1,
+  groupName: 'default',
+  restartStrategy: 'Recreate',
+  parallelism: 1,
+  completions: 1,
+} as const;
+
+/** defaultFailurePolicyRuleName: the name the webhook gives an unnamed failure-policy rule (upstream defaultRuleNameFmt). */
+export const defaultFailurePolicyRuleName = (index: number): string => `failurePolicyRule${index}`;
+
+/** Largest int32: upstream's bound on parallelism × replicas. */
+export const MAX_INT32 = 2147483647;
+/** Length limit of a DNS-1035 label and of a label value (Kubernetes validation). */
+export const DNS1035_LABEL_MAX_LENGTH = 63;
+/** Length limit of a DNS-1123 subdomain (Kubernetes validation). */
+export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
+/** Length limit of a label value (Kubernetes validation). */
+export const LABEL_VALUE_MAX_LENGTH = 63;
+/** Failure-policy rule names: length bounds and pattern (upstream `jobset_webhook.go`). */
+export const FailurePolicyRuleName = {
+  minLength: 1,
+  maxLength: 128,
+  pattern: /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/,
+} as const;
+/** Stand-in for the 5 random characters the API server appends to generateName (upstream validates with one). */
+export const GENERATED_NAME_SUFFIX = 'xxxxx';
+/** Suffix upstream appends to the longest pod name it validates (the pod's random part). */
+export const POD_NAME_RANDOM_SUFFIX = 'abcde';
+
+/**
+ * KubeMessage: Kubernetes validation strings upstream's webhook passes through
+ * (`k8s.io/apimachinery/pkg/util/validation`, `.../validation/field`), exactly, so users can
+ * search for them. Field errors are rendered like kubectl does, without the path.
+ */
+export const KubeMessage = {
+  dns1035Label:
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+  dns1123Subdomain:
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+  labelValue:
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+  domainPrefixedPath: 'must be a domain-prefixed path (such as "acme.io/foo")',
+  httpPath: "Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')",
+  maxLength: (max: number): string => `must be no more than ${max} characters`,
+  invalidValue: (value: unknown, detail: string): string => `Invalid value: ${JSON.stringify(value)}: ${detail}`,
+  requiredValue: (detail: string): string => `Required value: ${detail}`,
+  tooLong: (max: number): string => `Too long: may not be more than ${max} bytes`,
+  /** batch/v1 Job validation: an Indexed Job needs completions. */
+  indexedNeedsCompletions: 'Required value: when completion mode is Indexed',
+  /** ObjectMeta validation on create. */
+  nameRequired: 'Required value: name or generateName is required',
+} as const;
+
+/**
+ * AdmissionMessage: upstream's create-time admission strings (webhook `jobset_webhook.go`
+ * ValidateCreate and the CRD's CEL rules), exactly.
+ */
+export const AdmissionMessage = {
+  firstReplicatedJobDependsOn: "DependsOn can't be set for the first ReplicatedJob",
+  cannotDependOn: (replicatedJob: string, dependency: string): string =>
+    `replicatedJob: ${replicatedJob} cannot depend on replicatedJob: ${dependency}`,
+  startupPolicyAndDependsOn: 'StartupPolicy and DependsOn APIs are mutually exclusive',
+  inPlaceRestartGateDisabled: 'InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate is disabled',
+  restartJobGateDisabled:
+    'RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not allowed when RestartJob feature gate is disabled',
+  groupNameTooLong: '.spec.replicatedJob[].groupName is too long, must be less than 63 characters',
+  jobNameTooLong: 'JobSet name is too long, job names generated for this JobSet will exceed 63 characters',
+  podNameTooLong: 'JobSet name is too long, pod names generated for this JobSet will exceed 63 characters',
+  subdomainTooLong: '.spec.network.subdomain is too long, must be less than 63 characters',
+  replicasTimesParallelism: (replicatedJob: string): string =>
+    `the product of replicas and parallelism must not exceed ${MAX_INT32} for replicatedJob '${replicatedJob}'`,
+  successPolicyUnknownTarget: (name: string): string => `invalid replicatedJob name '${name}' does not appear in .spec.ReplicatedJobs`,
+  failurePolicyUnknownTarget: (name: string): string =>
+    `invalid replicatedJob name '${name}' in failure policy does not appear in .spec.ReplicatedJobs`,
+  failurePolicyRuleNameLength: (length: number): string =>
+    `invalid failure policy rule name of length ${length}, the rule name must be at least ${FailurePolicyRuleName.minLength} characters long and at most ${FailurePolicyRuleName.maxLength} characters long`,
+  failurePolicyRuleNamePattern: (name: string): string =>
+    `invalid failure policy rule name '${name}', a failure policy rule name must start with an alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'`,
+  failurePolicyReason: (reason: string): string =>
+    `invalid job failure reason '${reason}' in failure policy is not a recognized job failure reason`,
+  // Go prints the []int of indices as "[0 2]".
+  failurePolicyRuleNamesNotUnique: (indices: readonly number[], name: string): string =>
+    `rule names are not unique, rules with indices [${indices.join(' ')}] all have the same name '${name}'`,
+  coordinatorUnknownReplicatedJob: (name: string): string => `coordinator replicatedJob ${name} does not exist`,
+  coordinatorJobIndex: (jobIndex: number, replicatedJob: string): string =>
+    `coordinator job index ${jobIndex} is invalid for replicatedJob ${replicatedJob}`,
+  coordinatorNotIndexed: 'job for coordinator pod must be indexed completion mode, and completions number must be set',
+  coordinatorPodIndex: (podIndex: number, replicatedJob: string, jobIndex: number): string =>
+    `coordinator pod index ${podIndex} is invalid for replicatedJob ${replicatedJob} job index ${jobIndex}`,
+  coordinatorLabelValue: (value: string, errors: readonly string[]): string =>
+    `spec will lead to invalid label value ${JSON.stringify(value)} for coordinator label ${JSON.stringify(Label.Coordinator)} (long JobSet / ReplicatedJob / SubDomain name?): ${errors.join(', ')}`,
+} as const;
+
+/**
+ * ValidationMessage: Lineup's own create-time messages, for rules the API server enforces
+ * with generic text (CRD schema, list-map keys) and for Lineup's deviations from upstream.
+ */
+export const ValidationMessage = {
+  // Deviation: upstream admits a self-dependency on a non-first replicatedJob, which then never starts.
+  selfDependency: (replicatedJob: string): string =>
+    `replicatedJob: ${replicatedJob} cannot depend on itself (upstream admits this and the replicatedJob never starts; Lineup rejects it)`,
+  tooManyDependsOn: (count: number): string => `dependsOn has ${count} items, expected at most ${MAX_DEPENDS_ON}`,
+  duplicateDependsOn: (name: string, firstIndex: number): string =>
+    `duplicate dependsOn name ${JSON.stringify(name)}, already listed at dependsOn[${firstIndex}]`,
+  dependsOnStatus: (status: string): string => `unsupported dependsOn status ${JSON.stringify(status)}, expected one of: Ready, Complete`,
+  duplicateReplicatedJob: (name: string, firstIndex: number): string =>
+    `duplicate replicatedJob name ${JSON.stringify(name)}, already used by spec.replicatedJobs[${firstIndex}]`,
+  negative: (value: number): string => `must be 0 or more, got ${value}`,
+  managedByEmpty: 'managedBy is an empty string, expected a domain-prefixed path (such as "acme.io/foo") or no managedBy at all',
+} as const;
+
+/** The statuses a startup rule may wait for, as written in the annotation (Complete = Succeeded). */
+export const STARTUP_RULE_STATUSES = ['Ready', 'Succeeded', 'Complete'] as const;
+
+/** StartupRulesMessage: problems with the `lineup.dev/startup-rules` annotation. */
+export const StartupRulesMessage = {
+  notYaml: (detail: string): string => `not valid YAML or JSON: ${detail}`,
+  notAList: (seen: string): string =>
+    `expected a list of rules ({targetReplicatedJobs: [names], status} or {name, status}), got ${seen}`,
+  emptyList: 'expected at least one rule, got an empty list',
+  notARule: (seen: string): string => `expected a rule ({targetReplicatedJobs: [names], status} or {name, status}), got ${seen}`,
+  unknownKeys: (keys: readonly string[]): string =>
+    `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => JSON.stringify(k)).join(', ')} in a rule, expected targetReplicatedJobs or name, and status`,
+  neitherForm: 'a rule names no replicatedJob: expected targetReplicatedJobs (a list of names) or name (one name), got neither',
+  bothForms: 'a rule has both targetReplicatedJobs and name, expected only one of them',
+  targetsNotAList: (seen: string): string => `targetReplicatedJobs must be a list of replicatedJob names, got ${seen}`,
+  emptyTargets: 'targetReplicatedJobs must name at least one replicatedJob, got an empty list',
+  badName: (seen: string): string => `expected a replicatedJob name (a non-empty string), got ${seen}`,
+  badStatus: (seen: string): string => `status is ${seen}, expected one of: ${STARTUP_RULE_STATUSES.join(', ')}`,
+  unknownTarget: (name: string, known: readonly string[]): string =>
+    `replicatedJob ${JSON.stringify(name)} is not in spec.replicatedJobs, expected one of: ${known.length > 0 ? known.join(', ') : '(none)'}`,
+  namedTwice: (name: string, firstPath: string): string =>
+    `replicatedJob ${JSON.stringify(name)} is already named at ${firstPath}, expected each replicatedJob in at most one rule, once`,
+  twoForms: (other: string): string =>
+    `two startup forms at once: the ${LineupKey.StartupRulesAnnotation} annotation and ${other}, expected only one`,
+} as const;
+
+/** LoadMessage: why a file given to the CLI holds no usable JobSet (exit 2). */
+export const LoadMessage = {
+  unreadable: (detail: string): string => `cannot read file: ${detail}`,
+  noDocument: 'no JobSet found: the file holds no YAML document',
+  notYaml: (detail: string): string => `not valid YAML: ${detail}`,
+  notAMapping: (seen: string): string => `not a JobSet: the document is ${seen}, expected a mapping with kind: ${JOBSET_KIND}`,
+  wrongKind: (seen: string): string => `not a JobSet: kind is ${seen}, expected ${JOBSET_KIND}`,
+  wrongApiVersion: (seen: string): string => `not a JobSet: apiVersion is ${seen}, expected ${JOBSET_API_VERSION}`,
+} as const;

@@ -1,0 +1,437 @@
+/**
+ * The planner: observed {JobSet, its Jobs, its Service, now} → the actions one reconcile pass
+ * takes. Pure and deterministic: the same input gives the same plan; no I/O, no clock.
+ *
+ * Order of a pass follows upstream's reconcile (jobset-behaviour.md §6): validation → counters →
+ * finished/TTL → delete previous attempt → failure policy → success policy → headless Service →
+ * create → suspend/resume → one status write → events. Lineup's deliberate differences are
+ * written beside the code that makes them, marked DEVIATION.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import {
+  ConditionType,
+  DEFAULT_CONTROLLER_NAME,
+  EventReason,
+  LineupKey,
+  Message,
+  Reason,
+  UPSTREAM_CONTROLLER_NAME,
+} from '../constants.ts';
+import { applyDefaults } from '../jobset/defaults.ts';
+import { jobName } from '../jobset/keys.ts';
+import type { Condition, Job, JobSet, JobSetStatus, ReplicatedJob } from '../jobset/schema.ts';
+import { validateJobSet } from '../jobset/validation.ts';
+import { decideFailure, type FailedJobRef } from '../policy/failurePolicy.ts';
+import { evaluateStartup } from '../policy/startupPolicy.ts';
+import { successPolicyMet, type FinishedJobRef } from '../policy/successPolicy.ts';
+import type { StartupEvaluation, StartupForm } from '../policy/types.ts';
+import {
+  bucketJobs,
+  countReplicatedJobs,
+  isSuspended,
+  jobIndexOf,
+  replicatedJobOf,
+  type ChildJobs,
+} from './childJobs.ts';
+import { conditionIsTrue, findCondition, setCondition, type DesiredCondition } from './conditions.ts';
+import { constructJob, dnsHostnamesEnabled, headlessService, replicaLayout } from './constructJob.ts';
+import { formatRecord, parseRecord, recordHas, withRecorded, type FinishedJobsRecord } from './finishedJobs.ts';
+import { podTemplateMerge } from './resume.ts';
+import { startupPolicySpecOf } from './startupSpec.ts';
+import type { Action, Observed, Plan, PlanOptions } from './types.ts';
+
+/** DEFAULT_PLAN_OPTIONS: Lineup's controller name, unmanaged JobSets left alone. */
+export const DEFAULT_PLAN_OPTIONS: PlanOptions = { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false };
+
+/**
+ * isManagedByLineup: the JobSet names Lineup in spec.managedBy, or names nobody and the
+ * deployment claims unmanaged JobSets. Upstream's reserved name is upstream's; an empty string
+ * counts as another manager (jobset-behaviour.md §8.15).
+ */
+export const isManagedByLineup = (jobSet: JobSet, options: PlanOptions): boolean => {
+  const managedBy = jobSet.spec.managedBy;
+  if (managedBy === undefined) return options.claimUnmanaged;
+  return managedBy === options.controllerName && managedBy !== UPSTREAM_CONTROLLER_NAME;
+};
+
+/** Condition reasons and messages of the startup conditions, per gated form. */
+const startupText: Record<Exclude<StartupForm, 'AnyOrder'>, { progress: [string, string]; completed: [string, string] }> = {
+  // upstream's InOrder strings kept exactly.
+  InOrder: {
+    progress: [Reason.InOrderStartupPolicyInProgress, Message.InOrderStartupPolicyInProgress],
+    completed: [Reason.InOrderStartupPolicyCompleted, Message.InOrderStartupPolicyCompleted],
+  },
+  DependsOn: {
+    progress: [Reason.DependsOnStartupInProgress, Message.DependsOnStartupInProgress],
+    completed: [Reason.DependsOnStartupCompleted, Message.DependsOnStartupCompleted],
+  },
+  Rules: {
+    progress: [Reason.StartupRulesInProgress, Message.StartupRulesInProgress],
+    completed: [Reason.StartupRulesCompleted, Message.StartupRulesCompleted],
+  },
+};
+
+/** eventTypeOf: Warning for conditions that report trouble, Normal otherwise (upstream §5.5). */
+const eventTypeOf = (condition: DesiredCondition): 'Normal' | 'Warning' =>
+  condition.status === 'True' &&
+  (condition.type === ConditionType.Failed || condition.type === ConditionType.RestartingJobSet || condition.type === ConditionType.Rejected)
+    ? 'Warning'
+    : 'Normal';
+
+/** waitSubject: a startup message without its live counts, so a count change alone emits no event. */
+const waitSubject = (message: string | undefined): string => (message ?? '').replace(/: \d+\/\d+ jobs (ready|succeeded)$/, '');
+
+/** isDeleting: the object carries a deletionTimestamp. */
+const isDeleting = (job: Job): boolean => job.metadata.deletionTimestamp !== undefined;
+
+/** holdsRecordFinalizer: the Job carries Lineup's finished-record finalizer. */
+const holdsRecordFinalizer = (job: Job): boolean => (job.metadata.finalizers ?? []).includes(LineupKey.FinishedRecordFinalizer);
+
+/** jobSetFinished: a Completed or Failed condition is True (upstream jobSetFinished). */
+const jobSetFinished = (conditions: readonly Condition[]): boolean =>
+  conditionIsTrue(conditions, ConditionType.Completed) || conditionIsTrue(conditions, ConditionType.Failed);
+
+/** The mutable draft of one pass; lives only inside plan(). */
+interface Draft {
+  conditions: Condition[];
+  restarts: number;
+  restartsCountTowardsMax: number;
+  terminalState: string | undefined;
+  readonly events: Action[];
+  readonly now: number;
+}
+
+/** applyCondition: set a condition on the draft and queue its event when it changed. */
+const applyCondition = (draft: Draft, desired: DesiredCondition, quietTextChange = false): void => {
+  const before = findCondition(draft.conditions, desired.type);
+  const { conditions, change } = setCondition(draft.conditions, desired, draft.now);
+  draft.conditions = conditions;
+  if (change === 'none') return;
+  // A startup message whose counts moved but whose subject did not is written, not announced.
+  if (change === 'text' && quietTextChange && waitSubject(before?.message) === waitSubject(desired.message)) return;
+  draft.events.push({ kind: 'EmitEvent', eventType: eventTypeOf(desired), reason: desired.reason, message: desired.message });
+};
+
+/** statusOf: the status the draft describes; restarts always present, like upstream. */
+const statusOf = (base: JobSetStatus | undefined, draft: Draft, replicatedJobsStatus: JobSetStatus['replicatedJobsStatus']): JobSetStatus => {
+  const status: JobSetStatus = { ...base, conditions: draft.conditions, restarts: draft.restarts, replicatedJobsStatus };
+  if (draft.restartsCountTowardsMax > 0) status.restartsCountTowardsMax = draft.restartsCountTowardsMax;
+  else delete status.restartsCountTowardsMax;
+  if (draft.terminalState !== undefined) status.terminalState = draft.terminalState;
+  return status;
+};
+
+/** finishedRefs: the Jobs of a bucket as the policies see them. */
+const finishedRefs = (jobs: readonly Job[]): FailedJobRef[] =>
+  jobs.map((job) => {
+    const failedCondition = (job.status?.conditions ?? []).find((c) => c.type === 'Failed' && c.status === 'True');
+    return {
+      name: job.metadata.name ?? '',
+      replicatedJob: replicatedJobOf(job) ?? '',
+      reason: failedCondition?.reason,
+      message: failedCondition?.message,
+      failedAt: failedCondition?.lastTransitionTime,
+    };
+  });
+
+/** recordedRefs: recorded successful Jobs that are gone from the cluster (deleted by their TTL). */
+const recordedGoneRefs = (record: FinishedJobsRecord, children: ChildJobs, jobSetName: string): FinishedJobRef[] => {
+  const refs: FinishedJobRef[] = [];
+  for (const [rjob, indices] of record.succeeded) {
+    for (const index of indices) {
+      const name = jobName(jobSetName, rjob, index);
+      if (!children.byName.has(name)) refs.push({ name, replicatedJob: rjob });
+    }
+  }
+  return refs;
+};
+
+/** Bookkeeping for Jobs that hold Lineup's finalizer: what to record, which finalizers to release. */
+interface RecordWork {
+  readonly patch: Action | undefined;
+  readonly releases: Action[];
+}
+
+/**
+ * recordFinishedJobs: record the outcome of finished Jobs that carry the finalizer, then release
+ * it; release it at once from Jobs of an earlier attempt and from Jobs being deleted unfinished.
+ */
+const recordFinishedJobs = (children: ChildJobs, record: FinishedJobsRecord): RecordWork => {
+  const additions: { outcome: 'succeeded' | 'failed'; replicatedJob: string; index: number }[] = [];
+  const releases: Action[] = [];
+  const release = (job: Job): void => {
+    releases.push({ kind: 'RemoveJobFinalizer', name: job.metadata.name ?? '', resourceVersion: job.metadata.resourceVersion, finalizer: LineupKey.FinishedRecordFinalizer });
+  };
+  for (const [jobs, outcome] of [
+    [children.successful, 'succeeded'],
+    [children.failed, 'failed'],
+  ] as const) {
+    for (const job of jobs) {
+      if (!holdsRecordFinalizer(job)) continue;
+      const replicatedJob = replicatedJobOf(job);
+      const index = jobIndexOf(job);
+      if (replicatedJob !== undefined && index !== undefined && !recordHas(record, outcome, replicatedJob, index)) {
+        additions.push({ outcome, replicatedJob, index });
+      }
+      release(job);
+    }
+  }
+  for (const job of children.previous) if (holdsRecordFinalizer(job)) release(job);
+  for (const job of children.active) if (holdsRecordFinalizer(job) && isDeleting(job)) release(job);
+  const patch: Action | undefined =
+    additions.length > 0
+      ? {
+          kind: 'PatchJobSetAnnotations',
+          // Written after the status update of the same pass, which changes the resourceVersion;
+          // the per-JobSet lease (not a precondition) keeps this read-modify-write single-writer.
+          resourceVersion: undefined,
+          annotations: { [LineupKey.FinishedJobsAnnotation]: formatRecord(withRecorded(record, additions)) },
+        }
+      : undefined;
+  return { patch, releases };
+};
+
+/** ttlOutcome: delete the finished JobSet once ttlSecondsAfterFinished has passed, else come back then. */
+const ttlOutcome = (jobSet: JobSet, conditions: readonly Condition[], now: number): { expired: boolean; requeueAfterMs?: number } => {
+  const ttl = jobSet.spec.ttlSecondsAfterFinished;
+  if (ttl === undefined) return { expired: false };
+  const finished = conditions.find((c) => (c.type === ConditionType.Completed || c.type === ConditionType.Failed) && c.status === 'True');
+  const finishedAt = Date.parse(finished?.lastTransitionTime ?? '');
+  if (Number.isNaN(finishedAt)) return { expired: false };
+  const expiry = finishedAt + ttl * 1000;
+  return now >= expiry ? { expired: true } : { expired: false, requeueAfterMs: expiry - now };
+};
+
+/**
+ * plan: one reconcile pass for one JobSet. Never throws for an ordinary state of the world;
+ * "not ready yet" is a plan that waits.
+ */
+export const plan = (observed: Observed, options: PlanOptions): Plan => {
+  const raw = observed.jobSet;
+  const base = { namespace: raw.metadata.namespace ?? 'default', name: raw.metadata.name ?? '', uid: raw.metadata.uid };
+  if (!isManagedByLineup(raw, options)) {
+    return { ...base, skipped: 'NotManaged', actions: [], reason: `managed by ${raw.spec.managedBy ?? 'no controller'}, not ${options.controllerName}` };
+  }
+  // DEVIATION (§8.7, §8.12): Lineup applies upstream's webhook defaults in memory on every pass,
+  // so a JobSet behaves as if admitted through the webhook whether or not the cluster has one.
+  const jobSet = applyDefaults(raw);
+  const children = bucketJobs(jobSet, observed.jobs);
+  const now = observed.now;
+
+  if (raw.metadata.deletionTimestamp !== undefined) {
+    // The JobSet is going away: let garbage collection take Jobs that wait on Lineup's finalizer.
+    const releases: Action[] = [...children.byName.values()]
+      .filter(holdsRecordFinalizer)
+      .map((job) => ({ kind: 'RemoveJobFinalizer', name: job.metadata.name ?? '', resourceVersion: job.metadata.resourceVersion, finalizer: LineupKey.FinishedRecordFinalizer }));
+    return { ...base, skipped: 'Deleting', actions: releases, reason: `jobset is being deleted; released ${releases.length} finalizers` };
+  }
+
+  const draft: Draft = {
+    conditions: [...(raw.status?.conditions ?? [])],
+    restarts: raw.status?.restarts ?? 0,
+    restartsCountTowardsMax: raw.status?.restartsCountTowardsMax ?? 0,
+    terminalState: raw.status?.terminalState || undefined,
+    events: [],
+    now,
+  };
+  const statusAction = (replicatedJobsStatus: JobSetStatus['replicatedJobsStatus']): Action[] => {
+    const status = statusOf(raw.status, draft, replicatedJobsStatus);
+    return isDeepStrictEqual(status, raw.status) ? [] : [{ kind: 'UpdateJobSetStatus', resourceVersion: raw.metadata.resourceVersion, status }];
+  };
+
+  // Lineup: an invalid JobSet starts nothing and says why (DESIGN §1), in a condition and an Event.
+  const errors = validateJobSet(jobSet);
+  if (errors.length > 0) {
+    const message = errors.map((error) => `${error.path}: ${error.message}`).join('; ');
+    applyCondition(draft, { type: ConditionType.Rejected, status: 'True', reason: Reason.InvalidJobSet, message });
+    return { ...base, actions: [...statusAction(raw.status?.replicatedJobsStatus), ...draft.events], reason: `rejected: ${message}` };
+  }
+  applyCondition(draft, { type: ConditionType.Rejected, status: 'False', reason: Reason.ValidJobSet, message: Message.ValidJobSet });
+
+  const replicatedJobs = jobSet.spec.replicatedJobs ?? [];
+  const jobSetName = base.name;
+  const parsedRecord = parseRecord(raw.metadata.annotations?.[LineupKey.FinishedJobsAnnotation], draft.restarts);
+  const record = parsedRecord.record;
+  const counters = countReplicatedJobs(
+    replicatedJobs.map((rjob) => rjob.name),
+    children,
+    record,
+    (rjob, index) => jobName(jobSetName, rjob, index),
+  );
+  const recordWork = recordFinishedJobs(children, record);
+  const notes: string[] = parsedRecord.problem ? [parsedRecord.problem] : [];
+  const deletes: Action[] = [];
+  const finish = (extra: Action[], reason: string, requeueAfterMs?: number): Plan => ({
+    ...base,
+    actions: [
+      ...deletes,
+      ...extra,
+      ...statusAction(counters.status),
+      ...draft.events,
+      ...(recordWork.patch ? [recordWork.patch] : []),
+      ...recordWork.releases,
+    ],
+    requeueAfterMs,
+    reason: [reason, ...notes].join('; '),
+  });
+
+  // Step 5: a finished JobSet deletes its remaining active Jobs and applies its TTL.
+  if (jobSetFinished(draft.conditions)) {
+    for (const job of children.active) {
+      if (!isDeleting(job)) deletes.push({ kind: 'DeleteJob', name: job.metadata.name ?? '', uid: job.metadata.uid, propagation: 'Foreground', reason: 'jobset finished' });
+    }
+    const ttl = ttlOutcome(jobSet, draft.conditions, now);
+    const deleteJobSet: Action[] = ttl.expired ? [{ kind: 'DeleteJobSet', uid: base.uid, propagation: 'Foreground' }] : [];
+    const plan = finish([], ttl.expired ? 'jobset finished; ttl expired, deleting it' : `jobset finished (${draft.terminalState ?? 'terminal'})`, ttl.requeueAfterMs);
+    return { ...plan, actions: [...plan.actions, ...deleteJobSet] };
+  }
+
+  // Step 6: Jobs of an earlier restart attempt go first (foreground, so same-named Jobs wait).
+  for (const job of children.previous) {
+    if (!isDeleting(job)) deletes.push({ kind: 'DeleteJob', name: job.metadata.name ?? '', uid: job.metadata.uid, propagation: 'Foreground', reason: 'previous restart attempt' });
+  }
+  const suspended = jobSet.spec.suspend === true;
+  const totalReplicas = replicatedJobs.reduce((sum, rjob) => sum + (rjob.replicas ?? 1), 0);
+  const readyOrSucceeded = counters.status.reduce((sum, s) => sum + s.ready + s.succeeded, 0);
+  if (!suspended && totalReplicas === readyOrSucceeded) {
+    applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobsReady, message: Message.JobsReady });
+  }
+
+  // Step 8: failure policy; a failure ends the pass before anything is created or resumed.
+  if (children.failed.length > 0) {
+    const outcome = decideFailure(jobSet.spec.failurePolicy, finishedRefs(children.failed), draft.restartsCountTowardsMax);
+    if (outcome.kind === 'Fail') {
+      applyCondition(draft, { type: ConditionType.Failed, status: 'True', reason: outcome.reason, message: outcome.message });
+      applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobSetFailed, message: Message.JobSetFailed });
+      draft.terminalState = 'Failed';
+      return finish([], `jobset failed: ${outcome.message}`);
+    }
+    draft.restarts += 1;
+    if (outcome.countsTowardsMax) draft.restartsCountTowardsMax += 1;
+    applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'True', reason: outcome.reason, message: outcome.message });
+    draft.events.push({ kind: 'EmitEvent', eventType: 'Warning', reason: outcome.eventReason, message: outcome.message });
+    return finish([], `restarting (attempt ${draft.restarts}): ${outcome.message}`);
+  }
+
+  // Step 9: success policy, evaluated once any Job succeeded (recorded ones count: issue 360).
+  const successful = [...finishedRefs(children.successful), ...recordedGoneRefs(record, children, jobSetName)];
+  if (successful.length > 0 && successPolicyMet(jobSet.spec.successPolicy, replicatedJobs.map((r) => ({ name: r.name, replicas: r.replicas ?? 1 })), successful)) {
+    applyCondition(draft, { type: ConditionType.Completed, status: 'True', reason: Reason.AllJobsCompleted, message: Message.AllJobsCompleted });
+    applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobSetCompleted, message: Message.AllJobsCompleted });
+    draft.terminalState = 'Completed';
+    return finish([], 'jobset completed');
+  }
+
+  // Step 10: the headless Service, (re)created whenever it is missing.
+  const serviceActions: Action[] = dnsHostnamesEnabled(jobSet) && observed.service === undefined ? [{ kind: 'CreateService', service: headlessService(jobSet) }] : [];
+
+  // Steps 11–12: startup gates, creation, suspend/resume.
+  const policy = startupPolicySpecOf(jobSet);
+  const evaluation = evaluateStartup(policy, counters.gating);
+  const gateOpen = new Map(evaluation.gates.map((gate) => [gate.replicatedJob, gate.released]));
+  // A replicatedJob with a running Job stays released even if its gate closes again (a ready
+  // pod restarting): Lineup never suspends running work because of a gate, only on JobSet suspend.
+  const running = new Set<string>();
+  for (const job of children.active) {
+    const rjob = replicatedJobOf(job);
+    if (rjob !== undefined && !isSuspended(job) && !isDeleting(job)) running.add(rjob);
+  }
+  const released = (rjob: string): boolean => (gateOpen.get(rjob) ?? false) || running.has(rjob);
+
+  const creates: Action[] = [];
+  let createdGated = 0;
+  // upstream §3.1: with BlockingRecreate nothing is built while any Job of an older attempt exists.
+  const blocked = jobSet.spec.failurePolicy?.restartStrategy === 'BlockingRecreate' && children.previous.length > 0;
+  if (!blocked) {
+    const layout = replicaLayout(replicatedJobs);
+    for (const rjob of replicatedJobs) {
+      const holdBack = suspended || !released(rjob.name);
+      for (let index = 0; index < (rjob.replicas ?? 1); index += 1) {
+        const name = jobName(jobSetName, rjob.name, index);
+        // upstream §3.1: skip any name an owned Job already has, whatever its bucket.
+        if (children.byName.has(name)) continue;
+        // DEVIATION (upstream issue 360, §8.6): a Job that finished and was deleted by its own TTL
+        // is recorded, not re-created — its work is done and the gates it opened stay open.
+        if (recordHas(record, 'succeeded', rjob.name, index) || recordHas(record, 'failed', rjob.name, index)) continue;
+        // DEVIATION (DESIGN §1): every Job is created at once; a gated one is created suspended.
+        creates.push({ kind: 'CreateJob', job: constructJob(jobSet, rjob, index, holdBack, layout), replicatedJob: rjob.name });
+        if (holdBack) createdGated += 1;
+      }
+    }
+  }
+
+  const transitions: Action[] = [];
+  const rjobByName = new Map<string, ReplicatedJob>(replicatedJobs.map((rjob) => [rjob.name, rjob]));
+  let remainingSuspended = 0;
+  if (suspended) {
+    for (const job of children.active) {
+      if (isSuspended(job) || isDeleting(job)) continue;
+      transitions.push({ kind: 'SuspendJob', name: job.metadata.name ?? '', replicatedJob: replicatedJobOf(job) ?? '', resourceVersion: job.metadata.resourceVersion });
+    }
+    applyCondition(draft, { type: ConditionType.Suspended, status: 'True', reason: Reason.SuspendedJobs, message: Message.SuspendedJobs });
+    applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobSetSuspended, message: Message.JobSetSuspended });
+  } else {
+    const resumedBy = new Map<string, number>();
+    for (const job of children.active) {
+      if (!isSuspended(job) || isDeleting(job)) continue;
+      const rjobName = replicatedJobOf(job);
+      const rjob = rjobName === undefined ? undefined : rjobByName.get(rjobName);
+      if (!rjob || !released(rjob.name)) {
+        remainingSuspended += 1;
+        continue;
+      }
+      transitions.push({
+        kind: 'ResumeJob',
+        name: job.metadata.name ?? '',
+        replicatedJob: rjob.name,
+        resourceVersion: job.metadata.resourceVersion,
+        clearStartTime: job.status?.startTime !== undefined,
+        podTemplate: podTemplateMerge(job, rjob),
+      });
+      resumedBy.set(rjob.name, (resumedBy.get(rjob.name) ?? 0) + 1);
+    }
+    for (const rjob of replicatedJobs) {
+      const count = resumedBy.get(rjob.name);
+      if (count !== undefined) {
+        draft.events.push({ kind: 'EmitEvent', eventType: 'Normal', reason: EventReason.ReplicatedJobReleased, message: `released ${rjob.name}: resumed ${count} ${count === 1 ? 'job' : 'jobs'}` });
+      }
+    }
+    // DEVIATION (§8.2): Suspended turns False as soon as the JobSet is resumed; the startup
+    // conditions, not Suspended, show how far an in-order resume has come.
+    applyCondition(draft, { type: ConditionType.Suspended, status: 'False', reason: Reason.ResumeJobs, message: Message.ResumeJobs });
+    applyStartupConditions(draft, evaluation, {
+      stillComplete: createdGated === 0 && remainingSuspended === 0 && children.previous.length === 0,
+    });
+  }
+
+  const summary = [
+    creates.length > 0 ? `created ${creates.length} jobs (${createdGated + (suspended ? creates.length - createdGated : 0)} suspended)` : undefined,
+    transitions.length > 0 ? `${suspended ? 'suspended' : 'resumed'} ${transitions.length} jobs` : undefined,
+    evaluation.waitingOn && !suspended ? evaluation.waitingOn.message : undefined,
+    suspended ? 'jobset suspended' : undefined,
+  ].filter((part): part is string => part !== undefined);
+  const result = finish([...serviceActions, ...creates, ...transitions], summary.length > 0 ? summary.join('; ') : 'nothing to do');
+  return { ...result, startup: { form: evaluation.form, gates: evaluation.gates } };
+};
+
+/**
+ * applyStartupConditions: StartupPolicyInProgress / StartupPolicyCompleted for every gated form.
+ * Once Completed in this attempt it stays so while nothing is held back (a pod restarting after
+ * startup does not re-open startup); a restart or a resume holds Jobs back and re-opens it.
+ */
+const applyStartupConditions = (draft: Draft, evaluation: StartupEvaluation, facts: { stillComplete: boolean }): void => {
+  // AnyOrder holds nothing back, so it reports no startup conditions (as upstream).
+  if (evaluation.form === 'AnyOrder') return;
+  const text = startupText[evaluation.form];
+  const complete = evaluation.complete || (facts.stillComplete && conditionIsTrue(draft.conditions, ConditionType.StartupPolicyCompleted));
+  if (complete) {
+    applyCondition(draft, { type: ConditionType.StartupPolicyCompleted, status: 'True', reason: text.completed[0], message: text.completed[1] });
+    return;
+  }
+  const waiting = evaluation.waitingOn ? `: ${evaluation.waitingOn.message}` : '';
+  applyCondition(
+    draft,
+    { type: ConditionType.StartupPolicyInProgress, status: 'True', reason: text.progress[0], message: `${text.progress[1]}${waiting}` },
+    true,
+  );
+};

@@ -1,0 +1,17 @@
+export { dependencyReachedStatus, dependencyWait } from './dependsOn.ts';
+export { decideFailure, earliestFailure, ruleMatchesJob, type FailedJobRef, type FailureOutcome } from './failurePolicy.ts';
+export { allReplicasStarted, allReplicasSucceeded, NO_PROGRESS, reachedStatus, waitFor } from './progress.ts';
+export { evaluateStartup, isGatedForm } from './startupPolicy.ts';
+export { ruleGates } from './startupRules.ts';
+export { successPolicyMet, type FinishedJobRef } from './successPolicy.ts';
+export type {
+  AwaitedStatus,
+  Gate,
+  GatedReplicatedJob,
+  ReplicatedJobProgress,
+  StartupEvaluation,
+  StartupForm,
+  StartupPolicySpec,
+  StartupRule,
+  Wait,
+} from './types.ts';
