@@ -328,3 +328,13 @@ export const LoadMessage = {
   wrongKind: (seen: string): string => `not a JobSet: kind is ${seen}, expected ${JOBSET_KIND}`,
   wrongApiVersion: (seen: string): string => `not a JobSet: apiVersion is ${seen}, expected ${JOBSET_API_VERSION}`,
 } as const;
+
+/** ValidateOutput: the fixed words `lineup validate` prints around FieldErrors. */
+export const ValidateOutput = {
+  /** After `FILE: ` (and `NAME: ` in a file of several JobSets) when a JobSet has no error. */
+  valid: 'valid',
+  /** Usage error: the command was given no file. */
+  noFiles: 'lineup validate: expected at least one FILE',
+  /** Names a document without metadata.name in a file of several. */
+  unnamedDocument: (document: number, line: number | undefined): string => `document ${document} (line ${line ?? '?'})`,
+} as const;

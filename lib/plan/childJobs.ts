@@ -116,6 +116,7 @@ export const countReplicatedJobs = (
   record: FinishedJobsRecord,
   jobNameOf: (replicatedJob: string, index: number) => string,
 ): ReplicatedJobCounters => {
+  // §8.13: every replicatedJob has an entry, zeros before any Job exists, so gates always resolve.
   const status = new Map<string, Counters>(replicatedJobNames.map((name) => [name, zeroCounters()]));
   const gatingReady = new Map<string, number>(replicatedJobNames.map((name) => [name, 0]));
   for (const job of children.active) {
@@ -151,6 +152,7 @@ export const countReplicatedJobs = (
   for (const [name, counters] of status) {
     gating.set(name, { ready: gatingReady.get(name) ?? 0, succeeded: counters.succeeded, failed: counters.failed });
   }
+  // §8.10: the list is rewritten whole, name descending, as upstream writes it.
   const statusList = [...status.entries()]
     .map(([name, counters]): ReplicatedJobStatus => ({ name, ...counters }))
     .sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));

@@ -6,6 +6,12 @@
  * finished/TTL → delete previous attempt → failure policy → success policy → headless Service →
  * create → suspend/resume → one status write → events. Lineup's deliberate differences are
  * written beside the code that makes them, marked DEVIATION.
+ *
+ * §8.9 (status skipped when a step fails) holds by construction: actions are ordered so the
+ * status write and its events come after every Job write, and executors stop at the first
+ * failure. §8.11 (a Job of the generated name that this JobSet does not own) is kept as
+ * upstream: no adoption — the CreateJob fails with AlreadyExists on every pass and the
+ * executor reports JobCreationFailed, because taking over someone else's Job is worse.
  */
 import { isDeepStrictEqual } from 'node:util';
 import {
@@ -353,7 +359,8 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
         // DEVIATION (upstream issue 360, §8.6): a Job that finished and was deleted by its own TTL
         // is recorded, not re-created — its work is done and the gates it opened stay open.
         if (recordHas(record, 'succeeded', rjob.name, index) || recordHas(record, 'failed', rjob.name, index)) continue;
-        // DEVIATION (DESIGN §1): every Job is created at once; a gated one is created suspended.
+        // DEVIATION (DESIGN §1, §8.8): every Job is created at once — also while the JobSet is
+        // suspended, for dependsOn as for InOrder — and a gated one is created suspended.
         creates.push({ kind: 'CreateJob', job: constructJob(jobSet, rjob, index, holdBack, layout), replicatedJob: rjob.name });
         if (holdBack) createdGated += 1;
       }

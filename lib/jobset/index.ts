@@ -1,0 +1,83 @@
+/**
+ * lib/jobset: the JobSet as Lineup reads it — zod schemas and types, the defaults a cluster
+ * would apply, create-time validation, the startup-rules annotation, and loading from YAML.
+ * Every export is listed by name; add a module's exports as a block of its own.
+ */
+
+// schema.ts: zod schemas.
+export {
+  ConditionSchema,
+  CoordinatorSchema,
+  DependsOnSchema,
+  DependsOnStatusSchema,
+  FailurePolicyActionSchema,
+  FailurePolicyRuleSchema,
+  FailurePolicySchema,
+  JobConditionSchema,
+  JobSchema,
+  JobSetSchema,
+  JobSetSpecSchema,
+  JobSetStatusSchema,
+  JobSpecSchema,
+  JobStatusSchema,
+  JobTemplateSpecSchema,
+  NetworkSchema,
+  ObjectMetaSchema,
+  OwnerReferenceSchema,
+  PodTemplateSpecSchema,
+  ReplicatedJobSchema,
+  ReplicatedJobStatusSchema,
+  SchedulingGateSchema,
+  ServiceSchema,
+  StartupPolicySchema,
+  SuccessPolicySchema,
+  TolerationSchema,
+} from './schema.ts';
+
+// schema.ts: types.
+export type {
+  Condition,
+  Coordinator,
+  DependsOn,
+  DependsOnStatus,
+  FailurePolicy,
+  FailurePolicyAction,
+  FailurePolicyRule,
+  Job,
+  JobCondition,
+  JobSet,
+  JobSetSpec,
+  JobSetStatus,
+  JobSpec,
+  JobStatus,
+  JobTemplateSpec,
+  Network,
+  ObjectMeta,
+  OwnerReference,
+  PodTemplateSpec,
+  ReplicatedJob,
+  ReplicatedJobStatus,
+  SchedulingGate,
+  Service,
+  StartupPolicy,
+  SuccessPolicy,
+  Toleration,
+} from './schema.ts';
+
+// defaults.ts
+export { applyDefaults } from './defaults.ts';
+
+// validation.ts
+export { validateJobSet } from './validation.ts';
+
+// startupRules.ts
+export { STARTUP_RULES_PATH, StartupRulesSchema, parseStartupRules, startupRulesOf } from './startupRules.ts';
+export type { StartupRulesParse } from './startupRules.ts';
+
+// load.ts
+export { loadJobSets, loadedJobSets, readJobSetFile, worstOutcome } from './load.ts';
+export type { LoadOutcome, LoadResult, LoadedDocument } from './load.ts';
+
+// issues.ts
+export { describeValue, errorDetail, formatFieldPath, zodIssueMessage, zodIssuesToFieldErrors } from './issues.ts';
+export type { ZodIssue } from './issues.ts';

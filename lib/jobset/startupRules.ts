@@ -1,0 +1,110 @@
+/**
+ * The ordered-rules form of the startup policy (the StartupPolicy KEP's first draft), carried
+ * in the `lineup.dev/startup-rules` annotation because the upstream CRD prunes unknown spec
+ * fields. The value is YAML or JSON (JSON is YAML): a list of
+ * `{targetReplicatedJobs: [names], status: Ready|Succeeded|Complete}` or the shorthand
+ * `{name, status}`. `Succeeded` and `Complete` mean the same (succeeded == replicas).
+ * See /work/shared/reference/examples/seed-draft-rules.yaml.
+ *
+ * Parsing checks the shape only; whether the names exist in the JobSet is validation's job
+ * (validation.ts), since that needs the whole JobSet.
+ */
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { LineupKey, STARTUP_RULE_STATUSES, StartupRulesMessage } from '../constants.ts';
+import type { FieldError } from '../errors.ts';
+import type { AwaitedStatus, StartupRule } from '../policy/types.ts';
+import { describeValue, errorDetail, formatFieldPath } from './issues.ts';
+import type { JobSet } from './schema.ts';
+
+/** STARTUP_RULES_PATH: the field path of the annotation, the prefix of every error path here. */
+export const STARTUP_RULES_PATH = formatFieldPath(['metadata', 'annotations', LineupKey.StartupRulesAnnotation]);
+
+/** The result of parsing the annotation: the rules, or every shape error found. */
+export type StartupRulesParse =
+  | {
+      readonly ok: true;
+      readonly rules: StartupRule[];
+      /** targetPaths[i][j]: the field path where rules[i].targetReplicatedJobs[j] was written (for validation errors). */
+      readonly targetPaths: string[][];
+    }
+  | { readonly ok: false; readonly errors: FieldError[] };
+
+// How the annotation spells a status → what the gate waits for.
+const AWAITED: Readonly<Record<(typeof STARTUP_RULE_STATUSES)[number], AwaitedStatus>> = {
+  Ready: 'Ready',
+  Succeeded: 'Complete',
+  Complete: 'Complete',
+};
+
+const seen = (input: unknown): string => describeValue(input);
+
+const ReplicatedJobNameSchema = z.string({ error: (issue) => StartupRulesMessage.badName(seen(issue.input)) }).min(1, {
+  error: (issue) => StartupRulesMessage.badName(seen(issue.input)),
+});
+
+const RuleStatusSchema = z.enum(STARTUP_RULE_STATUSES, {
+  error: (issue) => StartupRulesMessage.badStatus(issue.input === undefined ? 'missing' : JSON.stringify(issue.input)),
+});
+
+const RuleItemSchema = z
+  .strictObject(
+    {
+      targetReplicatedJobs: z
+        .array(ReplicatedJobNameSchema, { error: (issue) => StartupRulesMessage.targetsNotAList(seen(issue.input)) })
+        .min(1, { error: StartupRulesMessage.emptyTargets })
+        .optional(),
+      name: ReplicatedJobNameSchema.optional(),
+      status: RuleStatusSchema,
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys' ? StartupRulesMessage.unknownKeys(issue.keys) : StartupRulesMessage.notARule(seen(issue.input)),
+    },
+  )
+  .superRefine((item, ctx) => {
+    const hasTargets = item.targetReplicatedJobs !== undefined;
+    const hasName = item.name !== undefined;
+    if (!hasTargets && !hasName) ctx.addIssue({ code: 'custom', message: StartupRulesMessage.neitherForm });
+    if (hasTargets && hasName) ctx.addIssue({ code: 'custom', message: StartupRulesMessage.bothForms });
+  });
+
+/** StartupRulesSchema: the annotation's value once read as YAML. */
+export const StartupRulesSchema = z
+  .array(RuleItemSchema, { error: (issue) => StartupRulesMessage.notAList(seen(issue.input)) })
+  .min(1, { error: StartupRulesMessage.emptyList });
+
+/**
+ * parseStartupRules: the rules written in the `lineup.dev/startup-rules` annotation value, or
+ * every shape error, with paths like `metadata.annotations[lineup.dev/startup-rules][1].status`.
+ * @example parseStartupRules('[{name: driver, status: Ready}]') // {ok: true, rules: [{targetReplicatedJobs: ['driver'], status: 'Ready'}], …}
+ */
+export const parseStartupRules = (text: string): StartupRulesParse => {
+  let value: unknown;
+  try {
+    value = parse(text);
+  } catch (error) {
+    return { ok: false, errors: [{ path: STARTUP_RULES_PATH, message: StartupRulesMessage.notYaml(errorDetail(error)) }] };
+  }
+  const parsed = StartupRulesSchema.safeParse(value, { reportInput: true });
+  if (!parsed.success) {
+    // Every schema here sets its own message, so zod's text is already the user's.
+    return { ok: false, errors: parsed.error.issues.map((issue) => ({ path: formatFieldPath(issue.path, STARTUP_RULES_PATH), message: issue.message })) };
+  }
+  const rules = parsed.data.map((item): StartupRule => ({
+    targetReplicatedJobs: item.targetReplicatedJobs ?? (item.name === undefined ? [] : [item.name]),
+    status: AWAITED[item.status],
+  }));
+  const targetPaths = parsed.data.map((item, i) =>
+    item.targetReplicatedJobs
+      ? item.targetReplicatedJobs.map((_, j) => formatFieldPath([i, 'targetReplicatedJobs', j], STARTUP_RULES_PATH))
+      : [formatFieldPath([i, 'name'], STARTUP_RULES_PATH)],
+  );
+  return { ok: true, rules, targetPaths };
+};
+
+/** startupRulesOf: undefined when the JobSet has no `lineup.dev/startup-rules` annotation, else the parse of its value. */
+export const startupRulesOf = (jobSet: JobSet): StartupRulesParse | undefined => {
+  const text = jobSet.metadata.annotations?.[LineupKey.StartupRulesAnnotation];
+  return text === undefined ? undefined : parseStartupRules(text);
+};

@@ -1,0 +1,262 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { CliIo } from '../../lib/cli/io.ts';
+import { runValidate } from '../../lib/cli/validate.ts';
+import { AdmissionMessage, StartupRulesMessage, ValidationMessage } from '../../lib/constants.ts';
+import { exampleFiles } from '../reference.ts';
+
+/** memoryIo: a CliIo over in-memory files that records what the command writes. */
+const memoryIo = (files: Readonly<Record<string, string>>): { io: CliIo; stdout: () => string; stderr: () => string } => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const contents = new Map(Object.entries(files));
+  const io: CliIo = {
+    stdout: (text) => void out.push(text),
+    stderr: (text) => void err.push(text),
+    readFile: (path) => {
+      const text = contents.get(path);
+      // Thrown like fs.readFileSync does, code included.
+      if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+      return text;
+    },
+  };
+  return { io, stdout: () => out.join(''), stderr: () => err.join('') };
+};
+
+// ----- YAML fixtures: only what each case is about differs. -----
+
+const rjob = (name: string, extra = ''): string =>
+  `  - name: ${name}\n${extra}    template:\n      spec:\n        template:\n          spec:\n            containers: [{name: main, image: busybox}]\n`;
+
+const jobSetYaml = (name: string, rjobs: readonly string[], options: { annotations?: string; spec?: string } = {}): string =>
+  `apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: ${name}\n${options.annotations ?? ''}spec:\n  managedBy: lineup.dev/controller\n${options.spec ?? ''}  replicatedJobs:\n${rjobs.join('')}`;
+
+const dependsOn = (...items: readonly string[]): string => `    dependsOn: [${items.join(', ')}]\n`;
+
+const valid = jobSetYaml('valid', [rjob('driver'), rjob('workers', dependsOn('{name: driver, status: Ready}'))]);
+
+describe('cli/validate', () => {
+  describe('runValidate', () => {
+    const cases: { name: string; files: Record<string, string>; args: string[]; wantExit: number; wantStdout: string; wantStderr: string | RegExp }[] = [
+      {
+        name: 'a valid JobSet exits 0 and says so',
+        files: { 'js.yaml': valid },
+        args: ['js.yaml'],
+        wantExit: 0,
+        wantStdout: 'js.yaml: valid\n',
+        wantStderr: '',
+      },
+      {
+        name: 'a file that is not YAML is unusable input (exit 2)',
+        files: { 'bad.yaml': 'kind: JobSet\nspec: [unclosed\n' },
+        args: ['bad.yaml'],
+        wantExit: 2,
+        wantStdout: '',
+        wantStderr: /^bad\.yaml: not valid YAML: .+ at line \d+, column \d+\n$/,
+      },
+      {
+        name: 'a YAML file that is not a JobSet is unusable input (exit 2)',
+        files: { 'pod.yaml': 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n' },
+        args: ['pod.yaml'],
+        wantExit: 2,
+        wantStdout: '',
+        wantStderr: 'pod.yaml: not a JobSet: kind is Pod, expected JobSet\n',
+      },
+      {
+        name: 'a JobSet of another API version is unusable input (exit 2)',
+        files: { 'old.yaml': valid.replace('jobset.x-k8s.io/v1alpha2', 'jobset.x-k8s.io/v1alpha1') },
+        args: ['old.yaml'],
+        wantExit: 2,
+        wantStdout: '',
+        wantStderr: 'old.yaml: not a JobSet: apiVersion is jobset.x-k8s.io/v1alpha1, expected jobset.x-k8s.io/v1alpha2\n',
+      },
+      {
+        name: 'a YAML list is unusable input (exit 2)',
+        files: { 'list.yaml': '- a\n- b\n' },
+        args: ['list.yaml'],
+        wantExit: 2,
+        wantStdout: '',
+        wantStderr: 'list.yaml: not a JobSet: the document is a list of 2, expected a mapping with kind: JobSet\n',
+      },
+      {
+        name: 'an empty file is unusable input (exit 2)',
+        files: { 'empty.yaml': '# nothing here\n' },
+        args: ['empty.yaml'],
+        wantExit: 2,
+        wantStdout: '',
+        wantStderr: 'empty.yaml: no JobSet found: the file holds no YAML document\n',
+      },
+      {
+        name: 'a missing file is unusable input (exit 2)',
+        files: {},
+        args: ['missing.yaml'],
+        wantExit: 2,
+        wantStdout: '',
+        wantStderr: 'missing.yaml: cannot read file: no such file\n',
+      },
+      {
+        name: 'no FILE at all is a usage error (exit 2)',
+        files: {},
+        args: [],
+        wantExit: 2,
+        wantStdout: '',
+        wantStderr: 'lineup validate: expected at least one FILE\n',
+      },
+      {
+        name: 'negative replicas are invalid (exit 1)',
+        files: { 'neg.yaml': jobSetYaml('neg', [rjob('a', '    replicas: -1\n')]) },
+        args: ['neg.yaml'],
+        wantExit: 1,
+        wantStdout: 'neg.yaml: spec.replicatedJobs[0].replicas: must be 0 or more, got -1\n',
+        wantStderr: '',
+      },
+      {
+        name: 'an unknown dependsOn status breaks the schema (exit 1)',
+        files: { 'status.yaml': jobSetYaml('status', [rjob('a'), rjob('b', dependsOn('{name: a, status: Failed}'))]) },
+        args: ['status.yaml'],
+        wantExit: 1,
+        wantStdout: 'status.yaml: spec.replicatedJobs[1].dependsOn[0].status: unsupported value "Failed", expected one of: "Ready", "Complete"\n',
+        wantStderr: '',
+      },
+      {
+        name: 'six dependencies are invalid (exit 1)',
+        files: {
+          'six.yaml': jobSetYaml('six', [
+            ...['a', 'b', 'c', 'd', 'e', 'f'].map((n) => rjob(n)),
+            rjob('g', dependsOn(...['a', 'b', 'c', 'd', 'e', 'f'].map((n) => `{name: ${n}, status: Ready}`))),
+          ]),
+        },
+        args: ['six.yaml'],
+        wantExit: 1,
+        wantStdout: `six.yaml: spec.replicatedJobs[6].dependsOn: ${ValidationMessage.tooManyDependsOn(6)}\n`,
+        wantStderr: '',
+      },
+      {
+        name: 'a forward reference (the only cycle upstream can express) is invalid (exit 1)',
+        files: { 'forward.yaml': jobSetYaml('forward', [rjob('a'), rjob('b', dependsOn('{name: c, status: Ready}')), rjob('c', dependsOn('{name: b, status: Ready}'))]) },
+        args: ['forward.yaml'],
+        wantExit: 1,
+        wantStdout: `forward.yaml: spec.replicatedJobs[1].dependsOn[0].name: ${AdmissionMessage.cannotDependOn('b', 'c')}\n`,
+        wantStderr: '',
+      },
+      {
+        name: 'a self-dependency is invalid (exit 1)',
+        files: { 'self.yaml': jobSetYaml('self', [rjob('a'), rjob('b', dependsOn('{name: b, status: Complete}'))]) },
+        args: ['self.yaml'],
+        wantExit: 1,
+        wantStdout: `self.yaml: spec.replicatedJobs[1].dependsOn[0].name: ${ValidationMessage.selfDependency('b')}\n`,
+        wantStderr: '',
+      },
+      {
+        name: 'a startup-rules annotation that is not a list is invalid (exit 1)',
+        files: { 'rules.yaml': jobSetYaml('rules', [rjob('a'), rjob('b')], { annotations: '  annotations:\n    lineup.dev/startup-rules: "a, then b"\n' }) },
+        args: ['rules.yaml'],
+        wantExit: 1,
+        wantStdout: `rules.yaml: metadata.annotations[lineup.dev/startup-rules]: ${StartupRulesMessage.notAList('the string "a, then b"')}\n`,
+        wantStderr: '',
+      },
+      {
+        name: 'several JobSets in one file are named on each line',
+        files: { 'many.yaml': `${valid}---\n${jobSetYaml('broken', [rjob('a', '    replicas: -2\n')])}` },
+        args: ['many.yaml'],
+        wantExit: 1,
+        wantStdout: 'many.yaml: valid: valid\nmany.yaml: broken: spec.replicatedJobs[0].replicas: must be 0 or more, got -2\n',
+        wantStderr: '',
+      },
+      {
+        name: 'empty documents are skipped and do not count as several',
+        files: { 'sep.yaml': `---\n# only a comment\n---\n${valid}---\n` },
+        args: ['sep.yaml'],
+        wantExit: 0,
+        wantStdout: 'sep.yaml: valid\n',
+        wantStderr: '',
+      },
+      {
+        name: 'a document without a name is named by its number and line',
+        files: { 'anon.yaml': `${valid}---\napiVersion: v1\nkind: ConfigMap\n` },
+        args: ['anon.yaml'],
+        wantExit: 2,
+        wantStdout: 'anon.yaml: valid: valid\n',
+        wantStderr: 'anon.yaml: document 2 (line 21): not a JobSet: kind is ConfigMap, expected JobSet\n',
+      },
+      {
+        name: 'every file is checked and unusable input wins over invalid',
+        files: { 'neg.yaml': jobSetYaml('neg', [rjob('a', '    replicas: -1\n')]), 'ok.yaml': valid },
+        args: ['neg.yaml', 'missing.yaml', 'ok.yaml'],
+        wantExit: 2,
+        wantStdout: 'neg.yaml: spec.replicatedJobs[0].replicas: must be 0 or more, got -1\nok.yaml: valid\n',
+        wantStderr: 'missing.yaml: cannot read file: no such file\n',
+      },
+    ];
+    for (const tc of cases) {
+      it(tc.name, () => {
+        // Prepare
+        const { io, stdout, stderr } = memoryIo(tc.files);
+        // Act
+        const exit = runValidate(tc.args, io);
+        // Assess
+        assert.equal(stdout(), tc.wantStdout);
+        if (typeof tc.wantStderr === 'string') assert.equal(stderr(), tc.wantStderr);
+        else assert.match(stderr(), tc.wantStderr);
+        assert.equal(exit, tc.wantExit);
+      });
+    }
+
+    it('validates every reference example (exit 0)', () => {
+      // Prepare
+      const files = exampleFiles();
+      const out: string[] = [];
+      const err: string[] = [];
+      const io: CliIo = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), readFile: (p) => readFileSync(p, 'utf8') };
+      // Act
+      const exit = runValidate(files, io);
+      // Assess
+      assert.deepEqual(err, []);
+      assert.equal(out.join(''), files.map((f) => `${f}: valid\n`).join(''));
+      assert.equal(exit, 0);
+    });
+  });
+
+  describe('lineup validate (a real process)', () => {
+    const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+    const node = join(repoRoot, 'node_modules/.bin/node');
+    const main = join(repoRoot, 'lib/cli/main.ts');
+    const scratch = mkdtempSync(join(tmpdir(), 'lineup-validate-'));
+    after(() => rmSync(scratch, { recursive: true, force: true }));
+
+    /** lineup: runs `node lib/cli/main.ts ...args` from the repository root; fails loudly when the entry point is missing. */
+    const lineup = (...args: string[]) => {
+      assert.ok(existsSync(main), `the CLI entry point ${main} does not exist: \`lineup validate\` cannot run as a process`);
+      return spawnSync(node, [main, ...args], { cwd: repoRoot, encoding: 'utf8', timeout: 30_000 });
+    };
+
+    it('exits 0 and prints FILE: valid for each reference example', () => {
+      const files = exampleFiles();
+      const run = lineup('validate', ...files);
+      assert.equal(run.stderr, '');
+      assert.equal(run.stdout, files.map((f) => `${f}: valid\n`).join(''));
+      assert.equal(run.status, 0);
+    });
+
+    it('exits 1 and prints FILE: path: message for a self-dependency', () => {
+      const file = join(scratch, 'self.yaml');
+      writeFileSync(file, jobSetYaml('self', [rjob('a'), rjob('b', dependsOn('{name: b, status: Ready}'))]));
+      const run = lineup('validate', file);
+      assert.equal(run.stdout, `${file}: spec.replicatedJobs[1].dependsOn[0].name: ${ValidationMessage.selfDependency('b')}\n`);
+      assert.equal(run.status, 1);
+    });
+
+    it('exits 2 with a message on stderr for a missing file', () => {
+      const file = join(scratch, 'missing.yaml');
+      const run = lineup('validate', file);
+      assert.equal(run.stdout, '');
+      assert.match(run.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot read file: no such file`));
+      assert.equal(run.status, 2);
+    });
+  });
+});

@@ -1,0 +1,725 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import {
+  AdmissionMessage,
+  JOBSET_API_VERSION,
+  JOBSET_KIND,
+  KubeMessage,
+  LineupKey,
+  StartupRulesMessage,
+  UPSTREAM_CONTROLLER_NAME,
+  ValidationMessage,
+} from '../../lib/constants.ts';
+import type { FieldError } from '../../lib/errors.ts';
+import { applyDefaults } from '../../lib/jobset/defaults.ts';
+import { zodIssuesToFieldErrors } from '../../lib/jobset/issues.ts';
+import { JobSetSchema } from '../../lib/jobset/schema.ts';
+import type { Coordinator, DependsOn, FailurePolicy, JobSet, JobSpec, Network, ObjectMeta, ReplicatedJob } from '../../lib/jobset/schema.ts';
+import { STARTUP_RULES_PATH } from '../../lib/jobset/startupRules.ts';
+import { validateJobSet } from '../../lib/jobset/validation.ts';
+import { makeJobSet } from '../builders.ts';
+
+const MAX_INT32 = 2147483647;
+const MIN_INT32 = -2147483648;
+
+/**
+ * admit: what creating `input` on a cluster with the upstream CRD and webhook does, in
+ * Lineup's terms: the schema first (JobSetSchema), then defaults, then validation.
+ */
+const admit = (input: unknown): FieldError[] => {
+  const parsed = JobSetSchema.safeParse(input, { reportInput: true });
+  if (!parsed.success) return zodIssuesToFieldErrors(parsed.error.issues);
+  return validateJobSet(applyDefaults(parsed.data));
+};
+
+const messages = (errors: readonly FieldError[]): string[] => errors.map((e) => e.message);
+
+// ----- Upstream-shaped objects (pkg/webhooks/jobset_webhook_test.go). -----
+
+const validPodTemplateSpec = () => ({ spec: { containers: [{ name: 'test', image: 'bash:latest' }] } });
+const indexed = (n: number): Partial<JobSpec> => ({ completionMode: 'Indexed', completions: n, parallelism: n });
+
+interface UpstreamRJob {
+  readonly replicas?: number;
+  readonly groupName?: string;
+  readonly dependsOn?: DependsOn[];
+  readonly jobSpec?: Partial<JobSpec>;
+}
+
+/** upstreamRJob: a replicatedJob as upstream's TestValidateCreate writes it (groupName default, replicas 1). */
+const upstreamRJob = (name: string, options: UpstreamRJob = {}): ReplicatedJob => ({
+  name,
+  groupName: options.groupName ?? 'default',
+  replicas: options.replicas ?? 1,
+  ...(options.dependsOn ? { dependsOn: options.dependsOn } : {}),
+  template: { spec: { template: validPodTemplateSpec(), ...options.jobSpec } },
+});
+
+interface UpstreamSpec {
+  readonly replicatedJobs?: ReplicatedJob[];
+  readonly managedBy?: string;
+  readonly network?: Network;
+  readonly failurePolicy?: FailurePolicy;
+  readonly coordinator?: Coordinator;
+  readonly successTargets?: string[];
+}
+
+/** upstreamJobSet: upstream's test JobSet (validObjectMeta is {name: "js"}); upstream's empty SuccessPolicy{} becomes operator All. */
+const upstreamJobSet = (spec: UpstreamSpec, metadata: ObjectMeta = { name: 'js' }): JobSet => ({
+  apiVersion: JOBSET_API_VERSION,
+  kind: JOBSET_KIND,
+  metadata,
+  spec: {
+    successPolicy: { operator: 'All', ...(spec.successTargets ? { targetReplicatedJobs: spec.successTargets } : {}) },
+    replicatedJobs: spec.replicatedJobs ?? [],
+    ...(spec.managedBy === undefined ? {} : { managedBy: spec.managedBy }),
+    ...(spec.network ? { network: spec.network } : {}),
+    ...(spec.failurePolicy ? { failurePolicy: spec.failurePolicy } : {}),
+    ...(spec.coordinator ? { coordinator: spec.coordinator } : {}),
+  },
+});
+
+const complete = (name: string): DependsOn => ({ name, status: 'Complete' });
+const ready = (name: string): DependsOn => ({ name, status: 'Ready' });
+const rjA = (name: string): ReplicatedJob => upstreamRJob(name, { replicas: 2, jobSpec: indexed(2) });
+
+describe('jobset/validation', () => {
+  describe('pkg/webhooks/jobset_webhook_test.go', () => {
+    // Upstream's unit test calls ValidateCreate on objects that were not defaulted, and checks
+    // that every wanted message is contained in the error; so do these ports.
+    const cases: { name: string; jobSet: JobSet; want: string[] }[] = [
+      {
+        name: 'TestValidateCreate: generateName that produces overlong child job names is rejected',
+        jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('worker')] }, { generateName: `${'a'.repeat(49)}-` }),
+        want: [AdmissionMessage.jobNameTooLong],
+      },
+      {
+        name: 'TestValidateCreate: number of pods exceeds the limit',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [
+            upstreamRJob('test-jobset-replicated-job-0', { replicas: MAX_INT32, jobSpec: { parallelism: MAX_INT32 } }),
+            upstreamRJob('test-jobset-replicated-job-1', { replicas: MIN_INT32, jobSpec: { parallelism: MIN_INT32 } }),
+          ],
+        }),
+        want: [
+          "the product of replicas and parallelism must not exceed 2147483647 for replicatedJob 'test-jobset-replicated-job-0'",
+          "the product of replicas and parallelism must not exceed 2147483647 for replicatedJob 'test-jobset-replicated-job-1'",
+        ],
+      },
+      {
+        name: 'TestValidateCreate: number of pods within the limit',
+        jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('test-jobset-replicated-job-0')] }),
+        want: [],
+      },
+      {
+        name: 'TestValidateCreate: success policy has non matching replicated job',
+        jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('test-jobset-replicated-job-0')], successTargets: ['does not exist'] }),
+        want: ["invalid replicatedJob name 'does not exist' does not appear in .spec.ReplicatedJobs"],
+      },
+      {
+        name: 'TestValidateCreate: network has invalid dns name',
+        jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('test-jobset-replicated-job-0')], network: { enableDNSHostnames: true, subdomain: 'a'.repeat(64) } }),
+        want: [AdmissionMessage.subdomainTooLong],
+      },
+      {
+        name: 'TestValidateCreate: jobset name with invalid character',
+        jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('username.llama65b')] }),
+        want: [
+          "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+        ],
+      },
+      {
+        name: 'TestValidateCreate: group name is not DNS 1035 compliant',
+        jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('rj', { groupName: 'a'.repeat(64) })] }),
+        want: [AdmissionMessage.groupNameTooLong],
+      },
+      {
+        name: 'TestValidateCreate: jobset name will result in job name being too long',
+        jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('rj', { replicas: 101 })] }, { name: 'a'.repeat(62) }),
+        want: [AdmissionMessage.jobNameTooLong],
+      },
+      {
+        name: 'TestValidateCreate: jobset name will result in a pod name being too long',
+        jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })] }, { name: 'a'.repeat(56) }),
+        want: [AdmissionMessage.podNameTooLong],
+      },
+      {
+        name: 'TestValidateCreate: jobset controller name is not a domain-prefixed path',
+        jobSet: upstreamJobSet({ managedBy: 'notDomainPrefixedPathControllerName', replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })] }),
+        want: ['Invalid value: "notDomainPrefixedPathControllerName": must be a domain-prefixed path (such as "acme.io/foo")'],
+      },
+      {
+        name: 'TestValidateCreate: jobset controller name is too long',
+        jobSet: upstreamJobSet({ managedBy: `foo.bar/${'a'.repeat(63)}`, replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })] }),
+        want: [KubeMessage.tooLong(63)],
+      },
+      {
+        name: 'TestValidateCreate: jobset controller name is set and valid',
+        jobSet: upstreamJobSet({ managedBy: UPSTREAM_CONTROLLER_NAME, replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })] }),
+        want: [],
+      },
+      {
+        name: 'TestValidateCreate: jobset controller name is unset',
+        jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })] }),
+        want: [],
+      },
+      {
+        name: 'TestValidateCreate: failure policy rule name is valid',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })],
+          failurePolicy: { rules: [{ name: 'superAwesomeFailurePolicyRule', action: 'FailJobSet' }] },
+        }),
+        want: [],
+      },
+      {
+        name: 'TestValidateCreate: jobset failure policy has an invalid on job failure reason',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })],
+          failurePolicy: { maxRestarts: 1, rules: [{ name: 'rule', action: 'FailJobSet', onJobFailureReasons: ['fakeReason'] }] },
+        }),
+        want: ["invalid job failure reason 'fakeReason' in failure policy is not a recognized job failure reason"],
+      },
+      {
+        name: 'TestValidateCreate: jobset failure policy has an invalid replicated job',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })],
+          failurePolicy: { maxRestarts: 1, rules: [{ name: 'rule', action: 'FailJobSet', targetReplicatedJobs: ['fakeReplicatedJob'] }] },
+        }),
+        want: ["invalid replicatedJob name 'fakeReplicatedJob' in failure policy does not appear in .spec.ReplicatedJobs"],
+      },
+      {
+        name: 'TestValidateCreate: jobset failure policy rule name is 0 characters long a.k.a unset',
+        jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })], failurePolicy: { rules: [{ name: '', action: 'FailJobSet' }] } }),
+        want: ['invalid failure policy rule name of length 0, the rule name must be at least 1 characters long and at most 128 characters long'],
+      },
+      {
+        name: 'TestValidateCreate: jobset failure policy rule name is greater than 128 characters long',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })],
+          failurePolicy: { rules: [{ name: 'a'.repeat(129), action: 'FailJobSet' }] },
+        }),
+        want: ['invalid failure policy rule name of length 129, the rule name must be at least 1 characters long and at most 128 characters long'],
+      },
+      {
+        name: 'TestValidateCreate: there are two failure policy rules with the same name',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })],
+          failurePolicy: {
+            rules: [
+              { name: 'repeatedRuleName', action: 'FailJobSet' },
+              { name: 'repeatedRuleName', action: 'FailJobSet' },
+            ],
+          },
+        }),
+        want: ["rule names are not unique, rules with indices [0 1] all have the same name 'repeatedRuleName'"],
+      },
+      {
+        name: 'TestValidateCreate: failure policy rule name does not start with an alphabetic character',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })],
+          failurePolicy: { rules: [{ name: '1ruleToRuleThemAll', action: 'FailJobSet' }] },
+        }),
+        want: [
+          "invalid failure policy rule name '1ruleToRuleThemAll', a failure policy rule name must start with an alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
+        ],
+      },
+      {
+        name: "TestValidateCreate: failure policy rule name does not end with an alphanumeric nor '_'",
+        jobSet: upstreamJobSet({
+          replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })],
+          failurePolicy: { rules: [{ name: 'ruleToRuleThemAll,', action: 'FailJobSet' }] },
+        }),
+        want: [
+          "invalid failure policy rule name 'ruleToRuleThemAll,', a failure policy rule name must start with an alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
+        ],
+      },
+      {
+        name: 'TestValidateCreate: coordinator replicated job does not exist',
+        jobSet: upstreamJobSet({ coordinator: { replicatedJob: 'fake-rjob', jobIndex: 0, podIndex: 0 }, replicatedJobs: [rjA('replicatedjob-a'), rjA('replicatedjob-b')] }),
+        want: ['coordinator replicatedJob fake-rjob does not exist'],
+      },
+      {
+        name: 'TestValidateCreate: coordinator replicated job missing completions',
+        jobSet: upstreamJobSet({
+          coordinator: { replicatedJob: 'replicatedjob-a', jobIndex: 0, podIndex: 0 },
+          replicatedJobs: [upstreamRJob('replicatedjob-a', { replicas: 2, jobSpec: { completionMode: 'Indexed', parallelism: 2 } }), rjA('replicatedjob-b')],
+        }),
+        want: ['job for coordinator pod must be indexed completion mode, and completions number must be set'],
+      },
+      {
+        name: 'TestValidateCreate: coordinator job index invalid',
+        jobSet: upstreamJobSet({ coordinator: { replicatedJob: 'replicatedjob-a', jobIndex: 2, podIndex: 0 }, replicatedJobs: [rjA('replicatedjob-a'), rjA('replicatedjob-b')] }),
+        want: ['coordinator job index 2 is invalid for replicatedJob replicatedjob-a'],
+      },
+      {
+        name: 'TestValidateCreate: coordinator pod index invalid',
+        jobSet: upstreamJobSet({ coordinator: { replicatedJob: 'replicatedjob-a', jobIndex: 0, podIndex: 2 }, replicatedJobs: [rjA('replicatedjob-a'), rjA('replicatedjob-b')] }),
+        want: ['coordinator pod index 2 is invalid for replicatedJob replicatedjob-a job index 0'],
+      },
+      {
+        name: 'TestValidateCreate: coordinator label value is too long due to long JobSet name',
+        jobSet: upstreamJobSet(
+          { coordinator: { replicatedJob: 'replicatedjob-a', jobIndex: 0, podIndex: 0 }, replicatedJobs: [upstreamRJob('replicatedjob-a', { jobSpec: indexed(1) })] },
+          { name: 'a'.repeat(60) },
+        ),
+        want: ['spec will lead to invalid label value'],
+      },
+      {
+        name: 'TestValidateCreate: coordinator label value is too long due to long ReplicatedJob name',
+        jobSet: upstreamJobSet(
+          { coordinator: { replicatedJob: 'a'.repeat(60), jobIndex: 0, podIndex: 0 }, replicatedJobs: [upstreamRJob('a'.repeat(60), { jobSpec: indexed(1) })] },
+          { name: 'jobset' },
+        ),
+        want: ['spec will lead to invalid label value'],
+      },
+      {
+        name: 'TestValidateCreate: coordinator label value is too long due to long SubDomain',
+        jobSet: upstreamJobSet(
+          {
+            network: { subdomain: 'a'.repeat(60) },
+            coordinator: { replicatedJob: 'replicatedjob-a', jobIndex: 0, podIndex: 0 },
+            replicatedJobs: [upstreamRJob('replicatedjob-a', { jobSpec: indexed(1) })],
+          },
+          { name: 'jobset' },
+        ),
+        want: ['spec will lead to invalid label value'],
+      },
+      {
+        name: 'TestValidateCreate: jobset failure policy rule has RestartJob action and RestartJob feature gate is disabled',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })],
+          failurePolicy: { rules: [{ action: 'RestartJob', name: 'restartJobRule' }] },
+        }),
+        want: ['RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not allowed when RestartJob feature gate is disabled'],
+      },
+      {
+        name: 'TestValidateCreate: jobset failure policy rule has RestartJobAndIgnoreMaxRestarts action and RestartJob feature gate is disabled',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })],
+          failurePolicy: { rules: [{ action: 'RestartJobAndIgnoreMaxRestarts', name: 'restartJobAndIgnoreMaxRestartsRule' }] },
+        }),
+        want: ['RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not allowed when RestartJob feature gate is disabled'],
+      },
+      {
+        name: 'TestValidateCreate: DependsOn is valid since job-2 depends on job-1 and job-3 depends on job-1',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [
+            upstreamRJob('job-1'),
+            upstreamRJob('job-2', { dependsOn: [complete('job-1')] }),
+            upstreamRJob('job-3', { dependsOn: [complete('job-1')] }),
+          ],
+        }),
+        want: [],
+      },
+      {
+        name: 'TestValidateCreate: DependsOn is valid since job-2 depends on job-1 and job-3 depends on job-2',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [
+            upstreamRJob('job-1'),
+            upstreamRJob('job-2', { dependsOn: [complete('job-1')] }),
+            upstreamRJob('job-3', { dependsOn: [complete('job-2')] }),
+          ],
+        }),
+        want: [],
+      },
+      {
+        name: 'TestValidateCreate: DependsOn is valid since job-3 depends on job-1 and job-2',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [upstreamRJob('job-1'), upstreamRJob('job-2'), upstreamRJob('job-3', { dependsOn: [complete('job-1'), complete('job-2')] })],
+        }),
+        want: [],
+      },
+      {
+        name: 'TestValidateCreate: DependsOn is invalid since job-2 depends on job-3',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [
+            upstreamRJob('job-1'),
+            upstreamRJob('job-2', { dependsOn: [complete('job-3')] }),
+            upstreamRJob('job-3', { dependsOn: [complete('job-1')] }),
+          ],
+        }),
+        want: ['replicatedJob: job-2 cannot depend on replicatedJob: job-3'],
+      },
+      {
+        name: 'TestValidateCreate: DependsOn is invalid since job-2 depends on job-3 and job-1',
+        jobSet: upstreamJobSet({
+          replicatedJobs: [
+            upstreamRJob('job-1'),
+            upstreamRJob('job-2', { dependsOn: [complete('job-1'), complete('job-3')] }),
+            upstreamRJob('job-3', { dependsOn: [complete('job-1')] }),
+          ],
+        }),
+        want: ['replicatedJob: job-2 cannot depend on replicatedJob: job-3'],
+      },
+      {
+        name: 'TestValidateCreate: job-2 depends on invalid ReplicatedJob',
+        jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('job-1'), upstreamRJob('job-2', { dependsOn: [complete('invalid')] })] }),
+        want: ['replicatedJob: job-2 cannot depend on replicatedJob: invalid'],
+      },
+      {
+        name: 'TestValidateCreate: dependsOn should not fail if there are no replicated jobs',
+        jobSet: upstreamJobSet({ replicatedJobs: [] }),
+        want: [],
+      },
+      {
+        name: 'TestValidateCreate: dependsOn cannot be set for first replicated job',
+        jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('job-1', { dependsOn: [complete('invalid')] })] }),
+        want: ["DependsOn can't be set for the first ReplicatedJob"],
+      },
+      {
+        name: 'TestValidateCreate: InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate is disabled',
+        jobSet: upstreamJobSet({ failurePolicy: { restartStrategy: 'InPlaceRestart' }, replicatedJobs: [upstreamRJob('job-1')] }),
+        want: ['InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate is disabled'],
+      },
+    ];
+    for (const tc of cases) {
+      it(tc.name, () => {
+        const got = messages(validateJobSet(tc.jobSet));
+        if (tc.want.length === 0) assert.deepEqual(got, []);
+        for (const want of tc.want) assert.ok(got.some((message) => message.includes(want)), `missing ${JSON.stringify(want)} in ${JSON.stringify(got)}`);
+      });
+    }
+
+    it('TestValidateCreate: dependsOn cannot be set for first replicated job (Lineup reports the unknown name as well, as upstream does)', () => {
+      const jobSet = upstreamJobSet({ replicatedJobs: [upstreamRJob('job-1', { dependsOn: [complete('invalid')] })] });
+      assert.deepEqual(validateJobSet(jobSet), [
+        { path: 'spec.replicatedJobs[0].dependsOn', message: "DependsOn can't be set for the first ReplicatedJob" },
+        { path: 'spec.replicatedJobs[0].dependsOn[0].name', message: 'replicatedJob: job-1 cannot depend on replicatedJob: invalid' },
+      ]);
+    });
+  });
+
+  describe('test/integration/webhook/jobset_webhook_test.go', () => {
+    // The webhook suite creates JobSets against CRD + webhook: schema, defaults, validation.
+    const plainRJob = (name: string, dependsOn?: DependsOn[]): ReplicatedJob => ({
+      name,
+      ...(dependsOn ? { dependsOn } : {}),
+      template: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'test-container', image: 'busybox:latest' }] } } } },
+    });
+    const integrationJobSet = (spec: Partial<JobSet['spec']>): JobSet => ({
+      apiVersion: JOBSET_API_VERSION,
+      kind: JOBSET_KIND,
+      metadata: { name: 'depends-on', namespace: 'test-ns' },
+      spec: { replicatedJobs: [], network: {}, ...spec },
+    });
+    /** withStatus: the JobSet as raw input, every dependsOn item's status replaced (a value the types forbid). */
+    const withStatus = (jobSet: JobSet, status: string): unknown => ({
+      ...jobSet,
+      spec: {
+        ...jobSet.spec,
+        replicatedJobs: (jobSet.spec.replicatedJobs ?? []).map((r) => (r.dependsOn ? { ...r, dependsOn: r.dependsOn.map((d) => ({ ...d, status })) } : r)),
+      },
+    });
+    const cases: { name: string; input: unknown; want: FieldError[] }[] = [
+      {
+        name: 'jobset webhook tests: DependsOn and StartupPolicy: AnyOrder can be set together',
+        input: integrationJobSet({ startupPolicy: { startupPolicyOrder: 'AnyOrder' }, replicatedJobs: [plainRJob('rjob-1'), plainRJob('rjob-2', [ready('rjob-1')])] }),
+        want: [],
+      },
+      {
+        name: "jobset webhook tests: DependsOn and StartupPolicy: InOrder can't be set together",
+        input: integrationJobSet({ startupPolicy: { startupPolicyOrder: 'InOrder' }, replicatedJobs: [plainRJob('rjob-1'), plainRJob('rjob-2', [ready('rjob-1')])] }),
+        want: [{ path: 'spec', message: 'StartupPolicy and DependsOn APIs are mutually exclusive' }],
+      },
+      {
+        name: "jobset webhook tests: DependsOn can't be set for the first ReplicatedJob",
+        input: integrationJobSet({ replicatedJobs: [plainRJob('rjob-1', [ready('rjob-1')])] }),
+        want: [
+          { path: 'spec.replicatedJobs[0].dependsOn', message: "DependsOn can't be set for the first ReplicatedJob" },
+          // Lineup also names the self-dependency (upstream admits it on a later replicatedJob).
+          { path: 'spec.replicatedJobs[0].dependsOn[0].name', message: ValidationMessage.selfDependency('rjob-1') },
+        ],
+      },
+      {
+        name: 'jobset webhook tests: DependsOn list must contain valid ReplicatedJob status',
+        input: withStatus(integrationJobSet({ replicatedJobs: [plainRJob('rjob-1'), plainRJob('rjob-2', [ready('rjob-1')])] }), 'Failed'),
+        want: [{ path: 'spec.replicatedJobs[1].dependsOn[0].status', message: 'unsupported value "Failed", expected one of: "Ready", "Complete"' }],
+      },
+      {
+        name: 'jobset webhook tests: JobSet can create with no replicated jobs',
+        input: integrationJobSet({}),
+        want: [],
+      },
+      {
+        name: 'jobset webhook tests: negative replicated job replicas are rejected',
+        input: integrationJobSet({ replicatedJobs: [{ ...plainRJob('negative-replicas'), replicas: -1 }] }),
+        want: [{ path: 'spec.replicatedJobs[0].replicas', message: ValidationMessage.negative(-1) }],
+      },
+      {
+        name: 'jobset webhook tests: zero replicated job replicas are accepted',
+        input: integrationJobSet({ replicatedJobs: [{ ...plainRJob('zero-replicas'), replicas: 0 }] }),
+        want: [],
+      },
+      {
+        name: 'jobset webhook tests: success policy with invalid replicatedJob name is rejected',
+        input: integrationJobSet({ successPolicy: { operator: 'All', targetReplicatedJobs: ['does-not-exist'] }, replicatedJobs: [plainRJob('rjob')] }),
+        want: [{ path: 'spec.successPolicy.targetReplicatedJobs[0]', message: AdmissionMessage.successPolicyUnknownTarget('does-not-exist') }],
+      },
+    ];
+    for (const tc of cases) {
+      it(tc.name, () => {
+        assert.deepEqual(admit(tc.input), tc.want);
+      });
+    }
+  });
+
+  describe('Lineup rules', () => {
+    const rules = (text: string) => makeJobSet('js').annotation(LineupKey.StartupRulesAnnotation, text);
+    const cases: { name: string; jobSet: JobSet; want: FieldError[] }[] = [
+      {
+        name: 'a self-dependency is rejected (upstream admits it and the replicatedJob never starts)',
+        jobSet: makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [ready('b')] }).obj(),
+        want: [{ path: 'spec.replicatedJobs[1].dependsOn[0].name', message: ValidationMessage.selfDependency('b') }],
+      },
+      {
+        name: 'a forward reference is rejected with upstream message',
+        jobSet: makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [ready('c')] }).replicatedJob('c', 1).obj(),
+        want: [{ path: 'spec.replicatedJobs[1].dependsOn[0].name', message: AdmissionMessage.cannotDependOn('b', 'c') }],
+      },
+      {
+        name: 'six dependencies are more than the CRD allows',
+        jobSet: ['a', 'b', 'c', 'd', 'e', 'f']
+          .reduce((builder, name) => builder.replicatedJob(name, 1), makeJobSet('js'))
+          .replicatedJob('g', 1, { dependsOn: ['a', 'b', 'c', 'd', 'e', 'f'].map(ready) })
+          .obj(),
+        want: [{ path: 'spec.replicatedJobs[6].dependsOn', message: 'dependsOn has 6 items, expected at most 5' }],
+      },
+      {
+        name: 'five dependencies are accepted',
+        jobSet: ['a', 'b', 'c', 'd', 'e']
+          .reduce((builder, name) => builder.replicatedJob(name, 1), makeJobSet('js'))
+          .replicatedJob('g', 1, { dependsOn: ['a', 'b', 'c', 'd', 'e'].map(complete) })
+          .obj(),
+        want: [],
+      },
+      {
+        name: 'a dependsOn name listed twice is a duplicate list-map key',
+        jobSet: makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [ready('a'), complete('a')] }).obj(),
+        want: [{ path: 'spec.replicatedJobs[1].dependsOn[1].name', message: ValidationMessage.duplicateDependsOn('a', 0) }],
+      },
+      {
+        name: 'two replicatedJobs with one name',
+        jobSet: makeJobSet('js').replicatedJob('a', 1).replicatedJob('a', 2).obj(),
+        want: [{ path: 'spec.replicatedJobs[1].name', message: ValidationMessage.duplicateReplicatedJob('a', 0) }],
+      },
+      {
+        name: 'negative replicas',
+        jobSet: makeJobSet('js').replicatedJob('a', -1).obj(),
+        want: [{ path: 'spec.replicatedJobs[0].replicas', message: 'must be 0 or more, got -1' }],
+      },
+      {
+        name: 'negative parallelism',
+        jobSet: makeJobSet('js').replicatedJob('a', 1, { parallelism: -2, completions: 1 }).obj(),
+        want: [{ path: 'spec.replicatedJobs[0].template.spec.parallelism', message: ValidationMessage.negative(-2) }],
+      },
+      {
+        name: 'negative ttlSecondsAfterFinished',
+        jobSet: makeJobSet('js').replicatedJob('a', 1).spec({ ttlSecondsAfterFinished: -5 }).obj(),
+        want: [{ path: 'spec.ttlSecondsAfterFinished', message: ValidationMessage.negative(-5) }],
+      },
+      {
+        name: 'an empty managedBy is rejected (the upstream controller would treat it as an external manager)',
+        jobSet: makeJobSet('js').replicatedJob('a', 1).managedBy('').obj(),
+        want: [{ path: 'spec.managedBy', message: KubeMessage.requiredValue(ValidationMessage.managedByEmpty) }],
+      },
+      {
+        name: 'a managedBy whose domain is not a DNS subdomain',
+        jobSet: makeJobSet('js').replicatedJob('a', 1).managedBy('Lineup_Dev/controller').obj(),
+        want: [{ path: 'spec.managedBy', message: KubeMessage.invalidValue('Lineup_Dev', KubeMessage.dns1123Subdomain) }],
+      },
+      {
+        name: 'a managedBy whose path holds characters a URL path may not',
+        jobSet: makeJobSet('js').replicatedJob('a', 1).managedBy('lineup.dev/con troller').obj(),
+        want: [{ path: 'spec.managedBy', message: KubeMessage.invalidValue('con troller', KubeMessage.httpPath) }],
+      },
+      {
+        name: 'a JobSet without name or generateName',
+        jobSet: { ...makeJobSet('js').replicatedJob('a', 1).obj(), metadata: { namespace: 'default' } },
+        want: [{ path: 'metadata.name', message: KubeMessage.nameRequired }],
+      },
+      {
+        name: 'a groupName that is not a DNS-1035 label',
+        jobSet: makeJobSet('js').replicatedJob('a', 1, { groupName: 'Group_A' }).obj(),
+        want: [{ path: 'spec.replicatedJobs[0].groupName', message: KubeMessage.invalidValue('Group_A', KubeMessage.dns1035Label) }],
+      },
+      {
+        name: 'an Indexed Job template with parallelism but no completions (the Job API rejects it)',
+        jobSet: makeJobSet('js').replicatedJob('a', 1, { parallelism: 2, jobSpec: { completions: undefined } }).obj(),
+        want: [{ path: 'spec.replicatedJobs[0].template.spec.completions', message: KubeMessage.indexedNeedsCompletions }],
+      },
+      {
+        name: 'a NonIndexed Job template with parallelism but no completions is a work queue and fine',
+        jobSet: makeJobSet('js').replicatedJob('a', 1, { parallelism: 2, jobSpec: { completions: undefined, completionMode: 'NonIndexed' } }).obj(),
+        want: [],
+      },
+      {
+        name: 'a subdomain that is neither a DNS-1123 subdomain nor a DNS-1035 label',
+        jobSet: makeJobSet('js').replicatedJob('a', 1).spec({ network: { subdomain: 'My_Svc' } }).obj(),
+        want: [
+          { path: 'spec.network.subdomain', message: KubeMessage.invalidValue('My_Svc', KubeMessage.dns1123Subdomain) },
+          { path: 'spec.network.subdomain', message: KubeMessage.invalidValue('My_Svc', KubeMessage.dns1035Label) },
+        ],
+      },
+      {
+        name: 'failure-policy errors point at the rule field at fault',
+        jobSet: makeJobSet('js')
+          .replicatedJob('a', 1)
+          .spec({ failurePolicy: { rules: [{ action: 'RestartJob', targetReplicatedJobs: ['a', 'b'], onJobFailureReasons: ['OOMKilled'] }] } })
+          .obj(),
+        want: [
+          { path: 'spec.failurePolicy.rules[0].action', message: AdmissionMessage.restartJobGateDisabled },
+          { path: 'spec.failurePolicy.rules[0].targetReplicatedJobs[1]', message: AdmissionMessage.failurePolicyUnknownTarget('b') },
+          { path: 'spec.failurePolicy.rules[0].onJobFailureReasons[0]', message: AdmissionMessage.failurePolicyReason('OOMKilled') },
+        ],
+      },
+      {
+        name: 'InPlaceRestart is rejected at the restartStrategy field',
+        jobSet: makeJobSet('js').replicatedJob('a', 1).spec({ failurePolicy: { restartStrategy: 'InPlaceRestart' } }).obj(),
+        want: [{ path: 'spec.failurePolicy.restartStrategy', message: 'InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate is disabled' }],
+      },
+      {
+        name: 'startup rules naming known replicatedJobs once are accepted',
+        jobSet: rules('- {targetReplicatedJobs: [a], status: Succeeded}\n- {name: b, status: Ready}').replicatedJob('a', 2).replicatedJob('b', 1).replicatedJob('c', 4).obj(),
+        want: [],
+      },
+      {
+        name: 'startup rules with an explicit AnyOrder are accepted',
+        jobSet: rules('[{name: a, status: Ready}]').replicatedJob('a', 1).replicatedJob('b', 1).anyOrder().obj(),
+        want: [],
+      },
+      {
+        name: 'startup rules that are not a list',
+        jobSet: rules('a then b').replicatedJob('a', 1).replicatedJob('b', 1).obj(),
+        want: [{ path: STARTUP_RULES_PATH, message: StartupRulesMessage.notAList('the string "a then b"') }],
+      },
+      {
+        name: 'startup rules naming an unknown replicatedJob',
+        jobSet: rules('- {targetReplicatedJobs: [a, x], status: Ready}').replicatedJob('a', 1).replicatedJob('b', 1).obj(),
+        want: [{ path: `${STARTUP_RULES_PATH}[0].targetReplicatedJobs[1]`, message: StartupRulesMessage.unknownTarget('x', ['a', 'b']) }],
+      },
+      {
+        name: 'a replicatedJob named by two rules',
+        jobSet: rules('- {targetReplicatedJobs: [a], status: Ready}\n- {name: a, status: Succeeded}').replicatedJob('a', 1).replicatedJob('b', 1).obj(),
+        want: [{ path: `${STARTUP_RULES_PATH}[1].name`, message: StartupRulesMessage.namedTwice('a', `${STARTUP_RULES_PATH}[0].targetReplicatedJobs[0]`) }],
+      },
+      {
+        name: 'a replicatedJob named twice in one rule',
+        jobSet: rules('- {targetReplicatedJobs: [a, a], status: Ready}').replicatedJob('a', 1).replicatedJob('b', 1).obj(),
+        want: [{ path: `${STARTUP_RULES_PATH}[0].targetReplicatedJobs[1]`, message: StartupRulesMessage.namedTwice('a', `${STARTUP_RULES_PATH}[0].targetReplicatedJobs[0]`) }],
+      },
+      {
+        name: 'startup rules together with InOrder are two forms at once',
+        jobSet: rules('[{name: a, status: Ready}]').replicatedJob('a', 1).replicatedJob('b', 1).inOrder().obj(),
+        want: [{ path: STARTUP_RULES_PATH, message: StartupRulesMessage.twoForms('startupPolicyOrder InOrder') }],
+      },
+      {
+        name: 'startup rules together with dependsOn are two forms at once',
+        jobSet: rules('[{name: a, status: Ready}]').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [ready('a')] }).obj(),
+        want: [{ path: STARTUP_RULES_PATH, message: StartupRulesMessage.twoForms('dependsOn on replicatedJob b') }],
+      },
+      {
+        name: 'unparseable startup rules with InOrder report both problems',
+        jobSet: rules('[]').replicatedJob('a', 1).inOrder().obj(),
+        want: [
+          { path: STARTUP_RULES_PATH, message: StartupRulesMessage.emptyList },
+          { path: STARTUP_RULES_PATH, message: StartupRulesMessage.twoForms('startupPolicyOrder InOrder') },
+        ],
+      },
+      {
+        name: 'every error is reported, not only the first',
+        jobSet: makeJobSet('js')
+          .replicatedJob('a', -1, { dependsOn: [ready('z')] })
+          .replicatedJob('b', 1, { dependsOn: [ready('b')] })
+          .spec({ ttlSecondsAfterFinished: -1 })
+          .obj(),
+        want: [
+          { path: 'spec.replicatedJobs[0].dependsOn', message: AdmissionMessage.firstReplicatedJobDependsOn },
+          { path: 'spec.ttlSecondsAfterFinished', message: ValidationMessage.negative(-1) },
+          { path: 'spec.replicatedJobs[0].replicas', message: ValidationMessage.negative(-1) },
+          { path: 'spec.replicatedJobs[0].dependsOn[0].name', message: AdmissionMessage.cannotDependOn('a', 'z') },
+          { path: 'spec.replicatedJobs[1].dependsOn[0].name', message: ValidationMessage.selfDependency('b') },
+        ],
+      },
+    ];
+    for (const tc of cases) {
+      it(tc.name, () => {
+        assert.deepEqual(validateJobSet(applyDefaults(tc.jobSet)), tc.want);
+      });
+    }
+
+    it('guards the dependsOn status of JobSets built in code (the schema guards parsed ones)', () => {
+      // Prepare: widen the status field to write a value its type forbids.
+      const jobSet = makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [ready('a')] }).obj();
+      const dependency: { status: string } | undefined = jobSet.spec.replicatedJobs?.[1]?.dependsOn?.[0];
+      assert.ok(dependency);
+      dependency.status = 'Failed';
+      // Act
+      const errors = validateJobSet(applyDefaults(jobSet));
+      // Assess
+      assert.deepEqual(errors, [{ path: 'spec.replicatedJobs[1].dependsOn[0].status', message: ValidationMessage.dependsOnStatus('Failed') }]);
+    });
+  });
+
+  describe('dependsOn properties', () => {
+    const MAX_RJOBS = 8;
+    /** dagArb: for each replicatedJob after the first, up to 5 distinct earlier ones it depends on. */
+    const dagArb = (minRJobs: number) =>
+      fc.integer({ min: minRJobs, max: MAX_RJOBS }).chain((count) =>
+        fc.tuple(
+          ...Array.from({ length: count }, (_, i) =>
+            fc.uniqueArray(fc.record({ target: fc.nat({ max: Math.max(0, i - 1) }), status: fc.constantFrom('Ready' as const, 'Complete' as const) }), {
+              selector: (dep) => dep.target,
+              maxLength: i === 0 ? 0 : Math.min(5, i),
+            }),
+          ),
+        ),
+      );
+    type Dag = readonly (readonly { target: number; status: 'Ready' | 'Complete' }[])[];
+    const name = (i: number): string => `rj-${i}`;
+    const build = (dag: Dag): JobSet =>
+      dag
+        .reduce(
+          (builder, deps, i) =>
+            builder.replicatedJob(name(i), 1, deps.length > 0 ? { dependsOn: deps.map((dep) => ({ name: name(dep.target), status: dep.status })) } : {}),
+          makeJobSet('js'),
+        )
+        .obj();
+
+    it('reports nothing for a random DAG where each replicatedJob depends only on earlier ones', () => {
+      fc.assert(
+        fc.property(dagArb(1), (dag) => {
+          assert.deepEqual(validateJobSet(applyDefaults(build(dag))), []);
+        }),
+      );
+    });
+
+    it('reports exactly the forward reference added to a random valid DAG', () => {
+      const caseArb = dagArb(3).chain((dag) =>
+        fc.record({
+          dag: fc.constant(dag),
+          from: fc.integer({ min: 1, max: dag.length - 2 }),
+          ahead: fc.integer({ min: 1, max: dag.length - 2 }),
+          status: fc.constantFrom('Ready' as const, 'Complete' as const),
+        }),
+      );
+      fc.assert(
+        fc.property(caseArb, ({ dag, from, ahead, status }) => {
+          // Prepare: rj-<from> also depends on a later rj-<to>, keeping at most 5 items.
+          const to = Math.min(from + ahead, dag.length - 1);
+          const deps = [...(dag[from] ?? [])].slice(0, 4);
+          const jobSet = build(dag.map((d, i) => (i === from ? deps : d)));
+          const rjob = jobSet.spec.replicatedJobs?.[from];
+          assert.ok(rjob);
+          rjob.dependsOn = [...(rjob.dependsOn ?? []), { name: name(to), status }];
+          // Act
+          const errors = validateJobSet(applyDefaults(jobSet));
+          // Assess
+          assert.deepEqual(errors, [
+            { path: `spec.replicatedJobs[${from}].dependsOn[${deps.length}].name`, message: AdmissionMessage.cannotDependOn(name(from), name(to)) },
+          ]);
+        }),
+      );
+    });
+  });
+});
