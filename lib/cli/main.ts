@@ -1,0 +1,73 @@
+/**
+ * The `lineup` command line (DESIGN §4). Each command is a function of (arguments, CliIo)
+ * returning an exit code; this file only wires them to commander and the process.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { ExitCode, type CliIo } from './io.ts';
+import { runPlan } from './plan.ts';
+import { runSimulate } from './simulate.ts';
+import { runValidate } from './validate.ts';
+
+/** processIo: the CliIo of a real process. */
+const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  readFile: (path) => readFileSync(path, 'utf8'),
+};
+
+/** buildProgram: the commander program; `exit` receives each command's exit code. */
+export const buildProgram = (io: CliIo, exit: (code: number) => void): Command => {
+  const program = new Command('lineup')
+    .description('Serverless startup sequencing for Kubernetes JobSets: validate, plan and simulate JobSets.')
+    .showHelpAfterError('(run lineup --help for usage)')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride();
+
+  program
+    .command('validate')
+    .description('check JobSet files: exit 0 valid, 1 invalid (one "FILE: path: message" line per error), 2 unusable input')
+    .argument('<file...>', 'YAML files holding one or more JobSets')
+    .action((files: string[]) => exit(runValidate(files, io)));
+
+  program
+    .command('plan')
+    .description('print the startup order of a JobSet as stages, and what each stage waits for')
+    .argument('<file>', 'YAML file holding one JobSet')
+    .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action((file: string, options: { output: string }) => exit(runPlan(file, options, io)));
+
+  program
+    .command('simulate')
+    .description('run the real reconcile code against a simulated cluster in virtual time and print the timeline')
+    .argument('<file>', 'YAML file holding one JobSet')
+    .option('--behaviour <file>', 'when Jobs become ready, succeed or fail, and outside actions (YAML)')
+    .option('--until <duration>', 'stop at this virtual time, e.g. 2h', '24h')
+    .option('--latency <duration>', 'delay between a change and the reconcile pass that sees it', '0ms')
+    .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addHelpText('after', '\nExit codes: 0 finished or reached --until; 1 the JobSet was rejected; 2 unusable input.')
+    .action((file: string, options: { behaviour?: string; until: string; latency: string; output: string }) =>
+      exit(runSimulate(file, options, io)),
+    );
+  return program;
+};
+
+/** main: parse argv and run; usage errors exit 2, as the CLI contract says. */
+export const main = (argv: readonly string[], io: CliIo = processIo): number => {
+  let code: number = ExitCode.Ok;
+  const program = buildProgram(io, (exitCode) => {
+    code = exitCode;
+  });
+  try {
+    program.parse([...argv], { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    // --help and --version end through the same path with exit code 0.
+    return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+  }
+  return code;
+};
+
+if (import.meta.main) {
+  process.exitCode = main(process.argv.slice(2));
+}

@@ -1,0 +1,142 @@
+/**
+ * `lineup simulate FILE [--behaviour B] [--until 2h] [--latency 0ms] [--output text|json]`
+ * (DESIGN §4): the real reconcile code against the simulated cluster, in virtual time.
+ */
+import { ConditionType, DEFAULT_CONTROLLER_NAME, Reason } from '../constants.ts';
+import { InvalidInputError, LineupError } from '../errors.ts';
+import type { FieldError } from '../errors.ts';
+import { readJobSetFile } from '../jobset/load.ts';
+import type { PlanOptions } from '../plan/types.ts';
+import { EMPTY_BEHAVIOUR, loadBehaviour } from '../sim/behaviour.ts';
+import type { Behaviour } from '../sim/behaviour.ts';
+import { DEFAULT_NAMESPACE, SIMULATE_OUTPUTS, SimulateDefaults } from '../sim/constants.ts';
+import { parseDuration } from '../sim/duration.ts';
+import { formatSimulationText } from '../sim/format.ts';
+import { simulate, simulationReport } from '../sim/simulate.ts';
+import type { SimulationReport } from '../sim/simulate.ts';
+import { TimelineType } from '../sim/timeline.ts';
+import { ExitCode } from './io.ts';
+import type { CliIo } from './io.ts';
+
+/** SimulateFlags: the raw flag strings as commander hands them over. */
+export interface SimulateFlags {
+  readonly behaviour?: string | undefined;
+  /** @default SimulateDefaults.until */
+  readonly until?: string | undefined;
+  /** @default SimulateDefaults.latency */
+  readonly latency?: string | undefined;
+  /** @default SimulateDefaults.output */
+  readonly output?: string | undefined;
+}
+
+type Output = (typeof SIMULATE_OUTPUTS)[number];
+
+// The simulated cluster has no upstream JobSet controller, so Lineup takes JobSets that name no manager.
+const PLAN_OPTIONS: PlanOptions = { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: true };
+
+const durationFlag = (flag: string, value: string): number => {
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch (error) {
+    throw new InvalidInputError(`--${flag}: ${(error as Error).message}`, { cause: error });
+  }
+  if (!Number.isFinite(ms)) throw new InvalidInputError(`--${flag}: ${value} is not allowed: expected a finite duration such as 2h`);
+  return ms;
+};
+
+const outputFlag = (value: string): Output => {
+  const output = SIMULATE_OUTPUTS.find((candidate) => candidate === value);
+  if (!output) throw new InvalidInputError(`--output: ${JSON.stringify(value)} is not an output format: expected one of ${SIMULATE_OUTPUTS.join(', ')}`);
+  return output;
+};
+
+const readBehaviour = (file: string | undefined, io: CliIo): Behaviour => {
+  if (file === undefined) return EMPTY_BEHAVIOUR;
+  let text: string;
+  try {
+    text = io.readFile(file);
+  } catch (error) {
+    throw new InvalidInputError(`${file}: cannot read behaviour file: ${(error as Error).message}`, { cause: error });
+  }
+  return loadBehaviour(text, file);
+};
+
+/**
+ * rejectedReport: the report of a JobSet that does not even fit the schema; what the planner
+ * reports for a JobSet that breaks a validation rule (a Rejected condition, nothing started).
+ */
+const rejectedReport = (jobSet: string, errors: readonly FieldError[]): SimulationReport => {
+  const message = errors.map((error) => `${error.path}: ${error.message}`).join('; ');
+  const condition = { type: ConditionType.Rejected, status: 'True' as const, reason: Reason.InvalidJobSet, message };
+  return {
+    jobSet,
+    timeline: [
+      { at: 0, type: TimelineType.ConditionChanged, condition },
+      { at: 0, type: TimelineType.Rejected, message },
+    ],
+    final: { conditions: [condition], replicatedJobsStatus: [], restarts: 0, terminalState: null },
+  };
+};
+
+const wasRejected = (report: SimulationReport): boolean => report.timeline.some((entry) => entry.type === TimelineType.Rejected);
+
+/**
+ * runSimulate: `lineup simulate FILE`. Prints the timeline (text, or JSON exactly as DESIGN §4
+ * specifies) and returns the exit code: 0 when the run finished or reached --until, 1 when the
+ * JobSet was rejected (the report is still printed), 2 on unusable input (unparseable, not a
+ * JobSet, more than one JobSet, bad flags, a bad behaviour file) or a simulation that did not
+ * settle, with the reason on stderr.
+ *
+ * @example runSimulate('story2.yaml', { output: 'json' }, io) // 0
+ */
+export const runSimulate = (file: string, options: SimulateFlags, io: CliIo): number => {
+  try {
+    return simulateFile(file, options, io);
+  } catch (error) {
+    if (error instanceof InvalidInputError) {
+      io.stderr(`lineup simulate: ${error.message}\n`);
+      return ExitCode.Usage;
+    }
+    if (error instanceof LineupError) {
+      io.stderr(`lineup simulate: ${file}: simulation failed: ${error.message}\n`);
+      return ExitCode.Usage;
+    }
+    throw error;
+  }
+};
+
+const simulateFile = (file: string, options: SimulateFlags, io: CliIo): number => {
+  const until = durationFlag('until', options.until ?? SimulateDefaults.until);
+  const latency = durationFlag('latency', options.latency ?? SimulateDefaults.latency);
+  const output = outputFlag(options.output ?? SimulateDefaults.output);
+  const behaviour = readBehaviour(options.behaviour, io);
+
+  const { documents } = readJobSetFile(file, io.readFile);
+  const unusable = documents.filter((doc) => doc.outcome === 'unusable');
+  if (unusable.length > 0) {
+    throw new InvalidInputError(
+      unusable.map((doc) => `${file}: ${doc.document === undefined ? '' : `document ${doc.document} (line ${doc.line ?? '?'}): `}${doc.message}`).join('\n'),
+    );
+  }
+  if (documents.length !== 1) throw new InvalidInputError(`${file}: holds ${documents.length} JobSets: simulate runs one JobSet at a time`);
+  const doc = documents[0]!;
+
+  if (doc.outcome === 'invalid') {
+    const report = rejectedReport(`${DEFAULT_NAMESPACE}/${doc.name ?? ''}`, doc.errors);
+    if (output === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+    else io.stdout(`JobSet ${report.jobSet} rejected:\n${doc.errors.map((e) => `  ${e.path}: ${e.message}\n`).join('')}`);
+    return ExitCode.Invalid;
+  }
+  if (doc.outcome !== 'loaded') throw new InvalidInputError(`${file}: not a JobSet`);
+
+  const jobSet = { ...doc.jobSet, metadata: { ...doc.jobSet.metadata, namespace: doc.jobSet.metadata.namespace ?? DEFAULT_NAMESPACE } };
+  const managedBy = jobSet.spec.managedBy;
+  if (managedBy !== undefined && managedBy !== PLAN_OPTIONS.controllerName) {
+    io.stderr(`lineup simulate: ${file}: spec.managedBy is ${managedBy}, not ${PLAN_OPTIONS.controllerName}: Lineup leaves this JobSet alone\n`);
+  }
+  const result = simulate(jobSet, behaviour, { until, latency, planOptions: PLAN_OPTIONS });
+  if (output === 'json') io.stdout(`${JSON.stringify(simulationReport(result), null, 2)}\n`);
+  else io.stdout(formatSimulationText(result, { jobSet, until, latency, behaviourFile: options.behaviour }));
+  return wasRejected(result) ? ExitCode.Invalid : ExitCode.Ok;
+};

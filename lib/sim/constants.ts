@@ -1,0 +1,64 @@
+/**
+ * The simulated cluster's fixed numbers and the strings it writes into objects. Each default is
+ * written once here; docs and `@default` tags name the constant.
+ */
+
+/** SIM_EPOCH_MS: wall-clock time of virtual t=0 (timestamps in simulated objects derive from it). */
+export const SIM_EPOCH_MS = Date.UTC(2026, 0, 1, 0, 0, 0);
+
+/** DEFAULT_TIMING: built-in Job behaviour when the behaviour file says nothing (DESIGN §4). */
+export const DEFAULT_TIMING = {
+  readyAfter: 1_000,
+  succeedAfter: 30_000,
+  failAfter: Infinity,
+} as const;
+
+/** DEFAULT_FAIL_REASON: Job Failed reason when the behaviour file names none (what a Job that ran out of retries reports). */
+export const DEFAULT_FAIL_REASON = 'BackoffLimitExceeded';
+/** DEFAULT_FAIL_MESSAGE: the Kubernetes Job controller's message for BackoffLimitExceeded. */
+export const DEFAULT_FAIL_MESSAGE = 'Job has reached the specified backoff limit';
+
+/** POD_TERMINATION_MS: how long killed pods take to go away (foreground deletion waits for it). */
+export const POD_TERMINATION_MS = 1_000;
+
+/** Job condition reasons and messages the simulated Kubernetes Job controller writes (batch/v1). */
+export const JobReason = {
+  JobSuspended: 'JobSuspended',
+  JobResumed: 'JobResumed',
+  // SuccessCriteriaMet and Complete both carry this reason when all completions succeeded.
+  CompletionsReached: 'CompletionsReached',
+} as const;
+/** Messages paired with JobReason. */
+export const JobMessage = {
+  JobSuspended: 'Job suspended',
+  JobResumed: 'Job resumed',
+  CompletionsReached: 'Reached expected number of succeeded pods',
+} as const;
+
+/** FOREGROUND_FINALIZER: the finalizer the API server adds for foreground cascading deletion. */
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+/** Why the simulated cluster deleted a Job, shown as the JobDeleted entry's message. */
+export const DeleteReason = {
+  TtlAfterFinished: 'ttlSecondsAfterFinished expired',
+  BehaviourAction: 'deleted by a behaviour action',
+  OwnerDeleted: 'owner JobSet deleted',
+} as const;
+
+/** RETRY_BACKOFF_MS: first wait before retrying a failed reconcile pass; doubles each failure. */
+export const RETRY_BACKOFF_MS = 1_000;
+/** MAX_RETRY_BACKOFF_MS: cap of the doubling retry wait (controller-runtime caps at minutes; 30s keeps runs short). */
+export const MAX_RETRY_BACKOFF_MS = 30_000;
+/** MAX_PASSES_PER_INSTANT: passes at one virtual instant beyond which the run is declared diverged. */
+export const MAX_PASSES_PER_INSTANT = 10_000;
+
+/** Defaults of `lineup simulate` flags (DESIGN §4). */
+export const SimulateDefaults = {
+  until: '24h',
+  latency: '0ms',
+  output: 'text',
+} as const;
+/** Output formats of `lineup simulate`. */
+export const SIMULATE_OUTPUTS = ['text', 'json'] as const;
+/** Namespace given to a JobSet that names none. */
+export const DEFAULT_NAMESPACE = 'default';

@@ -1,0 +1,211 @@
+/**
+ * `lineup simulate`'s engine: the real planner against the simulated cluster, in virtual time.
+ * A deterministic discrete-event loop: cluster work (the Job controller, garbage collection,
+ * behaviour actions) and reconcile passes sit on one queue ordered by (time, phase, sequence),
+ * so the same inputs always give the same timeline, byte for byte.
+ */
+import { ConditionType } from '../constants.ts';
+import { LineupError, SimulationDivergedError } from '../errors.ts';
+import type { Condition, JobSet, ReplicatedJobStatus } from '../jobset/schema.ts';
+import { plan } from '../plan/planner.ts';
+import type { ActionKind, Observed, Plan, PlanOptions } from '../plan/types.ts';
+import type { StartupForm } from '../policy/types.ts';
+import { resolveBehaviour } from './behaviour.ts';
+import type { Behaviour } from './behaviour.ts';
+import { SimCluster } from './cluster.ts';
+import { DEFAULT_NAMESPACE, DeleteReason, MAX_PASSES_PER_INSTANT, MAX_RETRY_BACKOFF_MS, RETRY_BACKOFF_MS } from './constants.ts';
+import { EventQueue, Phase } from './queue.ts';
+import type { EventHandle } from './queue.ts';
+import type { TimelineEntry } from './timeline.ts';
+
+/** SimulateOptions: how long to run, how late the controller sees changes, which JobSets are Lineup's. */
+export interface SimulateOptions {
+  /** Virtual milliseconds after which the run stops (events at exactly `until` still happen). */
+  readonly until: number;
+  /** Virtual milliseconds between a change and the reconcile pass that sees it. */
+  readonly latency: number;
+  readonly planOptions: PlanOptions;
+  /**
+   * The planner to run. @default plan (lib/plan/planner.ts); another one is for tests of the
+   * loop itself (retries, divergence) and for comparing planners on the same cluster.
+   */
+  readonly planner?: ((observed: Observed, options: PlanOptions) => Plan) | undefined;
+}
+
+/** FinalState: the JobSet's status when the run stopped (DESIGN §4 `final`). */
+export interface FinalState {
+  readonly conditions: readonly Condition[];
+  readonly replicatedJobsStatus: readonly ReplicatedJobStatus[];
+  readonly restarts: number;
+  readonly terminalState: 'Completed' | 'Failed' | null;
+}
+
+/** SimulationReport: exactly the JSON DESIGN §4 specifies; other tools read it, keep it stable. */
+export interface SimulationReport {
+  /** `namespace/name`. */
+  readonly jobSet: string;
+  readonly timeline: readonly TimelineEntry[];
+  readonly final: FinalState;
+}
+
+/** PassError: an action the simulated API server refused; the pass stopped there and was retried. */
+export interface PassError {
+  readonly at: number;
+  readonly action: ActionKind;
+  readonly code: string | undefined;
+  readonly message: string;
+}
+
+/** SimulationCounters: how much work the controller did. */
+export interface SimulationCounters {
+  readonly passes: number;
+  /** Writes (resourceVersions) caused by the controller's actions; the cluster's own are not counted. */
+  readonly writes: number;
+  /** Actions carried out, by kind, in ActionKind name order. */
+  readonly actions: Readonly<Partial<Record<ActionKind, number>>>;
+  /** Actions refused (the passes they ended were retried). */
+  readonly errors: number;
+}
+
+/** Why the run stopped. */
+export type StopReason = 'quiescent' | 'until' | 'deleted';
+
+/** SimulationResult: the report plus what is not part of the JSON contract. */
+export interface SimulationResult extends SimulationReport {
+  readonly counters: SimulationCounters;
+  readonly errors: readonly PassError[];
+  /** Virtual time of the last event run (or `until` when the run was cut off). */
+  readonly endedAt: number;
+  readonly stoppedBy: StopReason;
+  /** The startup form the planner decided with (absent when it never got that far, e.g. rejected). */
+  readonly startupForm: StartupForm | undefined;
+}
+
+/** simulationReport: the DESIGN §4 JSON shape of a result, and nothing else. */
+export const simulationReport = (result: SimulationResult): SimulationReport => ({
+  jobSet: result.jobSet,
+  timeline: result.timeline,
+  final: result.final,
+});
+
+const terminalStateOf = (jobSet: JobSet | undefined): 'Completed' | 'Failed' | null => {
+  const status = jobSet?.status;
+  if (status?.terminalState === 'Completed' || status?.terminalState === 'Failed') return status.terminalState;
+  const conditions = status?.conditions ?? [];
+  if (conditions.some((c) => c.type === ConditionType.Completed && c.status === 'True')) return 'Completed';
+  if (conditions.some((c) => c.type === ConditionType.Failed && c.status === 'True')) return 'Failed';
+  return null;
+};
+
+/**
+ * simulate: run one JobSet through the real planner on a simulated cluster until nothing is
+ * left to happen or `until`. Every change to the JobSet, its Jobs or its Service schedules one
+ * reconcile pass `latency` later (coalesced: at most one pending); a pass observes, plans and
+ * applies the actions in order, stopping at the first refused one and retrying after a backoff
+ * (RETRY_BACKOFF_MS doubling to MAX_RETRY_BACKOFF_MS). Throws SimulationDivergedError when
+ * more than MAX_PASSES_PER_INSTANT passes run at one virtual instant.
+ *
+ * @example simulate(jobSet, EMPTY_BEHAVIOUR, { until: 86_400_000, latency: 0, planOptions: DEFAULT_PLAN_OPTIONS })
+ */
+export const simulate = (jobSet: JobSet, behaviour: Behaviour, options: SimulateOptions): SimulationResult => {
+  const namespace = jobSet.metadata.namespace ?? DEFAULT_NAMESPACE;
+  const name = jobSet.metadata.name ?? '';
+  const queue = new EventQueue();
+  const planner = options.planner ?? plan;
+
+  let pending: { at: number; handle: EventHandle } | undefined;
+  // The JobSet as last stored, so a run that ends with the JobSet deleted still reports its status.
+  let lastJobSet: JobSet | undefined;
+  const schedulePass = (at: number): void => {
+    if (pending && pending.at <= at) return;
+    if (pending) queue.cancel(pending.handle);
+    pending = { at, handle: queue.schedule(at, Phase.Reconcile, runPass) };
+  };
+
+  const cluster = new SimCluster({
+    queue,
+    timing: (job) => resolveBehaviour(behaviour, job),
+    onChange: (changedNamespace, changedName) => {
+      if (changedNamespace !== namespace || changedName !== name) return;
+      lastJobSet = cluster.getJobSet(namespace, name) ?? lastJobSet;
+      schedulePass(queue.now() + options.latency);
+    },
+  });
+
+  let passes = 0;
+  let controllerWrites = 0;
+  const actions = new Map<ActionKind, number>();
+  const errors: PassError[] = [];
+  let backoff = RETRY_BACKOFF_MS;
+  let instant = { at: -1, passes: 0 };
+  let startupForm: StartupForm | undefined;
+
+  function runPass(at: number): void {
+    pending = undefined;
+    passes += 1;
+    instant = instant.at === at ? { at, passes: instant.passes + 1 } : { at, passes: 1 };
+    const observed = cluster.observe(namespace, name, at);
+    if (!observed) return;
+    const decided = planner(observed, options.planOptions);
+    if (instant.passes > MAX_PASSES_PER_INSTANT) {
+      throw new SimulationDivergedError(
+        `jobset ${namespace}/${name} did not settle: more than ${MAX_PASSES_PER_INSTANT} reconcile passes at ${at}ms (last: ${decided.reason})`,
+      );
+    }
+    startupForm = decided.startup?.form ?? startupForm;
+    for (const action of decided.actions) {
+      const writesBefore = cluster.writes();
+      try {
+        cluster.apply(namespace, name, action, at);
+      } catch (error) {
+        // Only refusals the API server gives are part of the simulated world; anything else is a bug.
+        if (!(error instanceof LineupError)) throw error;
+        controllerWrites += cluster.writes() - writesBefore;
+        errors.push({ at, action: action.kind, code: error.code, message: error.message });
+        schedulePass(at + backoff);
+        backoff = Math.min(backoff * 2, MAX_RETRY_BACKOFF_MS);
+        return;
+      }
+      controllerWrites += cluster.writes() - writesBefore;
+      actions.set(action.kind, (actions.get(action.kind) ?? 0) + 1);
+    }
+    backoff = RETRY_BACKOFF_MS;
+    if (decided.requeueAfterMs !== undefined) schedulePass(at + Math.max(0, decided.requeueAfterMs));
+  }
+
+  cluster.createJobSet({ ...jobSet, metadata: { ...jobSet.metadata, namespace } }, 0);
+  for (const action of behaviour.actions) {
+    queue.schedule(action.at, Phase.Cluster, (at) => {
+      if (!cluster.getJobSet(namespace, name)) return;
+      if (action.kind === 'suspend') cluster.setJobSetSuspend(namespace, name, action.suspend, at);
+      else cluster.deleteJob(namespace, action.job, 'Background', at, DeleteReason.BehaviourAction);
+    });
+  }
+
+  // Run by hand rather than queue.runUntil so a quiescent run reports when its last event happened.
+  let endedAt = 0;
+  for (let next = queue.peekTime(); next !== undefined && next <= options.until; next = queue.peekTime()) {
+    queue.runNext();
+    endedAt = next;
+  }
+  const cutOff = queue.size() > 0;
+  if (cutOff) endedAt = options.until;
+  const finalJobSet = cluster.getJobSet(namespace, name);
+  const status = (finalJobSet ?? lastJobSet)?.status;
+  const counted = [...actions.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    jobSet: `${namespace}/${name}`,
+    timeline: [...cluster.timeline(namespace, name)],
+    final: {
+      conditions: status?.conditions ?? [],
+      replicatedJobsStatus: status?.replicatedJobsStatus ?? [],
+      restarts: status?.restarts ?? 0,
+      terminalState: terminalStateOf(finalJobSet ?? lastJobSet),
+    },
+    counters: { passes, writes: controllerWrites, actions: Object.fromEntries(counted), errors: errors.length },
+    errors,
+    endedAt,
+    stoppedBy: cutOff ? 'until' : finalJobSet ? 'quiescent' : 'deleted',
+    startupForm,
+  };
+};

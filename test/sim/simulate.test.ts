@@ -1,0 +1,313 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { loadJobSets } from '../../lib/jobset/load.ts';
+import type { JobSet } from '../../lib/jobset/schema.ts';
+import type { Observed, Plan, PlanOptions } from '../../lib/plan/types.ts';
+import { ErrorCode, SimulationDivergedError } from '../../lib/errors.ts';
+import { EMPTY_BEHAVIOUR, loadBehaviour } from '../../lib/sim/behaviour.ts';
+import { DeleteReason } from '../../lib/sim/constants.ts';
+import { simulate, simulationReport } from '../../lib/sim/simulate.ts';
+import type { SimulationResult } from '../../lib/sim/simulate.ts';
+import type { TimelineEntry } from '../../lib/sim/timeline.ts';
+import { makeJobSet } from '../builders.ts';
+
+const EXAMPLES_DIR = fileURLToPath(new URL('../../../shared/reference/examples/', import.meta.url));
+// The upstream examples name no manager; a simulated cluster has no upstream controller to take them.
+const PLAN_OPTIONS: PlanOptions = { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: true };
+const DAY = 86_400_000;
+
+/** example: a JobSet from shared/reference/examples; fails loudly when shared/ is not where it should be. */
+const example = (file: string): JobSet => {
+  const path = `${EXAMPLES_DIR}${file}`;
+  assert.ok(existsSync(path), `shared example ${path} is missing: is /work/shared next to the repository?`);
+  const { documents } = loadJobSets(readFileSync(path, 'utf8'), path);
+  const [doc] = documents;
+  assert.ok(doc?.outcome === 'loaded', `${file} does not load as a JobSet`);
+  return doc.jobSet;
+};
+
+const run = (jobSet: JobSet, behaviourYaml = '', options: { until?: number; latency?: number } = {}): SimulationResult =>
+  simulate(jobSet, behaviourYaml === '' ? EMPTY_BEHAVIOUR : loadBehaviour(behaviourYaml, 'test-behaviour.yaml'), {
+    until: options.until ?? DAY,
+    latency: options.latency ?? 0,
+    planOptions: PLAN_OPTIONS,
+  });
+
+/** starts: entries where a Job of `rjob` began to run (created unsuspended, or resumed), from `since` on. */
+const starts = (timeline: readonly TimelineEntry[], rjob: string, since = 0): TimelineEntry[] =>
+  timeline.filter((e) => e.at >= since && e.replicatedJob === rjob && (e.type === 'JobResumed' || (e.type === 'JobCreated' && e.suspended === false)));
+
+/**
+ * reachedAt: when every Job of `rjob` had become Ready (JobReady or JobSucceeded) or Complete
+ * (JobSucceeded), looking only at entries from `since` on; undefined if some never did.
+ */
+const reachedAt = (timeline: readonly TimelineEntry[], rjob: string, status: 'Ready' | 'Complete', since = 0): number | undefined => {
+  const names = new Set(timeline.filter((e) => e.type === 'JobCreated' && e.replicatedJob === rjob).map((e) => e.job));
+  let latest = 0;
+  for (const name of names) {
+    const reached = timeline.find(
+      (e) => e.at >= since && e.job === name && (e.type === 'JobSucceeded' || (status === 'Ready' && e.type === 'JobReady')),
+    );
+    if (!reached) return undefined;
+    latest = Math.max(latest, reached.at);
+  }
+  return latest;
+};
+
+/** assertOrder: no Job of `later` started (from `since` on) before every Job of `earlier` reached `status`. */
+const assertOrder = (timeline: readonly TimelineEntry[], later: string, earlier: string, status: 'Ready' | 'Complete', since = 0): void => {
+  const opened = reachedAt(timeline, earlier, status, since);
+  assert.ok(opened !== undefined, `${earlier} never became ${status}`);
+  const laterStarts = starts(timeline, later, since);
+  assert.ok(laterStarts.length > 0, `${later} never started`);
+  for (const entry of laterStarts) {
+    assert.ok(entry.at >= opened, `${entry.job} started at ${entry.at}ms, before ${earlier} was ${status} at ${opened}ms`);
+  }
+};
+
+const createdPerName = (timeline: readonly TimelineEntry[]): Map<string, number> => {
+  const counts = new Map<string, number>();
+  for (const entry of timeline) if (entry.type === 'JobCreated' && entry.job) counts.set(entry.job, (counts.get(entry.job) ?? 0) + 1);
+  return counts;
+};
+
+const SUSPEND_AT_4S_RESUME_AT_9S = `
+default: {readyAfter: 2s}
+actions:
+  - {at: 4s, suspend: true}
+  - {at: 9s, suspend: false}
+`;
+
+describe('sim/simulate', () => {
+  it('gives byte-identical JSON for the same inputs', () => {
+    const first = JSON.stringify(simulationReport(run(example('story2-messagequeue-driver-worker.yaml'), SUSPEND_AT_4S_RESUME_AT_9S)));
+    const second = JSON.stringify(simulationReport(run(example('story2-messagequeue-driver-worker.yaml'), SUSPEND_AT_4S_RESUME_AT_9S)));
+    assert.equal(first, second);
+  });
+
+  it('story 2: starts the message queue, then the drivers once it is ready, then the workers once the drivers are ready', () => {
+    // Prepare: different start-up times per step so the order is not an accident of equal timers.
+    const behaviour = 'replicatedJobs: {messagequeue: {readyAfter: 3s}, driver: {readyAfter: 5s}, worker: {readyAfter: 1s}}';
+    // Act
+    const result = run(example('story2-messagequeue-driver-worker.yaml'), behaviour);
+    // Assess
+    assertOrder(result.timeline, 'driver', 'messagequeue', 'Ready');
+    assertOrder(result.timeline, 'worker', 'driver', 'Ready');
+    assert.deepEqual(
+      result.timeline.filter((e) => e.type === 'JobResumed').map((e) => `${e.at} ${e.job}`),
+      [
+        '3000 messagequeue-driver-worker-driver-0',
+        '3000 messagequeue-driver-worker-driver-1',
+        '8000 messagequeue-driver-worker-worker-0',
+        '8000 messagequeue-driver-worker-worker-1',
+      ],
+    );
+    assert.equal(result.final.terminalState, 'Completed');
+  });
+
+  describe('every shared example completes, each replicatedJob starting only when its turn has come', () => {
+    const expectations: Record<string, readonly [later: string, earlier: string, status: 'Ready' | 'Complete'][]> = {
+      'depends-on.yaml': [
+        ['launcher', 'initializer', 'Complete'],
+        ['worker', 'launcher', 'Ready'],
+      ],
+      'multiple-depends-on.yaml': [
+        ['worker', 'dataset-initializer', 'Complete'],
+        ['worker', 'model-initializer', 'Complete'],
+      ],
+      'seed-draft-rules.yaml': [
+        ['driver', 'dataset', 'Complete'],
+        ['workers', 'driver', 'Ready'],
+      ],
+      'seed-per-job-dependency.yaml': [['workers', 'driver', 'Ready']],
+      'startup-driver-ready.yaml': [['workers', 'driver', 'Ready']],
+      'story1-driver-ready-worker-start.yaml': [['workers', 'driver', 'Ready']],
+      'story2-messagequeue-driver-worker.yaml': [
+        ['driver', 'messagequeue', 'Ready'],
+        ['worker', 'driver', 'Ready'],
+      ],
+    };
+    const files = existsSync(EXAMPLES_DIR) ? readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.yaml')).sort() : [];
+
+    it('has an expectation for every example file (a new example needs a row here)', () => {
+      assert.ok(files.length > 0, `no examples found in ${EXAMPLES_DIR}`);
+      assert.deepEqual(files, Object.keys(expectations).sort());
+    });
+
+    for (const [file, order] of Object.entries(expectations)) {
+      it(`${file} completes in order`, () => {
+        const result = run(example(file));
+        assert.equal(result.final.terminalState, 'Completed', `${file}: ${JSON.stringify(result.final.conditions)}`);
+        assert.deepEqual(result.errors, []);
+        for (const [later, earlier, status] of order) assertOrder(result.timeline, later, earlier, status);
+      });
+    }
+  });
+
+  it('suspends the running Jobs at 4s and, resumed at 9s, starts them again in order', () => {
+    // Act
+    const result = run(example('story2-messagequeue-driver-worker.yaml'), SUSPEND_AT_4S_RESUME_AT_9S);
+    const { timeline } = result;
+    // Assess: what ran at 4s was suspended, nothing ran while suspended.
+    assert.deepEqual(
+      timeline.filter((e) => e.type === 'JobSuspended').map((e) => `${e.at} ${e.job}`),
+      ['4000 messagequeue-driver-worker-messagequeue-0', '4000 messagequeue-driver-worker-driver-0', '4000 messagequeue-driver-worker-driver-1'],
+    );
+    assert.deepEqual(timeline.filter((e) => e.at > 4_000 && e.at < 9_000 && e.type.startsWith('Job')), []);
+    // ...and from 9s the sequence runs again from the first step.
+    const afterResume = starts(timeline, 'messagequeue', 9_000);
+    assert.equal(afterResume[0]?.at, 9_000);
+    assertOrder(timeline, 'driver', 'messagequeue', 'Ready', 9_000);
+    assertOrder(timeline, 'worker', 'driver', 'Ready', 9_000);
+    assert.equal(result.final.terminalState, 'Completed');
+  });
+
+  it('re-runs the sequence from the first replicatedJob after a failure, within failurePolicy.maxRestarts', () => {
+    // Prepare: b-1 fails 5s after every start, so the one restart allowed is used and the second failure is final.
+    const jobSet = makeJobSet('fl').inOrder().replicatedJob('a', 1).replicatedJob('b', 2).spec({ failurePolicy: { maxRestarts: 1 } }).obj();
+    // Act
+    const result = run(jobSet, 'jobs: {fl-b-1: {failAfter: 5s}}');
+    // Assess
+    const { timeline } = result;
+    const restartAt = timeline.find((e) => e.type === 'ConditionChanged' && e.condition?.type === 'RestartingJobSet' && e.condition.status === 'True')?.at;
+    assert.ok(restartAt !== undefined, 'the JobSet never restarted');
+    const firstStartAfter = timeline.find((e) => e.at >= restartAt && (e.type === 'JobResumed' || (e.type === 'JobCreated' && e.suspended === false)));
+    assert.equal(firstStartAfter?.replicatedJob, 'a');
+    assertOrder(timeline, 'b', 'a', 'Ready', restartAt);
+    assert.deepEqual(Object.fromEntries(createdPerName(timeline)), { 'fl-a-0': 2, 'fl-b-0': 2, 'fl-b-1': 2 });
+    assert.equal(result.final.restarts, 1);
+    assert.equal(result.final.terminalState, 'Failed');
+    assert.equal(result.final.conditions.find((c) => c.type === 'Failed')?.reason, 'ReachedMaxRestarts');
+  });
+
+  it('does not re-create or re-run a Job that its ttlSecondsAfterFinished: 0 deleted after success', () => {
+    // Prepare
+    const jobSet = makeJobSet('ttl').inOrder().replicatedJob('init', 1, { jobSpec: { ttlSecondsAfterFinished: 0 } }).replicatedJob('main', 2).obj();
+    // Act
+    const result = run(jobSet, 'replicatedJobs: {init: {readyAfter: 5s, succeedAfter: 5s}, main: {succeedAfter: 20s}}');
+    // Assess
+    const { timeline } = result;
+    const deleted = timeline.find((e) => e.type === 'JobDeleted' && e.job === 'ttl-init-0');
+    assert.equal(deleted?.message, DeleteReason.TtlAfterFinished);
+    assert.deepEqual(Object.fromEntries(createdPerName(timeline)), { 'ttl-init-0': 1, 'ttl-main-0': 1, 'ttl-main-1': 1 });
+    assert.deepEqual(starts(timeline, 'init', deleted.at), []);
+    assertOrder(timeline, 'main', 'init', 'Ready');
+    assert.equal(result.final.terminalState, 'Completed');
+    assert.equal(result.final.replicatedJobsStatus.find((s) => s.name === 'init')?.succeeded, 1);
+  });
+
+  it('deletes the JobSet and its Jobs ttlSecondsAfterFinished after it completed, and reports its last status', () => {
+    const jobSet = makeJobSet('short').replicatedJob('a', 2).spec({ ttlSecondsAfterFinished: 5 }).obj();
+    const result = run(jobSet, 'default: {succeedAfter: 10s}');
+    const completedAt = result.timeline.find((e) => e.condition?.type === 'Completed')?.at;
+    assert.equal(completedAt, 10_000);
+    assert.deepEqual(
+      result.timeline.filter((e) => e.type === 'JobDeleted').map((e) => `${e.at} ${e.job} ${e.message}`),
+      [`15000 short-a-0 ${DeleteReason.OwnerDeleted}`, `15000 short-a-1 ${DeleteReason.OwnerDeleted}`],
+    );
+    assert.equal(result.stoppedBy, 'deleted');
+    assert.equal(result.final.terminalState, 'Completed');
+  });
+
+  it('stops at --until, leaving the JobSet unfinished', () => {
+    const result = run(example('story2-messagequeue-driver-worker.yaml'), '', { until: 10_000 });
+    assert.equal(result.stoppedBy, 'until');
+    assert.equal(result.endedAt, 10_000);
+    assert.equal(result.final.terminalState, null);
+    assert.ok(result.timeline.every((e) => e.at <= 10_000));
+  });
+
+  it('runs each pass `latency` after the change it reacts to', () => {
+    const result = run(example('story1-driver-ready-worker-start.yaml'), 'default: {readyAfter: 2s}', { latency: 300 });
+    const driverReady = reachedAt(result.timeline, 'driver', 'Ready');
+    const workersStart = starts(result.timeline, 'workers')[0]?.at;
+    assert.equal(driverReady, 2_300);
+    assert.equal(workersStart, 2_600);
+  });
+
+  it('re-creates a running Job deleted from outside, as upstream does', () => {
+    const result = run(example('story2-messagequeue-driver-worker.yaml'), 'actions: [{at: 12s, deleteJob: messagequeue-driver-worker-worker-0}]');
+    const events = result.timeline.filter((e) => e.job === 'messagequeue-driver-worker-worker-0').map((e) => `${e.at} ${e.type}`);
+    assert.deepEqual(events.slice(-5), ['3000 JobReady', '12000 JobDeleted', '12000 JobCreated', '13000 JobReady', '42000 JobSucceeded']);
+    assert.equal(result.final.terminalState, 'Completed');
+  });
+
+  it('rejects an invalid JobSet: a Rejected entry, and no Job created', () => {
+    const jobSet = makeJobSet('bad').replicatedJob('a', 1, { dependsOn: [{ name: 'b', status: 'Ready' }] }).replicatedJob('b', 1).obj();
+    const result = run(jobSet);
+    const rejected = result.timeline.find((e) => e.type === 'Rejected');
+    assert.ok(rejected?.message);
+    assert.deepEqual(result.timeline.filter((e) => e.type === 'JobCreated'), []);
+    assert.equal(result.final.terminalState, null);
+  });
+
+  it('counts passes, writes and actions by kind', () => {
+    const result = run(example('story2-messagequeue-driver-worker.yaml'));
+    assert.ok(result.counters.passes > 0);
+    assert.equal(result.counters.actions.CreateJob, 5);
+    assert.equal(result.counters.actions.ResumeJob, 4);
+    assert.ok(result.counters.writes >= Object.values(result.counters.actions).reduce((a, b) => a + b, 0));
+    assert.equal(result.counters.errors, 0);
+  });
+
+  describe('the reconcile loop (with a scripted planner, so only the loop is under test)', () => {
+    const jobSet = makeJobSet('loop').replicatedJob('a', 1).obj();
+    const planOf = (observed: Observed, actions: Plan['actions'], requeueAfterMs?: number): Plan => ({
+      namespace: 'default',
+      name: 'loop',
+      uid: observed.jobSet.metadata.uid,
+      actions,
+      requeueAfterMs,
+      reason: 'scripted',
+    });
+
+    it('retries a pass whose action was refused after 1s, 2s, 4s… and resets the wait after a good pass', () => {
+      // Prepare: a planner that updates the status from a resourceVersion that is always stale, five times.
+      const seen: number[] = [];
+      let refusals = 0;
+      const planner = (observed: Observed): Plan => {
+        seen.push(observed.now - Date.UTC(2026, 0, 1));
+        if (refusals >= 5) return planOf(observed, []);
+        refusals += 1;
+        return planOf(observed, [{ kind: 'UpdateJobSetStatus', resourceVersion: 'stale', status: { restarts: 0 } }]);
+      };
+      // Act
+      const result = simulate(jobSet, EMPTY_BEHAVIOUR, { until: DAY, latency: 0, planOptions: PLAN_OPTIONS, planner });
+      // Assess
+      assert.deepEqual(seen, [0, 1_000, 3_000, 7_000, 15_000, 31_000]);
+      assert.equal(result.errors.length, 5);
+      assert.ok(result.errors.every((e) => e.code === ErrorCode.STALE_RESOURCE_VERSION && e.action === 'UpdateJobSetStatus'));
+      assert.equal(result.stoppedBy, 'quiescent');
+    });
+
+    it('declares a run diverged when passes never stop at one instant', () => {
+      let n = 0;
+      const planner = (observed: Observed): Plan => planOf(observed, [{ kind: 'PatchJobSetAnnotations', resourceVersion: undefined, annotations: { n: String((n += 1)) } }]);
+      assert.throws(
+        () => simulate(jobSet, EMPTY_BEHAVIOUR, { until: DAY, latency: 0, planOptions: PLAN_OPTIONS, planner }),
+        SimulationDivergedError,
+      );
+    });
+
+    it('comes back after requeueAfterMs even when nothing changed, and coalesces changes into one pass', () => {
+      const seen: number[] = [];
+      const planner = (observed: Observed): Plan => {
+        const at = observed.now - Date.UTC(2026, 0, 1);
+        seen.push(at);
+        // Two writes in the first pass: one pass follows, not two.
+        if (at === 0 && seen.length === 1) {
+          return planOf(observed, [
+            { kind: 'PatchJobSetAnnotations', resourceVersion: undefined, annotations: { a: '1' } },
+            { kind: 'PatchJobSetAnnotations', resourceVersion: undefined, annotations: { b: '2' } },
+          ]);
+        }
+        return planOf(observed, [], at < 5_000 ? 5_000 - at : undefined);
+      };
+      simulate(jobSet, EMPTY_BEHAVIOUR, { until: DAY, latency: 0, planOptions: PLAN_OPTIONS, planner });
+      assert.deepEqual(seen, [0, 0, 5_000]);
+    });
+  });
+});
