@@ -338,3 +338,9 @@ export const ValidateOutput = {
   /** Names a document without metadata.name in a file of several. */
   unnamedDocument: (document: number, line: number | undefined): string => `document ${document} (line ${line ?? '?'})`,
 } as const;
+
+/**
+ * Most child Jobs the finished-jobs record may list. A hand-edited range beyond it is a
+ * malformed record, not a reason to expand billions of indices on every pass.
+ */
+export const MAX_RECORDED_JOBS = 1_000_000;

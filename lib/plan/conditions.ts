@@ -14,8 +14,11 @@ export interface DesiredCondition {
   readonly message: string;
 }
 
-/** What setCondition changed. */
-export type ConditionChange = 'none' | 'added' | 'status' | 'text';
+/**
+ * What setCondition changed: the desired condition was added, its status or its text changed,
+ * or only the other startup condition was flipped (upstream updateCondition reports that too).
+ */
+export type ConditionChange = 'none' | 'added' | 'status' | 'text' | 'exclusive';
 
 const exclusivePair = new Set<string>([ConditionType.StartupPolicyInProgress, ConditionType.StartupPolicyCompleted]);
 
@@ -33,6 +36,7 @@ export const setCondition = (
 ): { conditions: Condition[]; change: ConditionChange } => {
   const at = rfc3339Seconds(now);
   let change: ConditionChange = 'none';
+  let flipped = false;
   let found = false;
   const next = conditions.map((existing): Condition => {
     if (existing.type === desired.type) {
@@ -55,6 +59,7 @@ export const setCondition = (
       existing.status === 'True' &&
       desired.status === 'True'
     ) {
+      flipped = true;
       return { ...existing, status: 'False' };
     }
     return existing;
@@ -65,6 +70,7 @@ export const setCondition = (
     next.push({ ...desired, lastTransitionTime: at });
     change = 'added';
   }
+  if (change === 'none' && flipped) change = 'exclusive';
   return { conditions: next, change };
 };
 

@@ -70,12 +70,19 @@ const jobSetKeys = (jobSet: JobSet, rjob: ReplicatedJob, index: number, name: st
   return keys;
 };
 
-/** exclusivePlacementAnnotations: copied from the JobSet, overridden by the replicatedJob template (annotation only). */
+/**
+ * exclusivePlacementAnnotations: upstream labelAndAnnotateObject copies the exclusive-topology
+ * annotation from the JobSet, then from the replicatedJob template (which wins); the
+ * node-selector strategy annotation travels only with the topology annotation of the same level.
+ */
 const exclusivePlacementAnnotations = (jobSet: JobSet, rjob: ReplicatedJob): Record<string, string> => {
   const result: Record<string, string> = {};
-  for (const key of [ExclusivePlacement.TopologyAnnotation, ExclusivePlacement.NodeSelectorStrategyAnnotation]) {
-    const value = rjob.template.metadata?.annotations?.[key] ?? jobSet.metadata.annotations?.[key];
-    if (value !== undefined) result[key] = value;
+  for (const source of [jobSet.metadata.annotations, rjob.template.metadata?.annotations]) {
+    const topology = source?.[ExclusivePlacement.TopologyAnnotation];
+    if (topology === undefined) continue;
+    result[ExclusivePlacement.TopologyAnnotation] = topology;
+    const strategy = source?.[ExclusivePlacement.NodeSelectorStrategyAnnotation];
+    if (strategy !== undefined) result[ExclusivePlacement.NodeSelectorStrategyAnnotation] = strategy;
   }
   return result;
 };
@@ -88,7 +95,10 @@ const exclusivePlacementAnnotations = (jobSet: JobSet, rjob: ReplicatedJob): Rec
 export const constructJob = (jobSet: JobSet, rjob: ReplicatedJob, index: number, suspend: boolean, layout: ReplicaLayout): Job => {
   const name = jobName(jobSet.metadata.name ?? '', rjob.name, index);
   const keys = jobSetKeys(jobSet, rjob, index, name, layout);
-  const annotations = { ...rjob.template.metadata?.annotations, ...exclusivePlacementAnnotations(jobSet, rjob), ...keys };
+  const exclusive = exclusivePlacementAnnotations(jobSet, rjob);
+  // Job and pod template each keep their own annotations, then get the same key set (upstream
+  // labels and annotates both objects with labelAndAnnotateObject).
+  const annotations = { ...rjob.template.metadata?.annotations, ...keys, ...exclusive };
   const spec = structuredClone(rjob.template.spec);
   const podSpec = { ...spec.template.spec };
   if (dnsHostnamesEnabled(jobSet)) podSpec.subdomain = subdomainOf(jobSet);
@@ -105,7 +115,7 @@ export const constructJob = (jobSet: JobSet, rjob: ReplicatedJob, index: number,
     metadata: {
       ...podMetadata,
       labels: { ...podMetadata?.labels, ...keys },
-      annotations: { ...podMetadata?.annotations, ...annotations },
+      annotations: { ...podMetadata?.annotations, ...keys, ...exclusive },
     },
     spec: podSpec,
   };

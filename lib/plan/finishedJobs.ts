@@ -6,6 +6,7 @@
  * ranges ("0-49,51") so a 1,000-replica replicatedJob fits comfortably in an annotation.
  */
 import { z } from 'zod';
+import { MAX_RECORDED_JOBS } from '../constants.ts';
 
 /** FinishedJobsRecord: Job indices per replicatedJob that finished in one restart attempt. */
 export interface FinishedJobsRecord {
@@ -36,8 +37,8 @@ export const formatRanges = (indices: ReadonlySet<number>): string => {
   return parts.join(',');
 };
 
-/** parseRanges: "0-3,5" back to indices; undefined when malformed. */
-export const parseRanges = (text: string): Set<number> | undefined => {
+/** parseRanges: "0-3,5" back to indices; undefined when malformed or longer than `limit`. */
+export const parseRanges = (text: string, limit = MAX_RECORDED_JOBS): Set<number> | undefined => {
   const indices = new Set<number>();
   if (text === '') return indices;
   for (const part of text.split(',')) {
@@ -45,7 +46,7 @@ export const parseRanges = (text: string): Set<number> | undefined => {
     if (!match) return undefined;
     const from = Number(match[1]);
     const to = match[2] === undefined ? from : Number(match[2]);
-    if (to < from) return undefined;
+    if (to < from || indices.size + (to - from + 1) > limit) return undefined;
     for (let index = from; index <= to; index += 1) indices.add(index);
   }
   return indices;
@@ -70,11 +71,13 @@ export const parseRecord = (
   const parsed = RecordSchema.safeParse(raw);
   if (!parsed.success) return { record: emptyRecord(restartAttempt), problem: `finished-jobs annotation is malformed: ${parsed.error.message}` };
   if (parsed.data.restartAttempt !== restartAttempt) return { record: emptyRecord(restartAttempt) };
+  let budget = MAX_RECORDED_JOBS;
   const toMap = (byName: Record<string, string>): Map<string, Set<number>> | undefined => {
     const map = new Map<string, Set<number>>();
     for (const [name, ranges] of Object.entries(byName)) {
-      const indices = parseRanges(ranges);
+      const indices = parseRanges(ranges, budget);
       if (!indices) return undefined;
+      budget -= indices.size;
       map.set(name, indices);
     }
     return map;

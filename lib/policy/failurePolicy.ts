@@ -59,6 +59,8 @@ export const ruleMatchesJob = (rule: FailurePolicyRule, job: FailedJobRef): bool
   const reasons = rule.onJobFailureReasons ?? [];
   const patterns = rule.onJobFailureMessagePatterns ?? [];
   const targets = rule.targetReplicatedJobs ?? [];
+  // upstream ruleIsApplicable: a Job that does not say which replicatedJob it belongs to matches no rule.
+  if (job.replicatedJob === '') return false;
   if (reasons.length > 0 && !reasons.includes(job.reason ?? '')) return false;
   if (patterns.length > 0 && !patterns.some((pattern) => matchesPattern(pattern, job.message ?? ''))) return false;
   if (targets.length > 0 && !targets.includes(job.replicatedJob)) return false;
