@@ -5,6 +5,11 @@ export const ErrorCode = {
   STALE_RESOURCE_VERSION: 'STALE_RESOURCE_VERSION',
   NOT_FOUND: 'NOT_FOUND',
   SIMULATION_DIVERGED: 'SIMULATION_DIVERGED',
+  ALREADY_EXISTS: 'ALREADY_EXISTS',
+  FORBIDDEN: 'FORBIDDEN',
+  UNAVAILABLE: 'UNAVAILABLE',
+  WATCH_EXPIRED: 'WATCH_EXPIRED',
+  UNKNOWN_CLUSTER: 'UNKNOWN_CLUSTER',
 } as const;
 export type ErrorCodeName = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -60,5 +65,40 @@ export class NotFoundError extends LineupError {
 export class SimulationDivergedError extends LineupError {
   constructor(message: string, options?: ErrorOptions) {
     super(ErrorCode.SIMULATION_DIVERGED, message, options);
+  }
+}
+
+/** AlreadyExistsError: a create found an object of that name (HTTP 409 AlreadyExists). */
+export class AlreadyExistsError extends LineupError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.ALREADY_EXISTS, message, options);
+  }
+}
+
+/** ForbiddenError: the server refused the caller (HTTP 401/403); retrying will not help. */
+export class ForbiddenError extends LineupError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.FORBIDDEN, message, options);
+  }
+}
+
+/** UnavailableError: the server kept answering 429/5xx (or not at all) through every retry. */
+export class UnavailableError extends LineupError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.UNAVAILABLE, message, options);
+  }
+}
+
+/** WatchExpiredError: the watch's resourceVersion is too old (HTTP 410 Gone); re-list. */
+export class WatchExpiredError extends LineupError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.WATCH_EXPIRED, message, options);
+  }
+}
+
+/** UnknownClusterError: an event names a cluster the registry does not know, or not its own source. */
+export class UnknownClusterError extends LineupError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.UNKNOWN_CLUSTER, message, options);
   }
 }

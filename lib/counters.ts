@@ -1,0 +1,60 @@
+/**
+ * Operation counters every host prints (Kubernetes requests by verb, events put and dropped,
+ * passes, invocations, DynamoDB operations); benchmarks and the cost model read them.
+ * Names are dotted: `k8s.get`, `k8s.patch`, `events.put`, `events.dropped`, `dynamodb.UpdateItem`.
+ */
+
+/** Counter names used across the pipeline, so producers and readers agree. */
+export const CounterName = {
+  /** Kubernetes API requests, suffixed by verb: k8s.get, k8s.list, k8s.watch, k8s.create, k8s.patch, k8s.update, k8s.delete. */
+  KubePrefix: 'k8s.',
+  /** Kubernetes requests retried after 429/5xx. */
+  KubeRetries: 'k8s.retries',
+  /** Raw watch events the forwarder received. */
+  WatchEvents: 'forwarder.watchEvents',
+  /** Watch events dropped because nothing decision-relevant changed. */
+  EventsDropped: 'forwarder.dropped',
+  /** Entries sent to the bus (each entry once, retries not counted). */
+  EventsPut: 'events.put',
+  /** PutEvents calls. */
+  PutEventsCalls: 'events.putCalls',
+  /** Entries retried after a failed put. */
+  EventsRetried: 'events.retried',
+  /** Re-lists after 410 Gone. */
+  Relists: 'forwarder.relists',
+  /** Reconciler invocations (one per event handled). */
+  Invocations: 'reconciler.invocations',
+  /** Reconcile passes (observe → plan → execute). */
+  Passes: 'reconciler.passes',
+  /** Events handed to the lease holder (lease held elsewhere). */
+  Deferred: 'reconciler.deferred',
+  /** DynamoDB requests, suffixed by operation: dynamodb.UpdateItem, dynamodb.GetItem, … */
+  DynamoPrefix: 'dynamodb.',
+} as const;
+
+/** Counters: named monotonic counts. */
+export class Counters {
+  private readonly counts = new Map<string, number>();
+
+  /** add: count `by` more of `name`. */
+  add(name: string, by = 1): void {
+    this.counts.set(name, (this.counts.get(name) ?? 0) + by);
+  }
+
+  /** get: the count of `name` (0 when never counted). */
+  get(name: string): number {
+    return this.counts.get(name) ?? 0;
+  }
+
+  /** sumPrefix: the total of every counter whose name starts with `prefix`. */
+  sumPrefix(prefix: string): number {
+    let total = 0;
+    for (const [name, count] of this.counts) if (name.startsWith(prefix)) total += count;
+    return total;
+  }
+
+  /** snapshot: every counter, names sorted. */
+  snapshot(): Record<string, number> {
+    return Object.fromEntries([...this.counts.entries()].sort(([a], [b]) => a.localeCompare(b)));
+  }
+}

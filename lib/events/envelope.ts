@@ -1,0 +1,52 @@
+/**
+ * The EventBridge envelope of a Lineup event. Powertools' EventBridge envelope would hand over
+ * only `detail` and lose `replay-name`, so the schema extends EventBridgeSchema instead.
+ */
+import { EventBridgeSchema } from '@aws-lambda-powertools/parser/schemas/eventbridge';
+import { z } from 'zod';
+import { DETAIL_TYPES, LineupEventDetailSchema, MAX_EVENT_BYTES, type LineupEvent } from './schema.ts';
+import { LineupError, ErrorCode } from '../errors.ts';
+
+/** LineupEventBridgeSchema: a whole EventBridge event carrying a Lineup detail. */
+export const LineupEventBridgeSchema = EventBridgeSchema.extend({
+  'detail-type': z.enum(DETAIL_TYPES),
+  detail: LineupEventDetailSchema,
+});
+export type LineupEventBridgeEvent = z.infer<typeof LineupEventBridgeSchema>;
+
+/** EventTooLargeError: an event over EventBridge's 1 MB entry limit (never cut silently). */
+export class EventTooLargeError extends LineupError {
+  readonly bytes: number;
+  constructor(bytes: number, what: string) {
+    super(ErrorCode.INVALID_INPUT, `event for ${what} is ${bytes} bytes, over the ${MAX_EVENT_BYTES}-byte EventBridge limit`);
+    this.bytes = bytes;
+  }
+}
+
+/** PutEventsEntry: the shape PutEvents takes for one entry. */
+export interface PutEventsEntry {
+  readonly Source: string;
+  readonly DetailType: string;
+  readonly Detail: string;
+  readonly EventBusName?: string | undefined;
+}
+
+/**
+ * entrySize: EventBridge's size of an entry — UTF-8 bytes of Source, DetailType, Detail,
+ * EventBusName (and Time, Resources, which Lineup does not send).
+ */
+export const entrySize = (entry: PutEventsEntry): number =>
+  Buffer.byteLength(entry.Source) + Buffer.byteLength(entry.DetailType) + Buffer.byteLength(entry.Detail) + Buffer.byteLength(entry.EventBusName ?? '');
+
+/** toPutEventsEntry: a Lineup event as a PutEvents entry; throws EventTooLargeError above 1 MB. */
+export const toPutEventsEntry = (event: LineupEvent, eventBusName?: string): PutEventsEntry => {
+  const entry: PutEventsEntry = {
+    Source: event.source,
+    DetailType: event.detailType,
+    Detail: JSON.stringify(LineupEventDetailSchema.parse(event.detail)),
+    EventBusName: eventBusName,
+  };
+  const bytes = entrySize(entry);
+  if (bytes > MAX_EVENT_BYTES) throw new EventTooLargeError(bytes, `${event.detail.kind} ${event.detail.namespace}/${event.detail.name}`);
+  return entry;
+};

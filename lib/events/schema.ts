@@ -1,0 +1,88 @@
+/**
+ * The one event Lineup sends through EventBridge (DESIGN §4 Events), validated by the same zod
+ * schema in the forwarder that produces it and the reconciler that consumes it. An event is a
+ * hint — "JobSet X in cluster C may have changed" — never the input of a decision.
+ */
+import { z } from 'zod';
+
+/** detail-type values. */
+export const DetailType = {
+  /** A JobSet Lineup manages changed in a way a decision depends on (or was deleted). */
+  JobSetChanged: 'JobSet Changed',
+  /** A child Job changed in a way a decision depends on (or was deleted). */
+  JobChanged: 'Job Changed',
+  /** Periodic or post-410 re-list: reconcile this JobSet whatever happened. */
+  JobSetSync: 'JobSet Sync',
+} as const;
+export type DetailTypeName = (typeof DetailType)[keyof typeof DetailType];
+export const DETAIL_TYPES = Object.values(DetailType) as [DetailTypeName, ...DetailTypeName[]];
+
+/** Prefix of every event source; the full source is `lineup.<clusterId>`. */
+export const EVENT_SOURCE_PREFIX = 'lineup.';
+
+/** Cluster ids: what may follow the source prefix (also used in IAM conditions and DynamoDB keys). */
+export const CLUSTER_ID_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** eventSource: the EventBridge source of a cluster's events. */
+export const eventSource = (clusterId: string): string => `${EVENT_SOURCE_PREFIX}${clusterId}`;
+
+/** clusterOfSource: the cluster id a source names, or undefined when it is not Lineup's. */
+export const clusterOfSource = (source: string): string | undefined =>
+  source.startsWith(EVENT_SOURCE_PREFIX) ? source.slice(EVENT_SOURCE_PREFIX.length) : undefined;
+
+/** Largest EventBridge entry (the whole PutEvents entry counts); larger events are an error, never cut. */
+export const MAX_EVENT_BYTES = 1024 * 1024;
+
+/** The slim condition kept in events: enough to see a transition. */
+const SlimConditionSchema = z.object({ type: z.string(), status: z.string(), reason: z.string().optional() });
+
+/** Slim JobSet: what its decisions depend on — suspend, manager, deletion, status summary. */
+export const SlimJobSetSchema = z.object({
+  kind: z.literal('JobSet'),
+  generation: z.number().int().optional(),
+  deleting: z.boolean(),
+  suspend: z.boolean(),
+  managedBy: z.string().optional(),
+  restarts: z.number().int(),
+  terminalState: z.string().optional(),
+  conditions: z.array(SlimConditionSchema),
+});
+
+/** Slim Job: the counters and flags gating and the policies read. */
+export const SlimJobSchema = z.object({
+  kind: z.literal('Job'),
+  replicatedJob: z.string().optional(),
+  restartAttempt: z.string().optional(),
+  deleting: z.boolean(),
+  suspend: z.boolean(),
+  active: z.number().int(),
+  ready: z.number().int(),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  finalizers: z.number().int(),
+  conditions: z.array(SlimConditionSchema),
+});
+
+/** The `detail` of every Lineup event. */
+export const LineupEventDetailSchema = z.object({
+  cluster: z.string().regex(CLUSTER_ID_PATTERN, 'cluster id must be a DNS label'),
+  namespace: z.string().min(1),
+  jobSet: z.string().min(1),
+  kind: z.enum(['JobSet', 'Job']),
+  name: z.string().min(1),
+  uid: z.string(),
+  resourceVersion: z.string(),
+  watchType: z.enum(['ADDED', 'MODIFIED', 'DELETED', 'SYNC']),
+  observed: z.discriminatedUnion('kind', [SlimJobSetSchema, SlimJobSchema]).optional(),
+});
+
+export type SlimJobSet = z.infer<typeof SlimJobSetSchema>;
+export type SlimJob = z.infer<typeof SlimJobSchema>;
+export type LineupEventDetail = z.infer<typeof LineupEventDetailSchema>;
+
+/** An event as the forwarder puts it (before EventBridge adds id, time, account, region). */
+export interface LineupEvent {
+  readonly source: string;
+  readonly detailType: DetailTypeName;
+  readonly detail: LineupEventDetail;
+}

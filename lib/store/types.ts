@@ -1,0 +1,133 @@
+/**
+ * The checkpoint store's contract (DESIGN §2): one DynamoDB table, conditional single-item
+ * writes only (no transactions, so it runs on any DynamoDB-API server). Per JobSet a dirty
+ * counter and a lease; a decision log; per cluster the forwarder's watch bookmarks and the
+ * cluster registry. One real implementation (DynamoDB) and, for unit tests of the code above
+ * it only, an in-memory one with the same semantics.
+ */
+
+/** The JobSet a record is about. */
+export interface JobSetKey {
+  readonly cluster: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** The lease a reconciler holds while it runs passes for one JobSet. */
+export interface Lease {
+  readonly owner: string;
+  /** Epoch ms after which anybody may take the lease. */
+  readonly expiresAt: number;
+  /** The dirty counter when the lease was taken or last renewed: what the holder reconciles to. */
+  readonly dirty: number;
+}
+
+/** The per-JobSet state item. */
+export interface JobSetState {
+  readonly key: JobSetKey;
+  /** Bumped by every event about the JobSet. */
+  readonly dirty: number;
+  /** The dirty value the last completed pass loop reconciled. */
+  readonly reconciled: number;
+  readonly lease?: { readonly owner: string; readonly expiresAt: number } | undefined;
+  /** Set when the last pass loop ended in an error; cleared by the next successful release. */
+  readonly lastError?: string | undefined;
+  /** Epoch ms at which the JobSet wants a pass even without events (TTL after finished). */
+  readonly wakeAt?: number | undefined;
+  readonly updatedAt: number;
+}
+
+/** Outcome of releasing a lease after a pass loop. */
+export type ReleaseOutcome =
+  /** Released: nothing happened since `reconciled` was read. */
+  | 'released'
+  /** Not released: the dirty counter moved on; run another pass, the lease is still yours (renewed). */
+  | 'dirty'
+  /** Not released: the lease is no longer yours (it expired and was taken). Stop. */
+  | 'lost';
+
+/** One entry of the decision log. */
+export interface Decision {
+  readonly key: JobSetKey;
+  /** Epoch ms of the pass. */
+  readonly at: number;
+  /** Digest of the observed inputs the planner saw (JobSet + Jobs + Service resourceVersions/specs). */
+  readonly inputsDigest: string;
+  /** Action kinds with counts, e.g. {CreateJob: 3, UpdateJobSetStatus: 1}. */
+  readonly actions: Readonly<Record<string, number>>;
+  /** The plan's one-line reason. */
+  readonly reason: string;
+  /** Whether the actions were applied (false for a replayed event evaluated only). */
+  readonly applied: boolean;
+  /** The replay name when the pass was triggered by a replayed event. */
+  readonly replayName?: string | undefined;
+  /** Error message when carrying out the plan failed. */
+  readonly error?: string | undefined;
+  /**
+   * The recorded inputs themselves (gzip+base64 of the Observed JSON), kept so `lineup replay`
+   * can re-run them through today's planner; omitted when larger than the item limit allows.
+   */
+  readonly inputs?: string | undefined;
+}
+
+/** A cluster's connection details in the registry. */
+export type ClusterAuth =
+  | { readonly type: 'eks'; readonly clusterName: string; readonly region: string; readonly roleArn?: string | undefined }
+  | { readonly type: 'token'; readonly tokenSecretArn?: string | undefined; readonly token?: string | undefined }
+  | { readonly type: 'kubeconfig'; readonly path: string; readonly context?: string | undefined };
+
+/** A registered cluster. */
+export interface ClusterRecord {
+  readonly id: string;
+  readonly endpoint: string;
+  /** PEM of the cluster CA (base64 as in a kubeconfig is accepted too). */
+  readonly caData?: string | undefined;
+  readonly auth: ClusterAuth;
+}
+
+/** CheckpointStore: everything the pipeline keeps between invocations. */
+export interface CheckpointStore {
+  /** markDirty: bump the JobSet's dirty counter (creating its item); returns the new value. */
+  markDirty(key: JobSetKey, now: number): Promise<number>;
+  /**
+   * tryAcquireLease: take the lease when nobody holds it, it expired, or `owner` already holds
+   * it; returns the lease (with the dirty value to reconcile to) or undefined when held by another.
+   */
+  tryAcquireLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<Lease | undefined>;
+  /**
+   * releaseLease: give the lease up if `owner` holds it and the dirty counter still equals
+   * `reconciledDirty` (recording it as reconciled, clearing lastError, setting wakeAt); when the
+   * counter moved, renew the lease and return 'dirty' with the new lease.
+   */
+  releaseLease(
+    key: JobSetKey,
+    owner: string,
+    reconciledDirty: number,
+    now: number,
+    ttlMs: number,
+    wakeAt?: number,
+  ): Promise<{ outcome: ReleaseOutcome; lease?: Lease | undefined }>;
+  /** failLease: give the lease up after an error, keeping the JobSet dirty and recording the error (resync retries it). */
+  failLease(key: JobSetKey, owner: string, error: string, now: number): Promise<void>;
+  /** getState: the JobSet's state item, if any. */
+  getState(key: JobSetKey): Promise<JobSetState | undefined>;
+  /**
+   * listNeedingResync: JobSets whose lease expired while held, whose last pass failed, whose
+   * dirty counter is ahead of reconciled with no lease, or whose wakeAt has come.
+   */
+  listNeedingResync(now: number): Promise<JobSetState[]>;
+  /** listJobSets: every JobSet item of one cluster (for periodic re-lists and `lineup history`). */
+  listJobSets(cluster: string): Promise<JobSetState[]>;
+  /** recordDecision: append to the decision log (items expire after the configured retention). */
+  recordDecision(decision: Decision): Promise<void>;
+  /** listDecisions: a JobSet's decisions, oldest first, at most `limit`. */
+  listDecisions(key: JobSetKey, limit?: number): Promise<Decision[]>;
+  /** getBookmark / putBookmark: the forwarder's resourceVersion per cluster and resource kind. */
+  getBookmark(cluster: string, resource: string): Promise<string | undefined>;
+  putBookmark(cluster: string, resource: string, resourceVersion: string, now: number): Promise<void>;
+  /** Cluster registry. */
+  getCluster(id: string): Promise<ClusterRecord | undefined>;
+  putCluster(record: ClusterRecord): Promise<void>;
+  listClusters(): Promise<ClusterRecord[]>;
+  deleteCluster(id: string): Promise<void>;
+}
