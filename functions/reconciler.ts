@@ -1,0 +1,45 @@
+/**
+ * Reconciler Lambda: SQS batches of EventBridge events → lease, read, plan, execute per JobSet
+ * (lib/reconcile). Thin: configuration, clients and the batch handler are built once at module
+ * scope, so warm invocations reuse them.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { parser } from '@aws-lambda-powertools/parser/middleware';
+import { SqsSchema } from '@aws-lambda-powertools/parser/schemas/sqs';
+import middy from '@middy/core';
+import type { Context, SQSEvent } from 'aws-lambda';
+import { Counters } from '../lib/counters.ts';
+import { lambdaStore, lambdaClusters } from '../lib/hosts/lambdaDeps.ts';
+import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
+import { powertoolsLog, publishCounterDeltas } from '../lib/hosts/powertools.ts';
+import { makeSqsBatchHandler } from '../lib/reconcile/sqsBatch.ts';
+
+const config = readLambdaConfig(process.env);
+const logger = new Logger({ serviceName: 'lineup-reconciler' });
+const metrics = new Metrics({ namespace: 'Lineup', serviceName: 'reconciler' });
+const counters = new Counters();
+const store = lambdaStore(config, counters);
+const batch = makeSqsBatchHandler({
+  store,
+  resolveCluster: lambdaClusters(config, store, counters),
+  planOptions: { controllerName: config.controllerName, claimUnmanaged: config.claimUnmanaged },
+  owner: `reconciler-${process.env['AWS_LAMBDA_LOG_STREAM_NAME'] ?? process.pid}`,
+  now: Date.now,
+  counters,
+  log: powertoolsLog(logger),
+  applyReplays: config.applyReplays,
+});
+
+export const handler = middy()
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics))
+  .use(parser({ schema: SqsSchema }))
+  .handler(async (event: SQSEvent, context: Context) => {
+    const before = counters.snapshot();
+    const response = await batch(event, context);
+    publishCounterDeltas(metrics, counters, before);
+    return response;
+  });

@@ -1,0 +1,31 @@
+/**
+ * Resync Lambda, on an EventBridge Scheduler rate: re-queues JobSets the event flow left
+ * behind; every `fullEvery`-th run (input `{"full": true}` from a second schedule) re-queues
+ * every known JobSet.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import { Counters } from '../lib/counters.ts';
+import { lambdaStore, lambdaSink } from '../lib/hosts/lambdaDeps.ts';
+import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
+import { powertoolsLog, publishCounterDeltas } from '../lib/hosts/powertools.ts';
+import { resync } from '../lib/reconcile/resync.ts';
+
+const config = readLambdaConfig(process.env);
+const logger = new Logger({ serviceName: 'lineup-resync' });
+const metrics = new Metrics({ namespace: 'Lineup', serviceName: 'resync' });
+const counters = new Counters();
+const deps = { store: lambdaStore(config, counters), sink: lambdaSink(config), now: Date.now, counters, log: powertoolsLog(logger), eventBusName: config.eventBusName };
+
+export const handler = middy()
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics))
+  .handler(async (event: { full?: boolean } | undefined) => {
+    const before = counters.snapshot();
+    const result = await resync(deps, { full: event?.full === true });
+    publishCounterDeltas(metrics, counters, before);
+    return result;
+  });

@@ -1,0 +1,86 @@
+/**
+ * The Lambda functions' configuration, read from the environment the CDK app sets — the one
+ * place the functions read process.env, validated with zod so a bad deployment fails at cold
+ * start with a clear message instead of mid-reconcile.
+ */
+import { z } from 'zod';
+import { DEFAULT_CONTROLLER_NAME } from '../constants.ts';
+
+/** Environment variable names, shared with infra/ so both sides agree. */
+export const EnvVar = {
+  TableName: 'LINEUP_TABLE_NAME',
+  EventBusName: 'LINEUP_EVENT_BUS_NAME',
+  ControllerName: 'LINEUP_CONTROLLER_NAME',
+  ClaimUnmanaged: 'LINEUP_CLAIM_UNMANAGED',
+  ApplyReplays: 'LINEUP_APPLY_REPLAYS',
+  /** JSON list of ClusterRecord, for clusters configured statically in the stack. */
+  StaticClusters: 'LINEUP_STATIC_CLUSTERS',
+  /** The cluster id a forwarder watch session serves. */
+  ForwarderCluster: 'LINEUP_FORWARDER_CLUSTER',
+} as const;
+
+const flag = z.enum(['true', 'false']).default('false').transform((value) => value === 'true');
+
+const ClusterAuthSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('eks'), clusterName: z.string().min(1), region: z.string().min(1), roleArn: z.string().optional() }),
+  z.object({ type: z.literal('token'), tokenSecretArn: z.string().optional(), token: z.string().optional() }),
+  z.object({ type: z.literal('kubeconfig'), path: z.string().min(1), context: z.string().optional() }),
+]);
+
+/** ClusterRecordSchema: a cluster registry entry as configuration carries it. */
+export const ClusterRecordSchema = z.object({
+  id: z.string().min(1),
+  endpoint: z.string().url(),
+  caData: z.string().optional(),
+  auth: ClusterAuthSchema,
+});
+
+const LambdaEnvSchema = z.object({
+  [EnvVar.TableName]: z.string().min(1),
+  [EnvVar.EventBusName]: z.string().min(1).optional(),
+  [EnvVar.ControllerName]: z.string().min(1).default(DEFAULT_CONTROLLER_NAME),
+  [EnvVar.ClaimUnmanaged]: flag,
+  [EnvVar.ApplyReplays]: flag,
+  [EnvVar.StaticClusters]: z
+    .string()
+    .default('[]')
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `not JSON: ${(error as Error).message}` });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.array(ClusterRecordSchema)),
+  [EnvVar.ForwarderCluster]: z.string().min(1).optional(),
+});
+
+/** LambdaConfig: the parsed environment. */
+export interface LambdaConfig {
+  readonly tableName: string;
+  readonly eventBusName: string | undefined;
+  readonly controllerName: string;
+  readonly claimUnmanaged: boolean;
+  readonly applyReplays: boolean;
+  readonly staticClusters: z.infer<typeof ClusterRecordSchema>[];
+  readonly forwarderCluster: string | undefined;
+}
+
+/** readLambdaConfig: parse `env`; throws one error listing every bad variable. */
+export const readLambdaConfig = (env: Readonly<Record<string, string | undefined>>): LambdaConfig => {
+  const parsed = LambdaEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`lineup: bad function configuration: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  }
+  const data = parsed.data;
+  return {
+    tableName: data[EnvVar.TableName],
+    eventBusName: data[EnvVar.EventBusName],
+    controllerName: data[EnvVar.ControllerName],
+    claimUnmanaged: data[EnvVar.ClaimUnmanaged],
+    applyReplays: data[EnvVar.ApplyReplays],
+    staticClusters: data[EnvVar.StaticClusters],
+    forwarderCluster: data[EnvVar.ForwarderCluster],
+  };
+};
