@@ -344,3 +344,113 @@ export const ValidateOutput = {
  * malformed record, not a reason to expand billions of indices on every pass.
  */
 export const MAX_RECORDED_JOBS = 1_000_000;
+
+// ---------------------------------------------------------------------------------------------
+// Forwarder (lib/forwarder): batching, retries, watch sessions and what it logs.
+// ---------------------------------------------------------------------------------------------
+
+/** Most entries one PutEvents call takes (EventBridge quota). */
+export const PUT_EVENTS_MAX_ENTRIES = 10;
+/** Most bytes of entries one PutEvents request carries (EventBridge's request limit, entries sized as entrySize counts them). */
+export const PUT_EVENTS_MAX_BYTES = 256 * 1024;
+/** How long the batcher waits for more entries before a put; short, since events are hints a reconciler waits on. */
+export const FORWARDER_BATCH_WINDOW_MS = 100;
+/** Delay before retrying the failed entries of a put (or a put that threw): doubles from initialMs up to maxMs. */
+export const PUT_RETRY_BACKOFF = { initialMs: 100, maxMs: 5_000 } as const;
+/** Puts in flight at once; more calls wait, so a failing sink is not hammered by every new batch. */
+export const PUT_MAX_CONCURRENCY = 4;
+/** Entries waiting in the batcher above which the forwarder stops taking watch events until puts catch up. */
+export const FORWARDER_MAX_PENDING_ENTRIES = 1_000;
+/** Pause before reconnecting a watch the server closed (API servers end watches every 5–10 minutes). */
+export const WATCH_RECONNECT_DELAY_MS = 100;
+/** Delay before reconnecting after a transport error or a failed list: doubles from initialMs up to maxMs. */
+export const WATCH_ERROR_BACKOFF = { initialMs: 200, maxMs: 30_000 } as const;
+/** Least time between two checkpoint writes of one watched kind; bounds store writes under a steady event stream. */
+export const WATCH_CHECKPOINT_INTERVAL_MS = 1_000;
+/** Longest Lambda watch session: under Lambda's 15-minute limit, leaving a minute to flush and checkpoint. */
+export const WATCH_SESSION_MAX_MS = 14 * 60 * 1000;
+
+/** BookmarkResource: the `resource` under which the forwarder checkpoints each watched kind's resourceVersion. */
+export const BookmarkResource = {
+  JobSet: 'jobsets',
+  Job: 'jobs',
+} as const;
+
+/** ForwarderLog: what the forwarder logs, each under a note of when. */
+export const ForwarderLog = {
+  /** An entry alone is over the entry limit: it is dropped whole (never cut) and counted. */
+  entryTooLarge: 'event too large for EventBridge, dropped',
+  /** Some entries of a put failed; exactly those are retried. */
+  putPartiallyFailed: 'put events partially failed, retrying the failed entries',
+  /** A put threw (network, throttling, credentials); the whole call is retried. */
+  putFailed: 'put events failed, retrying the whole call',
+  /** A watch ended with a transport error; it reconnects after a backoff. */
+  watchFailed: 'watch failed, reconnecting after backoff',
+  /** A list failed (initial or after 410); it is retried after a backoff. */
+  listFailed: 'list failed, retrying after backoff',
+  /** Reading the checkpointed resourceVersion failed; the kind is re-listed instead. */
+  bookmarkReadFailed: 'reading the watch checkpoint failed, listing instead',
+  /** Writing a checkpoint failed; the next flush writes a later one (events may be sent again after a crash). */
+  bookmarkWriteFailed: 'writing the watch checkpoint failed',
+  /** The watch's resourceVersion was compacted (410 Gone): re-list and sync every JobSet. */
+  watchExpired: 'watch expired (410 Gone), re-listing',
+  /** A watch started from the checkpointed resourceVersion, without a list. */
+  resumed: 'resuming watch from checkpoint',
+  /** A list finished and the watch starts from its resourceVersion. */
+  listed: 'listed, watching from the list resourceVersion',
+  /** A watch event could not be turned into a Lineup event (a detail the shared schema refuses); it is dropped and counted. */
+  eventFailed: 'watch event not forwarded: it makes no valid event',
+  /** The forwarder stopped (abort or end of the watch session) after flushing. */
+  stopped: 'forwarder stopped',
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// Kubernetes adapter (lib/k8s): retries, lists, EKS tokens, Events.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * KUBE_RETRY: every Kubernetes request is tried up to maxAttempts times on 429, 5xx and dropped
+ * connections, waiting baseDelayMs doubled per attempt (with jitter), at most maxDelayMs — also
+ * the most a Retry-After is honoured, since a reconcile pass has a deadline and the resync
+ * picks up what it leaves.
+ */
+export const KUBE_RETRY = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 10_000 } as const;
+/** Items per page of the forwarder's list requests (limit/continue), so a large cluster is not read in one response. */
+export const KUBE_LIST_PAGE_SIZE = 500;
+/** Attempts of an unconditional read-modify-write (finalizer removal, status replace) that loses a race it did not ask to guard. */
+export const KUBE_RMW_ATTEMPTS = 3;
+/** fieldManager Lineup's writes record in managedFields. */
+export const KUBE_FIELD_MANAGER = 'lineup';
+
+/**
+ * EksToken: the EKS bearer token (aws-iam-authenticator's format): `k8s-aws-v1.` + base64url of
+ * a presigned STS GetCallerIdentity URL that signs the cluster name in `x-k8s-aws-id`. EKS
+ * accepts it for 15 minutes after signing; like aws-iam-authenticator, Lineup uses it for 14
+ * and re-signs refreshMarginMs before that, so no request carries a token about to expire.
+ */
+export const EksToken = {
+  prefix: 'k8s-aws-v1.',
+  clusterIdHeader: 'x-k8s-aws-id',
+  stsVersion: '2011-06-15',
+  presignExpiresSeconds: 60,
+  lifetimeMs: 15 * 60 * 1000,
+  usableMs: 14 * 60 * 1000,
+  refreshMarginMs: 60 * 1000,
+  /** Name of the kubeconfig auth provider Lineup's EKS authenticator claims. */
+  authProvider: 'lineup-eks',
+} as const;
+
+/** Most bytes of an Event message the API server accepts once eventTime is set (NoteLengthLimit). */
+export const EVENT_NOTE_MAX_BYTES = 1024;
+
+// ---------------------------------------------------------------------------------------------
+// Checkpoint store (lib/store): retention and item limits.
+// ---------------------------------------------------------------------------------------------
+
+/** How long decision-log items are kept (their TTL) unless the store is configured otherwise: 14 days. */
+export const DEFAULT_DECISION_RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
+/**
+ * Largest recorded inputs (gzip+base64 characters) a decision keeps; larger ones are omitted so
+ * the item stays under DynamoDB's 400 KB item limit with room for the rest of the decision.
+ */
+export const MAX_DECISION_INPUTS_CHARS = 300 * 1024;

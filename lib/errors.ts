@@ -10,6 +10,8 @@ export const ErrorCode = {
   UNAVAILABLE: 'UNAVAILABLE',
   WATCH_EXPIRED: 'WATCH_EXPIRED',
   UNKNOWN_CLUSTER: 'UNKNOWN_CLUSTER',
+  INVALID_OBJECT: 'INVALID_OBJECT',
+  STORE_INVALID: 'STORE_INVALID',
 } as const;
 export type ErrorCodeName = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -100,5 +102,27 @@ export class WatchExpiredError extends LineupError {
 export class UnknownClusterError extends LineupError {
   constructor(message: string, options?: ErrorOptions) {
     super(ErrorCode.UNKNOWN_CLUSTER, message, options);
+  }
+}
+
+/**
+ * InvalidObjectError: the API server refused a write as invalid (HTTP 422 Invalid, or 400): the
+ * object breaks a rule the server enforces. Carries the server's message and its field causes.
+ */
+export class InvalidObjectError extends LineupError {
+  readonly causes: readonly FieldError[];
+  constructor(message: string, causes: readonly FieldError[] = [], options?: ErrorOptions) {
+    super(ErrorCode.INVALID_OBJECT, message, options);
+    this.causes = causes;
+  }
+}
+
+/**
+ * StoreInvalidError: the checkpoint store refused a request as malformed (an item over the size
+ * limit, a bad expression) or holds an item that does not parse; retrying will not help.
+ */
+export class StoreInvalidError extends LineupError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.STORE_INVALID, message, options);
   }
 }

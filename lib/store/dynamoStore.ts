@@ -1,0 +1,528 @@
+/**
+ * The checkpoint store on DynamoDB (DESIGN §2): every write is one conditional single-item
+ * UpdateItem/PutItem/DeleteItem — no transactions, no TTL API — so the same code runs on AWS,
+ * on `lineup run`'s embedded dynalite and against the test server. Table layout: ./table.ts.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type QueryCommandInput,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_DECISION_RETENTION_MS } from '../constants.ts';
+import { CounterName, Counters } from '../counters.ts';
+import { UnavailableError } from '../errors.ts';
+import {
+  clusterAttributes,
+  clusterFromItem,
+  decisionAttributes,
+  decisionFromItem,
+  stateFromItem,
+  type Item,
+} from './items.ts';
+import { compareClusters, compareJobSetKeys, decisionExpiresAt, decisionSuffix, decisionToKeep, needsResync } from './rules.ts';
+import { isConditionalCheckFailed, toStoreError } from './sdkErrors.ts';
+import {
+  Attr,
+  KeyPart,
+  LIST_INDEX,
+  RESYNC_INDEX,
+  TABLE_KEY,
+  TTL_ATTRIBUTE,
+  bookmarkSk,
+  clusterPk,
+  decisionSk,
+  jobSetPk,
+  listPkOfCluster,
+  listSkOfJobSet,
+  resyncShardOf,
+  resyncShards,
+} from './table.ts';
+import type {
+  CheckpointStore,
+  ClusterRecord,
+  Decision,
+  JobSetKey,
+  JobSetState,
+  Lease,
+  ReleaseOutcome,
+} from './types.ts';
+
+/** DynamoCheckpointStoreOptions: what a DynamoCheckpointStore is built from. */
+export interface DynamoCheckpointStoreOptions {
+  /**
+   * The client. A DynamoDBClient is wrapped in a document client; a document client is used as
+   * given and must keep the default unmarshalling (numbers as JS numbers).
+   */
+  readonly client: DynamoDBClient | DynamoDBDocumentClient;
+  /** The checkpoint table, created from tableDefinition(). */
+  readonly tableName: string;
+  /**
+   * Where every request is counted, as `dynamodb.<Operation>` (CounterName.DynamoPrefix).
+   * @default a Counters of its own, readable as `store.counters`
+   */
+  readonly counters?: Counters;
+  /**
+   * How long decisions are kept before their TTL lets DynamoDB delete them.
+   * @default DEFAULT_DECISION_RETENTION_MS
+   */
+  readonly decisionRetentionMs?: number;
+}
+
+/** The DynamoDB operations the store sends, as counted. */
+type Operation = 'UpdateItem' | 'GetItem' | 'PutItem' | 'DeleteItem' | 'Query' | 'BatchGetItem';
+
+/** BatchGetItem's limit on keys per request. */
+const BATCH_GET_MAX_KEYS = 100;
+/** Attempts at the keys BatchGetItem leaves unprocessed (throttling) before giving up, and the first backoff. */
+const BATCH_GET_ATTEMPTS = 5;
+const BATCH_GET_BACKOFF_MS = 50;
+
+/** A table key as the document client takes it. */
+type TableKey = Readonly<Record<(typeof TABLE_KEY)[keyof typeof TABLE_KEY], string>>;
+
+/** tableKey: the table key of partition `pk` and sort key `sk`. */
+const tableKey = (pk: string, sk: string): TableKey => ({ [TABLE_KEY.partitionKey]: pk, [TABLE_KEY.sortKey]: sk });
+
+/**
+ * The SET clauses every write that may create a state item carries, so an item always holds its
+ * own JobSet key and its place in the `list` index (values `:cluster`, `:namespace`, `:name`,
+ * `:listPk`, `:listSk`). Rewriting equal values changes no index key, so it costs no index write.
+ */
+const IDENTITY_SETS = [
+  `#${Attr.cluster} = :cluster`,
+  `#${Attr.namespace} = :namespace`,
+  `#${Attr.name} = :name`,
+  `#${LIST_INDEX.partitionKey} = :listPk`,
+  `#${LIST_INDEX.sortKey} = :listSk`,
+].join(', ');
+
+/**
+ * expressionNames: the ExpressionAttributeNames of expressions that write every attribute as
+ * `#attribute` — every name is aliased because `name`, `namespace` and others are DynamoDB
+ * reserved words, and only the names used are listed because DynamoDB rejects unused ones.
+ */
+const expressionNames = (...expressions: string[]): Record<string, string> => {
+  const names: Record<string, string> = {};
+  for (const expression of expressions) for (const [, name] of expression.matchAll(/#(\w+)/g)) if (name) names[`#${name}`] = name;
+  return names;
+};
+
+/** identityValues: the values IDENTITY_SETS refers to. */
+const identityValues = (key: JobSetKey): Item => ({
+  ':cluster': key.cluster,
+  ':namespace': key.namespace,
+  ':name': key.name,
+  ':listPk': listPkOfCluster(key.cluster),
+  ':listSk': listSkOfJobSet(key),
+});
+
+/** stateKey: the table key of a JobSet's state item. */
+const stateKey = (key: JobSetKey): TableKey => tableKey(jobSetPk(key), KeyPart.state);
+
+/** leaseFromItem: the lease an ALL_NEW image shows for `owner` (dirty counts from 0 on an item tryAcquireLease created). */
+const leaseFromItem = (item: Item, owner: string, expiresAt: number): Lease => {
+  const dirty = item[Attr.dirty];
+  return { owner, expiresAt, dirty: typeof dirty === 'number' ? dirty : 0 };
+};
+
+/** sleep: wait `ms` (backoff between BatchGetItem attempts). */
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** DynamoCheckpointStore: CheckpointStore on a DynamoDB table laid out by ./table.ts. */
+export class DynamoCheckpointStore implements CheckpointStore {
+  /** Where requests are counted (the one given, or the store's own). */
+  readonly counters: Counters;
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly decisionRetentionMs: number;
+
+  constructor(options: DynamoCheckpointStoreOptions) {
+    this.client =
+      options.client instanceof DynamoDBDocumentClient ? options.client : DynamoDBDocumentClient.from(options.client);
+    this.tableName = options.tableName;
+    this.counters = options.counters ?? new Counters();
+    this.decisionRetentionMs = options.decisionRetentionMs ?? DEFAULT_DECISION_RETENTION_MS;
+  }
+
+  /** markDirty: `ADD dirty 1`, creating the item; it also becomes a resync candidate until a release finds it quiescent. */
+  async markDirty(key: JobSetKey, now: number): Promise<number> {
+    const pk = jobSetPk(key);
+    const update = [
+      `ADD #${Attr.dirty} :one`,
+      `SET #${Attr.reconciled} = if_not_exists(#${Attr.reconciled}, :zero), ${IDENTITY_SETS},`,
+      `#${RESYNC_INDEX.partitionKey} = :shard, #${RESYNC_INDEX.sortKey} = :now, #${Attr.updatedAt} = :now`,
+    ].join(' ');
+    const attributes = await this.update({
+      TableName: this.tableName,
+      Key: stateKey(key),
+      UpdateExpression: update,
+      ExpressionAttributeNames: expressionNames(update),
+      ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':shard': resyncShardOf(pk), ':now': now, ...identityValues(key) },
+      ReturnValues: 'UPDATED_NEW',
+    });
+    const dirty = attributes?.[Attr.dirty];
+    return typeof dirty === 'number' ? dirty : 0;
+  }
+
+  /** tryAcquireLease: one UpdateItem conditional on the lease being free, lapsed or already `owner`'s; a failed condition is undefined. */
+  async tryAcquireLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<Lease | undefined> {
+    const expiresAt = now + ttlMs;
+    const update = [
+      `SET #${Attr.leaseOwner} = :me, #${Attr.leaseExpiresAt} = :expiresAt,`,
+      `#${Attr.dirty} = if_not_exists(#${Attr.dirty}, :zero), #${Attr.reconciled} = if_not_exists(#${Attr.reconciled}, :zero),`,
+      `${IDENTITY_SETS}, #${RESYNC_INDEX.partitionKey} = :shard, #${RESYNC_INDEX.sortKey} = :now, #${Attr.updatedAt} = :now`,
+    ].join(' ');
+    const condition = `attribute_not_exists(#${Attr.leaseOwner}) OR #${Attr.leaseExpiresAt} <= :now OR #${Attr.leaseOwner} = :me`;
+    const attributes = await this.update(
+      {
+        TableName: this.tableName,
+        Key: stateKey(key),
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: expressionNames(update, condition),
+        ExpressionAttributeValues: {
+          ':me': owner,
+          ':expiresAt': expiresAt,
+          ':zero': 0,
+          ':shard': resyncShardOf(jobSetPk(key)),
+          ':now': now,
+          ...identityValues(key),
+        },
+        ReturnValues: 'ALL_NEW',
+      },
+      { conditional: true },
+    );
+    return attributes === undefined ? undefined : leaseFromItem(attributes, owner, expiresAt);
+  }
+
+  /**
+   * releaseLease: first a release conditional on `leaseOwner = owner AND dirty = reconciledDirty`;
+   * when that condition fails, a renewal conditional on `leaseOwner = owner` alone ('dirty', the
+   * new lease carrying the counter to reconcile next); when that fails too, 'lost'. DynamoDB does
+   * not say which part of a condition failed, and dynalite does not return the old item, hence
+   * the second write instead of reading the failed one's image.
+   */
+  async releaseLease(
+    key: JobSetKey,
+    owner: string,
+    reconciledDirty: number,
+    now: number,
+    ttlMs: number,
+    wakeAt?: number,
+  ): Promise<{ outcome: ReleaseOutcome; lease?: Lease | undefined }> {
+    const waking = wakeAt !== undefined;
+    // A quiescent item leaves the resync index; one with a wakeAt waits in it until then.
+    const release = [
+      `REMOVE #${Attr.leaseOwner}, #${Attr.leaseExpiresAt}, #${Attr.lastError}, #${Attr.lastErrorAt}`,
+      waking ? '' : `, #${Attr.wakeAt}, #${RESYNC_INDEX.partitionKey}, #${RESYNC_INDEX.sortKey}`,
+      ` SET #${Attr.reconciled} = :reconciled, #${Attr.updatedAt} = :now`,
+      waking ? `, #${Attr.wakeAt} = :wakeAt, #${RESYNC_INDEX.partitionKey} = :shard, #${RESYNC_INDEX.sortKey} = :wakeAt` : '',
+    ].join('');
+    const releaseCondition = `#${Attr.leaseOwner} = :me AND #${Attr.dirty} = :reconciled`;
+    const released = await this.update(
+      {
+        TableName: this.tableName,
+        Key: stateKey(key),
+        UpdateExpression: release,
+        ConditionExpression: releaseCondition,
+        ExpressionAttributeNames: expressionNames(release, releaseCondition),
+        ExpressionAttributeValues: {
+          ':me': owner,
+          ':reconciled': reconciledDirty,
+          ':now': now,
+          ...(waking ? { ':wakeAt': wakeAt, ':shard': resyncShardOf(jobSetPk(key)) } : {}),
+        },
+        ReturnValues: 'NONE',
+      },
+      { conditional: true },
+    );
+    if (released !== undefined) return { outcome: 'released' };
+
+    const expiresAt = now + ttlMs;
+    const renew = `SET #${Attr.leaseExpiresAt} = :expiresAt, #${Attr.updatedAt} = :now`;
+    const renewCondition = `#${Attr.leaseOwner} = :me`;
+    const renewed = await this.update(
+      {
+        TableName: this.tableName,
+        Key: stateKey(key),
+        UpdateExpression: renew,
+        ConditionExpression: renewCondition,
+        ExpressionAttributeNames: expressionNames(renew, renewCondition),
+        ExpressionAttributeValues: { ':me': owner, ':expiresAt': expiresAt, ':now': now },
+        ReturnValues: 'ALL_NEW',
+      },
+      { conditional: true },
+    );
+    if (renewed === undefined) return { outcome: 'lost' };
+    return { outcome: 'dirty', lease: leaseFromItem(renewed, owner, expiresAt) };
+  }
+
+  /**
+   * failLease: give the lease up recording the error, conditional on `owner` holding it. When it
+   * does not any more, nothing is written: the JobSet is the new holder's, whose pass supersedes
+   * this one's error. The resync index needs no write: taking the lease made the item a candidate.
+   */
+  async failLease(key: JobSetKey, owner: string, error: string, now: number): Promise<void> {
+    const update = [
+      `REMOVE #${Attr.leaseOwner}, #${Attr.leaseExpiresAt}`,
+      `SET #${Attr.lastError} = :error, #${Attr.lastErrorAt} = :now, #${Attr.updatedAt} = :now`,
+    ].join(' ');
+    const condition = `#${Attr.leaseOwner} = :me`;
+    await this.update(
+      {
+        TableName: this.tableName,
+        Key: stateKey(key),
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: expressionNames(update, condition),
+        ExpressionAttributeValues: { ':me': owner, ':error': error, ':now': now },
+        ReturnValues: 'NONE',
+      },
+      { conditional: true },
+    );
+  }
+
+  /** getState: a strongly consistent GetItem of the state item. */
+  async getState(key: JobSetKey): Promise<JobSetState | undefined> {
+    const item = await this.getItem(stateKey(key));
+    return item === undefined ? undefined : stateFromItem(item);
+  }
+
+  /**
+   * listNeedingResync: the `resync` index's candidates due by `now` (one Query per shard), read in
+   * full and kept when needsResync holds — candidates are a superset (see RESYNC_INDEX).
+   */
+  async listNeedingResync(now: number): Promise<JobSetState[]> {
+    const condition = `#${RESYNC_INDEX.partitionKey} = :shard AND #${RESYNC_INDEX.sortKey} <= :now`;
+    const keysPerShard = await Promise.all(
+      resyncShards().map((shard) =>
+        this.queryAll({
+          TableName: this.tableName,
+          IndexName: RESYNC_INDEX.name,
+          KeyConditionExpression: condition,
+          ExpressionAttributeNames: expressionNames(condition),
+          ExpressionAttributeValues: { ':shard': shard, ':now': now },
+        }),
+      ),
+    );
+    const items = await this.batchGet(keysPerShard.flat().map(tableKeyOf));
+    return items
+      .map(stateFromItem)
+      .filter((state) => needsResync(state, now))
+      .sort((a, b) => compareJobSetKeys(a.key, b.key));
+  }
+
+  /** listJobSets: the cluster's JobSets from the `list` index, read in full, ordered by namespace and name. */
+  async listJobSets(cluster: string): Promise<JobSetState[]> {
+    const items = await this.listIndexItems(listPkOfCluster(cluster));
+    return items.map(stateFromItem).sort((a, b) => compareJobSetKeys(a.key, b.key));
+  }
+
+  /** recordDecision: one PutItem under the JobSet's partition, with its TTL. */
+  async recordDecision(decision: Decision): Promise<void> {
+    const kept = decisionToKeep(decision);
+    await this.send('PutItem', () =>
+      this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            [TABLE_KEY.partitionKey]: jobSetPk(kept.key),
+            [TABLE_KEY.sortKey]: decisionSk(kept.at, decisionSuffix()),
+            ...decisionAttributes(kept),
+            [TTL_ATTRIBUTE]: decisionExpiresAt(kept.at, this.decisionRetentionMs),
+          },
+        }),
+      ),
+    );
+  }
+
+  /**
+   * listDecisions: a Query of the JobSet's decision items in sort-key (= time) order, so the
+   * oldest `limit` come back; without `limit`, all of them. Decisions past their TTL may still
+   * appear until DynamoDB deletes them.
+   */
+  async listDecisions(key: JobSetKey, limit?: number): Promise<Decision[]> {
+    if (limit !== undefined && limit <= 0) return [];
+    const condition = `#${TABLE_KEY.partitionKey} = :pk AND begins_with(#${TABLE_KEY.sortKey}, :prefix)`;
+    const items = await this.queryAll(
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: condition,
+        ExpressionAttributeNames: expressionNames(condition),
+        ExpressionAttributeValues: { ':pk': jobSetPk(key), ':prefix': KeyPart.decision },
+        ScanIndexForward: true,
+      },
+      limit,
+    );
+    return items.map((item) => decisionFromItem(item, key));
+  }
+
+  /** getBookmark: the resourceVersion the forwarder checkpointed for the cluster's `resource`. */
+  async getBookmark(cluster: string, resource: string): Promise<string | undefined> {
+    const item = await this.getItem(tableKey(clusterPk(cluster), bookmarkSk(resource)));
+    const resourceVersion = item?.[Attr.resourceVersion];
+    return typeof resourceVersion === 'string' ? resourceVersion : undefined;
+  }
+
+  /** putBookmark: one PutItem replacing the checkpoint. */
+  async putBookmark(cluster: string, resource: string, resourceVersion: string, now: number): Promise<void> {
+    await this.send('PutItem', () =>
+      this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            [TABLE_KEY.partitionKey]: clusterPk(cluster),
+            [TABLE_KEY.sortKey]: bookmarkSk(resource),
+            [Attr.resourceVersion]: resourceVersion,
+            [Attr.updatedAt]: now,
+          },
+        }),
+      ),
+    );
+  }
+
+  /** getCluster: the registry entry of `id`. */
+  async getCluster(id: string): Promise<ClusterRecord | undefined> {
+    const item = await this.getItem(tableKey(clusterPk(id), KeyPart.registry));
+    return item === undefined ? undefined : clusterFromItem(item);
+  }
+
+  /** putCluster: one PutItem replacing the registry entry (and listing it in the `list` index). */
+  async putCluster(record: ClusterRecord): Promise<void> {
+    await this.send('PutItem', () =>
+      this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            [TABLE_KEY.partitionKey]: clusterPk(record.id),
+            [TABLE_KEY.sortKey]: KeyPart.registry,
+            [LIST_INDEX.partitionKey]: KeyPart.listClusters,
+            [LIST_INDEX.sortKey]: record.id,
+            ...clusterAttributes(record),
+          },
+        }),
+      ),
+    );
+  }
+
+  /** listClusters: every registry entry, ordered by id. */
+  async listClusters(): Promise<ClusterRecord[]> {
+    const items = await this.listIndexItems(KeyPart.listClusters);
+    return items.map(clusterFromItem).sort(compareClusters);
+  }
+
+  /** deleteCluster: one DeleteItem of the registry entry; the cluster's bookmarks and JobSets stay. */
+  async deleteCluster(id: string): Promise<void> {
+    await this.send('DeleteItem', () =>
+      this.client.send(new DeleteCommand({ TableName: this.tableName, Key: tableKey(clusterPk(id), KeyPart.registry) })),
+    );
+  }
+
+  /**
+   * send: one request, counted as `dynamodb.<operation>` whatever its outcome, its SDK errors
+   * turned into Lineup errors — except a failed condition, which is rethrown for the caller.
+   */
+  private async send<T>(operation: Operation, request: () => Promise<T>): Promise<T> {
+    this.counters.add(`${CounterName.DynamoPrefix}${operation}`);
+    try {
+      return await request();
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) throw error;
+      throw toStoreError(operation, this.tableName, error);
+    }
+  }
+
+  /**
+   * update: one UpdateItem; its returned attributes ({} when none were asked for), or undefined
+   * when a `conditional` update's condition did not hold.
+   */
+  private async update(input: UpdateCommandInput, options: { conditional?: boolean } = {}): Promise<Item | undefined> {
+    try {
+      const output = await this.send('UpdateItem', () => this.client.send(new UpdateCommand(input)));
+      return output.Attributes ?? {};
+    } catch (error) {
+      if (options.conditional === true && isConditionalCheckFailed(error)) return undefined;
+      throw isConditionalCheckFailed(error) ? toStoreError('UpdateItem', this.tableName, error) : error;
+    }
+  }
+
+  /** getItem: a strongly consistent GetItem (a reconciler reads what it just wrote). */
+  private async getItem(key: TableKey): Promise<Item | undefined> {
+    const output = await this.send('GetItem', () =>
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: { ...key }, ConsistentRead: true })),
+    );
+    return output.Item;
+  }
+
+  /** queryAll: every item of a Query, following pages, stopping once `limit` items came back. */
+  private async queryAll(input: QueryCommandInput, limit?: number): Promise<Item[]> {
+    const items: Item[] = [];
+    let startKey: Item | undefined;
+    do {
+      const remaining = limit === undefined ? undefined : limit - items.length;
+      const output = await this.send('Query', () =>
+        this.client.send(
+          new QueryCommand({
+            ...input,
+            ...(remaining === undefined ? {} : { Limit: remaining }),
+            ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+          }),
+        ),
+      );
+      items.push(...(output.Items ?? []));
+      startKey = output.LastEvaluatedKey;
+    } while (startKey !== undefined && (limit === undefined || items.length < limit));
+    return items;
+  }
+
+  /** listIndexItems: the full items under one `list` index partition key (KEYS_ONLY, so a BatchGetItem follows). */
+  private async listIndexItems(listPk: string): Promise<Item[]> {
+    const condition = `#${LIST_INDEX.partitionKey} = :listPk`;
+    const keys = await this.queryAll({
+      TableName: this.tableName,
+      IndexName: LIST_INDEX.name,
+      KeyConditionExpression: condition,
+      ExpressionAttributeNames: expressionNames(condition),
+      ExpressionAttributeValues: { ':listPk': listPk },
+    });
+    return this.batchGet(keys.map(tableKeyOf));
+  }
+
+  /**
+   * batchGet: the items of `keys` (missing ones skipped), strongly consistent so a listing filters
+   * on current state, retrying the keys DynamoDB leaves unprocessed with a doubling backoff.
+   */
+  private async batchGet(keys: TableKey[]): Promise<Item[]> {
+    const items: Item[] = [];
+    for (let start = 0; start < keys.length; start += BATCH_GET_MAX_KEYS) {
+      let pending: TableKey[] = keys.slice(start, start + BATCH_GET_MAX_KEYS);
+      for (let attempt = 0; pending.length > 0; attempt += 1) {
+        if (attempt === BATCH_GET_ATTEMPTS) {
+          throw new UnavailableError(
+            `dynamodb BatchGetItem on table ${this.tableName} left ${pending.length} keys unprocessed after ${BATCH_GET_ATTEMPTS} attempts, expected none`,
+          );
+        }
+        if (attempt > 0) await sleep(BATCH_GET_BACKOFF_MS * 2 ** (attempt - 1));
+        const requested = pending;
+        const output = await this.send('BatchGetItem', () =>
+          this.client.send(
+            new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: requested.map((key) => ({ ...key })), ConsistentRead: true } } }),
+          ),
+        );
+        items.push(...(output.Responses?.[this.tableName] ?? []));
+        pending = (output.UnprocessedKeys?.[this.tableName]?.Keys ?? []).map(tableKeyOf);
+      }
+    }
+    return items;
+  }
+}
+
+/** tableKeyOf: the table key of an item (or of an index entry, which carries it). */
+const tableKeyOf = (item: Item): TableKey => tableKey(String(item[TABLE_KEY.partitionKey]), String(item[TABLE_KEY.sortKey]));

@@ -1,0 +1,48 @@
+/** The checkpoint store (DESIGN §2): the contract, the DynamoDB store, the embedded server and the in-memory stand-in. */
+export type {
+  CheckpointStore,
+  ClusterAuth,
+  ClusterRecord,
+  Decision,
+  JobSetKey,
+  JobSetState,
+  Lease,
+  ReleaseOutcome,
+} from './types.ts';
+export { DynamoCheckpointStore } from './dynamoStore.ts';
+export type { DynamoCheckpointStoreOptions } from './dynamoStore.ts';
+export { MemoryCheckpointStore } from './memoryStore.ts';
+export type { MemoryCheckpointStoreOptions } from './memoryStore.ts';
+export { ensureCheckpointTable, startEmbeddedDynamo } from './embedded.ts';
+export type { EmbeddedDynamo, EmbeddedDynamoOptions } from './embedded.ts';
+export {
+  Attr,
+  DECISION_TIME_DIGITS,
+  DEFAULT_TABLE_NAME,
+  KeyPart,
+  LIST_INDEX,
+  RESYNC_INDEX,
+  RESYNC_SHARD_COUNT,
+  TABLE_KEY,
+  TTL_ATTRIBUTE,
+  bookmarkSk,
+  clusterPk,
+  decisionSk,
+  jobSetPk,
+  listPkOfCluster,
+  listSkOfJobSet,
+  resyncShardOf,
+  resyncShards,
+  tableDefinition,
+} from './table.ts';
+export {
+  compareClusters,
+  compareJobSetKeys,
+  decisionExpiresAt,
+  dirtyWithoutLease,
+  lastPassFailed,
+  leaseExpired,
+  leaseIsFree,
+  needsResync,
+  wakeDue,
+} from './rules.ts';

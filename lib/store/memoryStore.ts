@@ -1,0 +1,226 @@
+/**
+ * The checkpoint store in memory, for unit tests of the code above the store only (STYLE: an
+ * in-memory stand-in never tests an adapter). Every method does what the DynamoDB store's single
+ * conditional write or read does, with the same rules (./rules.ts); the shared behaviour suite
+ * (test/store/storeBehaviour.ts) runs against both to keep them identical.
+ */
+import { DEFAULT_DECISION_RETENTION_MS } from '../constants.ts';
+import {
+  compareClusters,
+  compareJobSetKeys,
+  decisionExpiresAt,
+  decisionSuffix,
+  decisionToKeep,
+  definedOnly,
+  leaseIsFree,
+  needsResync,
+} from './rules.ts';
+import { decisionSk, jobSetPk } from './table.ts';
+import type {
+  CheckpointStore,
+  ClusterRecord,
+  Decision,
+  JobSetKey,
+  JobSetState,
+  Lease,
+  ReleaseOutcome,
+} from './types.ts';
+
+/** MemoryCheckpointStoreOptions: what a MemoryCheckpointStore is built from. */
+export interface MemoryCheckpointStoreOptions {
+  /**
+   * How long decisions are kept; recorded as each decision's expiry, which (as with DynamoDB TTL)
+   * is not enforced on reads.
+   * @default DEFAULT_DECISION_RETENTION_MS
+   */
+  readonly decisionRetentionMs?: number;
+}
+
+/** A JobSet's state as kept in memory (the state item's attributes). */
+interface StateRecord {
+  key: JobSetKey;
+  dirty: number;
+  reconciled: number;
+  lease: { owner: string; expiresAt: number } | undefined;
+  lastError: string | undefined;
+  lastErrorAt: number | undefined;
+  wakeAt: number | undefined;
+  updatedAt: number;
+}
+
+/** A decision as kept in memory, under the sort key the DynamoDB store would give it. */
+interface DecisionRecord {
+  readonly sk: string;
+  readonly decision: Decision;
+  readonly expiresAt: number;
+}
+
+/** snapshot: a JobSetState the caller may keep (no alias of the record). */
+const snapshot = (record: StateRecord): JobSetState => ({
+  key: { ...record.key },
+  dirty: record.dirty,
+  reconciled: record.reconciled,
+  ...(record.lease !== undefined ? { lease: { ...record.lease } } : {}),
+  ...(record.lastError !== undefined ? { lastError: record.lastError } : {}),
+  ...(record.wakeAt !== undefined ? { wakeAt: record.wakeAt } : {}),
+  updatedAt: record.updatedAt,
+});
+
+/** MemoryCheckpointStore: CheckpointStore in a process's memory, with the DynamoDB store's semantics. */
+export class MemoryCheckpointStore implements CheckpointStore {
+  private readonly states = new Map<string, StateRecord>();
+  private readonly decisions = new Map<string, DecisionRecord[]>();
+  private readonly bookmarks = new Map<string, string>();
+  private readonly clusters = new Map<string, ClusterRecord>();
+  private readonly decisionRetentionMs: number;
+
+  constructor(options: MemoryCheckpointStoreOptions = {}) {
+    this.decisionRetentionMs = options.decisionRetentionMs ?? DEFAULT_DECISION_RETENTION_MS;
+  }
+
+  /** markDirty: bump the counter, creating the record as DynamoDB's ADD creates the item. */
+  async markDirty(key: JobSetKey, now: number): Promise<number> {
+    const record = this.stateRecord(key, now);
+    record.dirty += 1;
+    record.updatedAt = now;
+    return record.dirty;
+  }
+
+  /** tryAcquireLease: take the lease when leaseIsFree; creates the record like the conditional UpdateItem does. */
+  async tryAcquireLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<Lease | undefined> {
+    const existing = this.states.get(jobSetPk(key));
+    if (!leaseIsFree(existing?.lease, owner, now)) return undefined;
+    const record = this.stateRecord(key, now);
+    record.lease = { owner, expiresAt: now + ttlMs };
+    record.updatedAt = now;
+    return { owner, expiresAt: now + ttlMs, dirty: record.dirty };
+  }
+
+  /** releaseLease: 'released' when `owner` holds it and nothing moved; else renew for 'dirty'; else 'lost'. */
+  async releaseLease(
+    key: JobSetKey,
+    owner: string,
+    reconciledDirty: number,
+    now: number,
+    ttlMs: number,
+    wakeAt?: number,
+  ): Promise<{ outcome: ReleaseOutcome; lease?: Lease | undefined }> {
+    const record = this.states.get(jobSetPk(key));
+    if (record?.lease?.owner !== owner) return { outcome: 'lost' };
+    if (record.dirty === reconciledDirty) {
+      record.lease = undefined;
+      record.lastError = undefined;
+      record.lastErrorAt = undefined;
+      record.reconciled = reconciledDirty;
+      record.wakeAt = wakeAt;
+      record.updatedAt = now;
+      return { outcome: 'released' };
+    }
+    record.lease = { owner, expiresAt: now + ttlMs };
+    record.updatedAt = now;
+    return { outcome: 'dirty', lease: { owner, expiresAt: now + ttlMs, dirty: record.dirty } };
+  }
+
+  /** failLease: give the lease up with the error; nothing when `owner` no longer holds it. */
+  async failLease(key: JobSetKey, owner: string, error: string, now: number): Promise<void> {
+    const record = this.states.get(jobSetPk(key));
+    if (record?.lease?.owner !== owner) return;
+    record.lease = undefined;
+    record.lastError = error;
+    record.lastErrorAt = now;
+    record.updatedAt = now;
+  }
+
+  /** getState: the JobSet's state, if any. */
+  async getState(key: JobSetKey): Promise<JobSetState | undefined> {
+    const record = this.states.get(jobSetPk(key));
+    return record === undefined ? undefined : snapshot(record);
+  }
+
+  /** listNeedingResync: every state for which needsResync holds, in listing order. */
+  async listNeedingResync(now: number): Promise<JobSetState[]> {
+    return [...this.states.values()]
+      .map(snapshot)
+      .filter((state) => needsResync(state, now))
+      .sort((a, b) => compareJobSetKeys(a.key, b.key));
+  }
+
+  /** listJobSets: the cluster's JobSets, ordered by namespace and name. */
+  async listJobSets(cluster: string): Promise<JobSetState[]> {
+    return [...this.states.values()]
+      .filter((record) => record.key.cluster === cluster)
+      .map(snapshot)
+      .sort((a, b) => compareJobSetKeys(a.key, b.key));
+  }
+
+  /** recordDecision: keep the decision under the sort key DynamoDB would give it. */
+  async recordDecision(decision: Decision): Promise<void> {
+    const kept = structuredClone(definedOnly(decisionToKeep(decision)));
+    const pk = jobSetPk(kept.key);
+    const log = this.decisions.get(pk) ?? [];
+    log.push({ sk: decisionSk(kept.at, decisionSuffix()), decision: kept, expiresAt: decisionExpiresAt(kept.at, this.decisionRetentionMs) });
+    // Sort-key order is what the DynamoDB Query returns: time, then the in-process sequence.
+    log.sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0));
+    this.decisions.set(pk, log);
+  }
+
+  /** listDecisions: the oldest `limit` decisions (all without `limit`), oldest first. */
+  async listDecisions(key: JobSetKey, limit?: number): Promise<Decision[]> {
+    if (limit !== undefined && limit <= 0) return [];
+    const log = this.decisions.get(jobSetPk(key)) ?? [];
+    return log.slice(0, limit).map((entry) => structuredClone(entry.decision));
+  }
+
+  /** getBookmark: the checkpointed resourceVersion. */
+  async getBookmark(cluster: string, resource: string): Promise<string | undefined> {
+    return this.bookmarks.get(bookmarkKey(cluster, resource));
+  }
+
+  /** putBookmark: replace the checkpoint. */
+  async putBookmark(cluster: string, resource: string, resourceVersion: string, _now: number): Promise<void> {
+    this.bookmarks.set(bookmarkKey(cluster, resource), resourceVersion);
+  }
+
+  /** getCluster: the registry entry, if any. */
+  async getCluster(id: string): Promise<ClusterRecord | undefined> {
+    const record = this.clusters.get(id);
+    return record === undefined ? undefined : structuredClone(record);
+  }
+
+  /** putCluster: replace the registry entry. */
+  async putCluster(record: ClusterRecord): Promise<void> {
+    this.clusters.set(record.id, structuredClone({ ...definedOnly(record), auth: definedOnly(record.auth) }));
+  }
+
+  /** listClusters: every registry entry, ordered by id. */
+  async listClusters(): Promise<ClusterRecord[]> {
+    return [...this.clusters.values()].map((record) => structuredClone(record)).sort(compareClusters);
+  }
+
+  /** deleteCluster: remove the registry entry. */
+  async deleteCluster(id: string): Promise<void> {
+    this.clusters.delete(id);
+  }
+
+  /** stateRecord: the JobSet's record, created at 0/0 when absent (DynamoDB creates the item on update). */
+  private stateRecord(key: JobSetKey, now: number): StateRecord {
+    const pk = jobSetPk(key);
+    const existing = this.states.get(pk);
+    if (existing !== undefined) return existing;
+    const created: StateRecord = {
+      key: { cluster: key.cluster, namespace: key.namespace, name: key.name },
+      dirty: 0,
+      reconciled: 0,
+      lease: undefined,
+      lastError: undefined,
+      lastErrorAt: undefined,
+      wakeAt: undefined,
+      updatedAt: now,
+    };
+    this.states.set(pk, created);
+    return created;
+  }
+}
+
+/** bookmarkKey: a bookmark's map key. */
+const bookmarkKey = (cluster: string, resource: string): string => `${cluster}\u0000${resource}`;

@@ -1,0 +1,97 @@
+/** Shared fixtures for the reconcile tests: a simulated cluster behind the gateway interface, and events. */
+import { readFileSync } from 'node:fs';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { Counters } from '../../lib/counters.ts';
+import { DetailType, eventSource, type LineupEventDetail } from '../../lib/events/schema.ts';
+import { loadedJobSets, loadJobSets } from '../../lib/jobset/load.ts';
+import type { JobSet } from '../../lib/jobset/schema.ts';
+import { collectingLog } from '../../lib/log.ts';
+import { DEFAULT_PLAN_OPTIONS } from '../../lib/plan/planner.ts';
+import type { ReconcileDeps } from '../../lib/reconcile/reconcileJobSet.ts';
+import type { ClusterGateway } from '../../lib/reconcile/types.ts';
+import { SimCluster } from '../../lib/sim/cluster.ts';
+import { SIM_EPOCH_MS } from '../../lib/sim/constants.ts';
+import { SimClusterGateway } from '../../lib/sim/gateway.ts';
+import { EventQueue } from '../../lib/sim/queue.ts';
+import type { CheckpointStore } from '../../lib/store/types.ts';
+import { referencePath } from '../reference.ts';
+
+export const CLUSTER = 'test-cluster';
+
+/** story2: the KEP story 2 JobSet from the shared examples. */
+export const story2 = (): JobSet => {
+  const path = referencePath('examples/story2-messagequeue-driver-worker.yaml');
+  const [jobSet] = loadedJobSets(loadJobSets(readFileSync(path, 'utf8'), path));
+  if (!jobSet) throw new Error(`no JobSet in ${path}`);
+  return jobSet;
+};
+
+/** simWorld: a simulated cluster holding `jobSets`, its gateway, and a virtual clock. */
+export const simWorld = (jobSets: readonly JobSet[]) => {
+  const queue = new EventQueue();
+  const cluster = new SimCluster({ queue });
+  for (const jobSet of jobSets) cluster.createJobSet(jobSet, 0);
+  const gateway = new SimClusterGateway(cluster);
+  return { queue, cluster, gateway, now: () => SIM_EPOCH_MS + queue.now() };
+};
+
+/** reconcileDeps: deps over one registered cluster, logging into `lines`. */
+export const reconcileDeps = (store: CheckpointStore, gateway: ClusterGateway, now: () => number, owner = 'test-owner', extra: Partial<ReconcileDeps> = {}) => {
+  const { log, lines } = collectingLog();
+  const counters = new Counters();
+  const deps: ReconcileDeps = {
+    store,
+    resolveCluster: async (id) => (id === CLUSTER ? gateway : undefined),
+    planOptions: DEFAULT_PLAN_OPTIONS,
+    owner,
+    now,
+    counters,
+    log,
+    ...extra,
+  };
+  return { deps, lines, counters };
+};
+
+/** detailFor: an event detail about JobSet default/<name>. */
+export const detailFor = (name: string, overrides: Partial<LineupEventDetail> = {}): LineupEventDetail => ({
+  cluster: CLUSTER,
+  namespace: 'default',
+  jobSet: name,
+  kind: 'JobSet',
+  name,
+  uid: 'uid-1',
+  resourceVersion: '1',
+  watchType: 'MODIFIED',
+  ...overrides,
+});
+
+/** eventBridgeEvent: the EventBridge event an SQS target delivers, as JSON. */
+export const eventBridgeEvent = (detail: LineupEventDetail, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  version: '0',
+  id: `id-${Math.random().toString(16).slice(2)}`,
+  'detail-type': detail.kind === 'Job' ? DetailType.JobChanged : DetailType.JobSetChanged,
+  source: eventSource(detail.cluster),
+  account: '123456789012',
+  time: '2026-01-01T00:00:00Z',
+  region: 'us-east-1',
+  resources: [],
+  detail,
+  ...extra,
+});
+
+/** sqsEvent: an SQS batch whose records carry the given bodies. */
+export const sqsEvent = (bodies: readonly string[]): SQSEvent => ({
+  Records: bodies.map(
+    (body, index): SQSRecord => ({
+      messageId: `m${index}`,
+      receiptHandle: `r${index}`,
+      body,
+      attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'test', ApproximateFirstReceiveTimestamp: '0' },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:lineup',
+      awsRegion: 'us-east-1',
+    }),
+  ),
+});

@@ -1,0 +1,253 @@
+/**
+ * DynamoCheckpointStore against a real DynamoDB-API server: dynalite, started in this process on
+ * loopback (DESIGN §5). If it cannot start, the `before` hook fails and so does every test —
+ * nothing here is skipped.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_DECISION_RETENTION_MS } from '../../lib/constants.ts';
+import { CounterName, Counters } from '../../lib/counters.ts';
+import { ErrorCode, LineupError } from '../../lib/errors.ts';
+import { DynamoCheckpointStore } from '../../lib/store/dynamoStore.ts';
+import { ensureCheckpointTable, startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded.ts';
+import {
+  Attr,
+  KeyPart,
+  LIST_INDEX,
+  RESYNC_INDEX,
+  TTL_ATTRIBUTE,
+  jobSetPk,
+  tableDefinition,
+} from '../../lib/store/table.ts';
+import { T0, TTL, describeStoreBehaviour, handleEvent, jobSet, makeDecision } from './storeBehaviour.ts';
+
+let dynamo: EmbeddedDynamo | undefined;
+let tables = 0;
+
+/** server: the running dynalite (the before hook threw if it did not start). */
+const server = (): EmbeddedDynamo => {
+  assert.ok(dynamo, 'dynalite did not start');
+  return dynamo;
+};
+
+/** freshStore: a store on a new, empty table, so tests that list cannot see each other's items. */
+const freshStore = async (counters?: Counters): Promise<{ store: DynamoCheckpointStore; tableName: string }> => {
+  tables += 1;
+  const tableName = `store-test-${tables}`;
+  await ensureCheckpointTable(server().client, tableName);
+  return { store: new DynamoCheckpointStore({ client: server().client, tableName, ...(counters ? { counters } : {}) }), tableName };
+};
+
+/** rejectsWithCode: the promise rejects with a LineupError of `code` that keeps the SDK error as cause. */
+const rejectsWithCode = async (promise: Promise<unknown>, code: string): Promise<void> => {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof LineupError, `expected a LineupError, got ${String(error)}`);
+    assert.equal(error.code, code);
+    assert.ok(error.cause !== undefined, 'the SDK error is kept as cause');
+    return true;
+  });
+};
+
+describe('store/dynamoStore', () => {
+  before(async () => {
+    dynamo = await startEmbeddedDynamo();
+  });
+  after(async () => {
+    await dynamo?.stop();
+  });
+
+  describeStoreBehaviour(async () => (await freshStore()).store, { propertyRuns: 40 });
+
+  describe('table', () => {
+    it('is created from tableDefinition() with both sparse indexes', async () => {
+      const { tableName } = await freshStore();
+      const described = await server().client.send(new DescribeTableCommand({ TableName: tableName }));
+      const indexes = (described.Table?.GlobalSecondaryIndexes ?? []).map((index) => ({
+        name: index.IndexName,
+        keys: index.KeySchema?.map((key) => key.AttributeName),
+        projection: index.Projection?.ProjectionType,
+      }));
+      assert.deepEqual(
+        indexes.sort((a, b) => String(a.name).localeCompare(String(b.name))),
+        [
+          { name: LIST_INDEX.name, keys: [LIST_INDEX.partitionKey, LIST_INDEX.sortKey], projection: 'KEYS_ONLY' },
+          { name: RESYNC_INDEX.name, keys: [RESYNC_INDEX.partitionKey, RESYNC_INDEX.sortKey], projection: 'KEYS_ONLY' },
+        ],
+      );
+      assert.deepEqual(described.Table?.KeySchema, tableDefinition(tableName).KeySchema);
+    });
+  });
+
+  describe('items', () => {
+    it('stores decisions under DECISION#<13-digit ms>#… with expiresAt in epoch seconds after the retention', async () => {
+      // Prepare
+      const { store, tableName } = await freshStore();
+      const key = jobSet('js');
+      const documents = DynamoDBDocumentClient.from(server().client);
+      // Act
+      await store.recordDecision(makeDecision(key, T0 + 2));
+      await store.recordDecision(makeDecision(key, T0 + 1));
+      // Assess
+      const output = await documents.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': jobSetPk(key), ':prefix': KeyPart.decision },
+        }),
+      );
+      const items = output.Items ?? [];
+      assert.deepEqual(
+        items.map((item) => String(item.sk).split('#')[1]),
+        [String(T0 + 1).padStart(13, '0'), String(T0 + 2).padStart(13, '0')],
+      );
+      assert.deepEqual(
+        items.map((item) => item[TTL_ATTRIBUTE]),
+        [Math.ceil((T0 + 1 + DEFAULT_DECISION_RETENTION_MS) / 1000), Math.ceil((T0 + 2 + DEFAULT_DECISION_RETENTION_MS) / 1000)],
+      );
+      assert.ok(items.every((item) => item[LIST_INDEX.partitionKey] === undefined && item[RESYNC_INDEX.partitionKey] === undefined));
+    });
+
+    it('takes the decision retention from its options', async () => {
+      const tableName = (await freshStore()).tableName;
+      const store = new DynamoCheckpointStore({ client: server().client, tableName, decisionRetentionMs: 60_000 });
+      await store.recordDecision(makeDecision(jobSet('js'), T0));
+      const output = await DynamoDBDocumentClient.from(server().client).send(
+        new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': jobSetPk(jobSet('js')) } }),
+      );
+      assert.equal(output.Items?.[0]?.[TTL_ATTRIBUTE], (T0 + 60_000) / 1000);
+    });
+
+    it('keeps a JobSet in the resync index while it is not quiescent, and takes it out on release', async () => {
+      const { store, tableName } = await freshStore();
+      const key = jobSet('js');
+      const documents = DynamoDBDocumentClient.from(server().client);
+      const stateItem = async () =>
+        (await documents.send(new GetCommand({ TableName: tableName, Key: { pk: jobSetPk(key), sk: KeyPart.state } }))).Item ?? {};
+      await store.markDirty(key, T0);
+      assert.equal((await stateItem())[RESYNC_INDEX.sortKey], T0);
+      const lease = await store.tryAcquireLease(key, 'r1', T0 + 5, TTL);
+      assert.equal((await stateItem())[RESYNC_INDEX.sortKey], T0 + 5);
+      assert.ok(lease);
+      await store.releaseLease(key, 'r1', lease.dirty, T0 + 10, TTL, T0 + 99);
+      assert.equal((await stateItem())[RESYNC_INDEX.sortKey], T0 + 99);
+      await store.markDirty(key, T0 + 20);
+      const again = await store.tryAcquireLease(key, 'r1', T0 + 20, TTL);
+      assert.ok(again);
+      await store.releaseLease(key, 'r1', again.dirty, T0 + 30, TTL);
+      const quiescent = await stateItem();
+      assert.equal(quiescent[RESYNC_INDEX.partitionKey], undefined);
+      assert.equal(quiescent[RESYNC_INDEX.sortKey], undefined);
+      assert.equal(quiescent[Attr.wakeAt], undefined);
+    });
+  });
+
+  describe('counters', () => {
+    it('counts one UpdateItem per markDirty, tryAcquireLease and release in the happy path', async () => {
+      // Prepare
+      const counters = new Counters();
+      const { store } = await freshStore(counters);
+      // Act: one event → one pass → release.
+      const passes = await handleEvent(store, jobSet('js'), 'r1', () => T0, async () => {});
+      // Assess
+      assert.equal(passes, 1);
+      assert.deepEqual(counters.snapshot(), { [`${CounterName.DynamoPrefix}UpdateItem`]: 3 });
+    });
+
+    it('counts two more UpdateItems for the holder (failed release, renewal, release) and two for the deferred event', async () => {
+      const counters = new Counters();
+      const { store } = await freshStore(counters);
+      const key = jobSet('js');
+      let deferred: Promise<number> | undefined;
+      const passes = await handleEvent(store, key, 'r1', () => T0, async () => {
+        // An event arrives during the first pass: markDirty + a refused tryAcquireLease.
+        deferred ??= handleEvent(store, key, 'r2', () => T0, async () => {});
+        await deferred;
+      });
+      assert.equal(passes, 2);
+      assert.equal(await deferred, 0);
+      assert.deepEqual(counters.snapshot(), { [`${CounterName.DynamoPrefix}UpdateItem`]: 7 });
+    });
+
+    it('counts reads and writes by operation', async () => {
+      const counters = new Counters();
+      const { store } = await freshStore(counters);
+      await store.markDirty(jobSet('js'), T0);
+      await store.getState(jobSet('js'));
+      await store.recordDecision(makeDecision(jobSet('js'), T0));
+      await store.listDecisions(jobSet('js'));
+      await store.listJobSets('c1');
+      await store.putCluster({ id: 'c1', endpoint: 'https://c1', auth: { type: 'token', token: 't' } });
+      await store.deleteCluster('c1');
+      assert.deepEqual(counters.snapshot(), {
+        'dynamodb.BatchGetItem': 1,
+        'dynamodb.DeleteItem': 1,
+        'dynamodb.GetItem': 1,
+        'dynamodb.PutItem': 2,
+        'dynamodb.Query': 2,
+        'dynamodb.UpdateItem': 1,
+      });
+    });
+
+    it('counts one Query per resync shard plus one BatchGetItem per hundred candidates', async () => {
+      const counters = new Counters();
+      const { store } = await freshStore(counters);
+      for (let i = 0; i < 3; i += 1) await store.markDirty(jobSet(`js-${i}`), T0);
+      await store.listNeedingResync(T0);
+      assert.equal(counters.get('dynamodb.Query'), 16);
+      assert.equal(counters.get('dynamodb.BatchGetItem'), 1);
+    });
+  });
+
+  describe('errors', () => {
+    it('turns a missing table into a NotFoundError', async () => {
+      const store = new DynamoCheckpointStore({ client: server().client, tableName: 'no-such-table' });
+      await rejectsWithCode(store.markDirty(jobSet('js'), T0), ErrorCode.NOT_FOUND);
+      await rejectsWithCode(store.getState(jobSet('js')), ErrorCode.NOT_FOUND);
+    });
+
+    it('turns a server that does not answer into an UnavailableError', async () => {
+      // A client aimed at a port nothing listens on (the embedded server's, after it stopped).
+      const stopped = await startEmbeddedDynamo();
+      const endpoint = stopped.endpoint;
+      await stopped.stop();
+      const client = new DynamoDBClient({
+        endpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+        maxAttempts: 1,
+      });
+      try {
+        const store = new DynamoCheckpointStore({ client, tableName: 'lineup-checkpoints' });
+        await rejectsWithCode(store.tryAcquireLease(jobSet('js'), 'r1', T0, TTL), ErrorCode.UNAVAILABLE);
+      } finally {
+        client.destroy();
+      }
+    });
+
+    it('turns a request the server refuses as malformed into a StoreInvalidError', async () => {
+      const { store } = await freshStore();
+      // An item over DynamoDB's 400 KB limit.
+      const record = { id: 'big', endpoint: 'https://x', caData: 'x'.repeat(500 * 1024), auth: { type: 'token' as const } };
+      await rejectsWithCode(store.putCluster(record), ErrorCode.STORE_INVALID);
+    });
+
+    it('reports an item that does not parse as a StoreInvalidError naming it', async () => {
+      const { store, tableName } = await freshStore();
+      const documents = DynamoDBDocumentClient.from(server().client);
+      await documents.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { pk: jobSetPk(jobSet('js')), sk: KeyPart.state, [Attr.dirty]: 'many' },
+        }),
+      );
+      await assert.rejects(store.getState(jobSet('js')), (error: unknown) => {
+        assert.ok(error instanceof LineupError);
+        assert.equal(error.code, ErrorCode.STORE_INVALID);
+        assert.match(error.message, /JOBSET#c1#default#js STATE/);
+        return true;
+      });
+    });
+  });
+});
