@@ -15,7 +15,7 @@ const major = Number(process.versions.node.split('.')[0]);
 
 if (major >= REQUIRED_MAJOR) {
   const { main } = await import(entry);
-  process.exitCode = main(process.argv.slice(2));
+  process.exitCode = await main(process.argv.slice(2));
 } else {
   const require = createRequire(import.meta.url);
   let nodeBinary;

@@ -1,16 +1,16 @@
 /**
  * Reconciler Lambda: SQS batches of EventBridge events → lease, read, plan, execute per JobSet
- * (lib/reconcile). Thin: configuration, clients and the batch handler are built once at module
+ * (lib/reconcile). Each record's body is parsed with the Powertools EventBridge schema extended
+ * by Lineup's detail (lib/events/envelope.ts), one record at a time, so a malformed record
+ * fails alone (partial batch response) instead of failing the batch. Thin: configuration, clients and the batch handler are built once at module
  * scope, so warm invocations reuse them.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { parser } from '@aws-lambda-powertools/parser/middleware';
-import { SqsSchema } from '@aws-lambda-powertools/parser/schemas/sqs';
 import middy from '@middy/core';
-import type { Context, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { Counters } from '../lib/counters.ts';
 import { lambdaStore, lambdaClusters } from '../lib/hosts/lambdaDeps.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
@@ -33,10 +33,9 @@ const batch = makeSqsBatchHandler({
   applyReplays: config.applyReplays,
 });
 
-export const handler = middy()
+export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics))
-  .use(parser({ schema: SqsSchema }))
   .handler(async (event: SQSEvent, context: Context) => {
     const before = counters.snapshot();
     const response = await batch(event, context);

@@ -20,7 +20,7 @@ const metrics = new Metrics({ namespace: 'Lineup', serviceName: 'resync' });
 const counters = new Counters();
 const deps = { store: lambdaStore(config, counters), sink: lambdaSink(config), now: Date.now, counters, log: powertoolsLog(logger), eventBusName: config.eventBusName };
 
-export const handler = middy()
+export const handler = middy<{ full?: boolean } | undefined, { synced: number }>()
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics))
   .handler(async (event: { full?: boolean } | undefined) => {

@@ -30,10 +30,21 @@ export const CounterName = {
   Deferred: 'reconciler.deferred',
   /** DynamoDB requests, suffixed by operation: dynamodb.UpdateItem, dynamodb.GetItem, … */
   DynamoPrefix: 'dynamodb.',
+  /** Entries refused because one alone is over EventBridge's entry limit (logged with its size, never cut). */
+  EventsDroppedOversize: 'forwarder.droppedOversize',
+  /** Watches that ended in a transport error and were reconnected after a backoff. */
+  WatchErrors: 'forwarder.watchErrors',
+  /** Watch resourceVersions checkpointed (putBookmark calls that succeeded). */
+  Checkpoints: 'forwarder.checkpoints',
 } as const;
 
+/** CounterSink: the part of Counters a producer needs. */
+export interface CounterSink {
+  add(name: string, by?: number): void;
+}
+
 /** Counters: named monotonic counts. */
-export class Counters {
+export class Counters implements CounterSink {
   private readonly counts = new Map<string, number>();
 
   /** add: count `by` more of `name`. */

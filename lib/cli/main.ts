@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, type CliIo } from './io.ts';
+import { runDemoCommand } from './demo.ts';
 import { runPlan } from './plan.ts';
 import { runSimulate } from './simulate.ts';
 import { runValidate } from './validate.ts';
@@ -23,6 +24,18 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .showHelpAfterError('(run lineup --help for usage)')
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .exitOverride();
+
+  program
+    .command('demo')
+    .description('run the example JobSets through the whole pipeline (forwarder → bus → reconciler) against a simulated cluster')
+    .argument('[file...]', 'JobSet files to run instead of the bundled examples')
+    .option('--speed <duration>', 'real time per virtual second (0 for as fast as possible)', '40ms')
+    .option('--until <duration>', 'stop at this virtual time', '1h')
+    .option('--behaviour <file>', 'when Jobs become ready, succeed or fail (as for simulate)')
+    .option('--verbose', 'print every log line of the pipeline')
+    .action(async (files: string[], options: { speed: string; until: string; behaviour?: string; verbose?: boolean }) =>
+      exit(await runDemoCommand(files, options, io)),
+    );
 
   program
     .command('validate')
@@ -53,13 +66,13 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
 };
 
 /** main: parse argv and run; usage errors exit 2, as the CLI contract says. */
-export const main = (argv: readonly string[], io: CliIo = processIo): number => {
+export const main = async (argv: readonly string[], io: CliIo = processIo): Promise<number> => {
   let code: number = ExitCode.Ok;
   const program = buildProgram(io, (exitCode) => {
     code = exitCode;
   });
   try {
-    program.parse([...argv], { from: 'user' });
+    await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
     // --help and --version end through the same path with exit code 0.
@@ -69,5 +82,5 @@ export const main = (argv: readonly string[], io: CliIo = processIo): number => 
 };
 
 if (import.meta.main) {
-  process.exitCode = main(process.argv.slice(2));
+  process.exitCode = await main(process.argv.slice(2));
 }

@@ -9,6 +9,8 @@ import { LineupError, ErrorCode } from '../errors.ts';
 
 /** LineupEventBridgeSchema: a whole EventBridge event carrying a Lineup detail. */
 export const LineupEventBridgeSchema = EventBridgeSchema.extend({
+  // Lineup never reads the account; moto's EventBridge (the test tier's server) omits it.
+  account: z.string().optional(),
   'detail-type': z.enum(DETAIL_TYPES),
   detail: LineupEventDetailSchema,
 });

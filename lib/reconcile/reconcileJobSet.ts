@@ -4,7 +4,7 @@
  * counter it reconciled is the stored one, then releases. Bursts collapse into few passes; a
  * crashed holder's lease expires and the resync picks the JobSet up.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { CounterName, type Counters } from '../counters.ts';
 import { ErrorCode, LineupError } from '../errors.ts';
@@ -30,7 +30,11 @@ export interface ReconcileDeps {
   readonly store: CheckpointStore;
   readonly resolveCluster: ClusterResolver;
   readonly planOptions: PlanOptions;
-  /** Identity of this reconciler (Lambda request id, process id). */
+  /**
+   * Identity of this host (Lambda log stream, process). Each handled event leases under
+   * `<owner>/<random>`: records of one batch run concurrently in one host, and two of them
+   * must never both believe they hold a JobSet's lease.
+   */
   readonly owner: string;
   readonly now: () => number;
   readonly counters: Counters;
@@ -159,8 +163,9 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
   if (event.replayName !== undefined && !deps.applyReplays) return evaluateReplay(gateway, key, event.replayName, deps);
 
   const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const owner = `${deps.owner}/${randomUUID()}`;
   await deps.store.markDirty(key, deps.now());
-  let lease = await deps.store.tryAcquireLease(key, deps.owner, deps.now(), ttl);
+  let lease = await deps.store.tryAcquireLease(key, owner, deps.now(), ttl);
   if (!lease) {
     deps.counters.add(CounterName.Deferred);
     return 'deferred';
@@ -170,7 +175,7 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
       const target = lease.dirty;
       const result = await runPass(gateway, key, deps);
       const wakeAt = result?.requeueAfterMs !== undefined ? deps.now() + result.requeueAfterMs : undefined;
-      const release = await deps.store.releaseLease(key, deps.owner, target, deps.now(), ttl, wakeAt);
+      const release = await deps.store.releaseLease(key, owner, target, deps.now(), ttl, wakeAt);
       if (release.outcome === 'released') return result ? 'reconciled' : 'gone';
       if (release.outcome === 'lost' || !release.lease) {
         deps.log('warn', 'lease lost during the pass loop; the new holder continues', fields);
@@ -178,11 +183,11 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
       }
       lease = release.lease;
     }
-    await deps.store.failLease(key, deps.owner, 'pass budget exhausted while events kept arriving; resync continues', deps.now());
+    await deps.store.failLease(key, owner, 'pass budget exhausted while events kept arriving; resync continues', deps.now());
     return 'handed-to-resync';
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    await deps.store.failLease(key, deps.owner, message, deps.now());
+    await deps.store.failLease(key, owner, message, deps.now());
     throw error;
   }
 };

@@ -1,0 +1,221 @@
+/**
+ * The forwarder's batcher: collects PutEvents entries and puts them to an EventSink in calls of
+ * at most PUT_EVENTS_MAX_ENTRIES entries and PUT_EVENTS_MAX_BYTES bytes, after a short window
+ * or as soon as a full call is waiting. It never drops an entry it accepted: a partial failure
+ * retries exactly the failed entries, a put that throws is retried whole, both with bounded
+ * exponential backoff, until they succeed. The only entries refused are those that alone are
+ * over EventBridge's entry limit — logged with their size and counted, never cut.
+ */
+import {
+  FORWARDER_BATCH_WINDOW_MS,
+  ForwarderLog,
+  PUT_EVENTS_MAX_BYTES,
+  PUT_EVENTS_MAX_ENTRIES,
+  PUT_MAX_CONCURRENCY,
+  PUT_RETRY_BACKOFF,
+} from '../constants.ts';
+import { CounterName } from '../counters.ts';
+import { entrySize, type PutEventsEntry } from '../events/envelope.ts';
+import { MAX_EVENT_BYTES } from '../events/schema.ts';
+import type { EventSink } from './types.ts';
+
+import type { CounterSink } from '../counters.ts';
+import type { Log } from '../log.ts';
+
+/** Sleep: waits `ms`; injectable so tests run retries and backoffs without waiting. */
+export type Sleep = (ms: number) => Promise<void>;
+
+/** realSleep: a timer-based Sleep. */
+export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Backoff: a doubling delay from initialMs, capped at maxMs. */
+export interface Backoff {
+  readonly initialMs: number;
+  readonly maxMs: number;
+}
+
+/** backoffDelay: the delay before retry number `attempt` (0 for the first retry). */
+export const backoffDelay = (backoff: Backoff, attempt: number): number =>
+  Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(attempt, 30));
+
+/** BatcherOptions: where entries go and how they are grouped and retried. */
+export interface BatcherOptions {
+  readonly sink: EventSink;
+  readonly counters: CounterSink;
+  readonly log: Log;
+  /** How long the first waiting entry waits for company before a put. @default FORWARDER_BATCH_WINDOW_MS */
+  readonly windowMs?: number | undefined;
+  /** Most entries per put. @default PUT_EVENTS_MAX_ENTRIES */
+  readonly maxEntries?: number | undefined;
+  /** Most bytes of entries per put (an entry alone above it still goes, alone). @default PUT_EVENTS_MAX_BYTES */
+  readonly maxBytes?: number | undefined;
+  /** Puts in flight at once. @default PUT_MAX_CONCURRENCY */
+  readonly maxConcurrency?: number | undefined;
+  /** Retry delays of failed puts. @default PUT_RETRY_BACKOFF */
+  readonly backoff?: Backoff | undefined;
+  /** @default realSleep */
+  readonly sleep?: Sleep | undefined;
+}
+
+/** One accepted entry and whom to tell when it is delivered. */
+interface Pending {
+  readonly entry: PutEventsEntry;
+  readonly bytes: number;
+  readonly delivered: () => void;
+}
+
+/** Batcher: groups entries into PutEvents calls and delivers every one it accepted. */
+export class Batcher {
+  private readonly sink: EventSink;
+  private readonly counters: CounterSink;
+  private readonly log: Log;
+  private readonly windowMs: number;
+  private readonly maxEntries: number;
+  private readonly maxBytes: number;
+  private readonly maxConcurrency: number;
+  private readonly backoff: Backoff;
+  private readonly sleep: Sleep;
+  private waiting: Pending[] = [];
+  /** Set when the waiting entries should go now (window passed or a flush asked), not at the next full call. */
+  private due = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private inFlight = 0;
+  /** Entries accepted and not yet delivered (waiting or in a put that has not succeeded). */
+  private undelivered = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(options: BatcherOptions) {
+    this.sink = options.sink;
+    this.counters = options.counters;
+    this.log = options.log;
+    this.windowMs = options.windowMs ?? FORWARDER_BATCH_WINDOW_MS;
+    this.maxEntries = options.maxEntries ?? PUT_EVENTS_MAX_ENTRIES;
+    this.maxBytes = options.maxBytes ?? PUT_EVENTS_MAX_BYTES;
+    this.maxConcurrency = options.maxConcurrency ?? PUT_MAX_CONCURRENCY;
+    this.backoff = options.backoff ?? PUT_RETRY_BACKOFF;
+    this.sleep = options.sleep ?? realSleep;
+  }
+
+  /** pending: entries accepted and not yet delivered; the forwarder pauses reading above a bound. */
+  get pending(): number {
+    return this.undelivered;
+  }
+
+  /**
+   * add: accept an entry; resolves once a put delivered it. Never rejects: an entry over the
+   * entry limit resolves at once after being logged and counted as dropped-oversize.
+   *
+   * @example
+   * await batcher.add(toPutEventsEntry(event)); // delivered
+   */
+  add(entry: PutEventsEntry): Promise<void> {
+    const bytes = entrySize(entry);
+    if (bytes > MAX_EVENT_BYTES) {
+      reportOversize(this.log, this.counters, bytes, entry.DetailType);
+      return Promise.resolve();
+    }
+    this.undelivered += 1;
+    return new Promise<void>((resolve) => {
+      this.waiting.push({ entry, bytes, delivered: resolve });
+      this.pump();
+    });
+  }
+
+  /** flush: send everything waiting now and resolve when every accepted entry was delivered (retries included). */
+  flush(): Promise<void> {
+    this.due = true;
+    this.pump();
+    if (this.undelivered === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** pump: start the puts that are due, within the concurrency limit; arm the window for the rest. */
+  private pump(): void {
+    while (this.inFlight < this.maxConcurrency && this.waiting.length > 0 && (this.due || this.waiting.length >= this.maxEntries)) {
+      const call = this.takeCall();
+      this.inFlight += 1;
+      void this.deliver(call).finally(() => {
+        this.inFlight -= 1;
+        this.pump();
+      });
+    }
+    if (this.waiting.length === 0) {
+      this.due = false;
+      this.clearTimer();
+    } else if (!this.due && this.timer === undefined) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.due = true;
+        this.pump();
+      }, this.windowMs);
+    }
+  }
+
+  /** takeCall: the longest head of the waiting entries that fits one put by count and bytes (at least one). */
+  private takeCall(): Pending[] {
+    let bytes = 0;
+    let count = 0;
+    for (const pending of this.waiting) {
+      if (count >= this.maxEntries || (count > 0 && bytes + pending.bytes > this.maxBytes)) break;
+      bytes += pending.bytes;
+      count += 1;
+    }
+    return this.waiting.splice(0, count);
+  }
+
+  /** deliver: put one call's entries until every one succeeded, retrying only what failed. */
+  private async deliver(call: readonly Pending[]): Promise<void> {
+    let remaining = call;
+    for (let attempt = 0; remaining.length > 0; attempt += 1) {
+      if (attempt > 0) {
+        this.counters.add(CounterName.EventsRetried, remaining.length);
+        await this.sleep(backoffDelay(this.backoff, attempt - 1));
+      }
+      this.counters.add(CounterName.PutEventsCalls);
+      let failed: ReadonlySet<number>;
+      try {
+        const result = await this.sink.put(remaining.map((p) => p.entry));
+        failed = new Set(result.failed.map((f) => f.index));
+        if (failed.size > 0) {
+          this.log('warn', ForwarderLog.putPartiallyFailed, {
+            failed: failed.size,
+            of: remaining.length,
+            attempt,
+            codes: [...new Set(result.failed.map((f) => f.code))],
+            message: result.failed[0]?.message,
+          });
+        }
+      } catch (error) {
+        this.log('warn', ForwarderLog.putFailed, { entries: remaining.length, attempt, error: String(error) });
+        continue;
+      }
+      const delivered = remaining.filter((_, index) => !failed.has(index));
+      for (const pending of delivered) pending.delivered();
+      this.counters.add(CounterName.EventsPut, delivered.length);
+      this.settle(delivered.length);
+      remaining = remaining.filter((_, index) => failed.has(index));
+    }
+  }
+
+  /** settle: count delivered entries off and wake flush() callers when nothing is left. */
+  private settle(delivered: number): void {
+    this.undelivered -= delivered;
+    if (this.undelivered > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** clearTimer: disarm the window, so an idle batcher holds no timer (and no process open). */
+  private clearTimer(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** reportOversize: log an entry over the entry limit with its size, and count it dropped (it is never cut). */
+export const reportOversize = (log: Log, counters: CounterSink, bytes: number, what: string): void => {
+  log('error', ForwarderLog.entryTooLarge, { bytes, limit: MAX_EVENT_BYTES, what });
+  counters.add(CounterName.EventsDroppedOversize);
+};

@@ -1,0 +1,82 @@
+/**
+ * EventBridgeSink: the EventSink over EventBridge PutEvents (@aws-sdk/client-eventbridge). It
+ * reports which entries failed by index, so the batcher retries exactly those; SDK errors are
+ * turned into Lineup errors at this boundary (the batcher retries them whole).
+ */
+import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { PutEventsEntry } from '../events/envelope.ts';
+import { ForbiddenError, UnavailableError } from '../errors.ts';
+import type { EventSink, PutResult } from './types.ts';
+
+/** EventBridgeSinkOptions: the client and the bus. */
+export interface EventBridgeSinkOptions {
+  /** The client; create it once per process (warm Lambda invocations reuse it). */
+  readonly client: EventBridgeClient;
+  /** Bus for entries that name none. @default undefined — the account's default bus */
+  readonly eventBusName?: string | undefined;
+}
+
+/** Error code reported for an entry PutEvents answered for without an ErrorCode or EventId. */
+export const MISSING_RESULT_CODE = 'MissingResult';
+
+/** Status codes and SDK error names that say the caller is not allowed; retrying as-is will not help. */
+const FORBIDDEN_STATUS = new Set([401, 403]);
+const FORBIDDEN_NAMES = new Set(['AccessDeniedException', 'UnrecognizedClientException', 'InvalidSignatureException']);
+
+/** asLineupError: an SDK failure of PutEvents as a Lineup error, keeping it as the cause. */
+const asLineupError = (error: unknown, entries: number): Error => {
+  const status = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+  const name = error instanceof Error ? error.name : 'Error';
+  const message = `put events of ${entries} entries failed: ${name}: ${error instanceof Error ? error.message : String(error)}`;
+  return (status !== undefined && FORBIDDEN_STATUS.has(status)) || FORBIDDEN_NAMES.has(name)
+    ? new ForbiddenError(message, { cause: error })
+    : new UnavailableError(message, { cause: error });
+};
+
+/**
+ * EventBridgeSink: puts entries with PutEventsCommand and maps the answer's per-entry
+ * ErrorCode (FailedEntryCount > 0) to PutResult.failed.
+ *
+ * @example
+ * const sink = new EventBridgeSink({ client: new EventBridgeClient({}), eventBusName: 'lineup' });
+ * const { failed } = await sink.put([toPutEventsEntry(event)]);
+ */
+export class EventBridgeSink implements EventSink {
+  private readonly client: EventBridgeClient;
+  private readonly eventBusName: string | undefined;
+
+  constructor(options: EventBridgeSinkOptions) {
+    this.client = options.client;
+    this.eventBusName = options.eventBusName;
+  }
+
+  /** put: one PutEvents call (the caller keeps to 10 entries); throws ForbiddenError or UnavailableError when the call itself fails. */
+  async put(entries: readonly PutEventsEntry[]): Promise<PutResult> {
+    const request: PutEventsRequestEntry[] = entries.map((entry) => ({
+      Source: entry.Source,
+      DetailType: entry.DetailType,
+      Detail: entry.Detail,
+      EventBusName: entry.EventBusName ?? this.eventBusName,
+    }));
+    let output;
+    try {
+      output = await this.client.send(new PutEventsCommand({ Entries: request }));
+    } catch (error) {
+      throw asLineupError(error, entries.length);
+    }
+    if (!output.FailedEntryCount) return { failed: [] };
+    const results = output.Entries ?? [];
+    const failed: { index: number; code: string; message: string }[] = [];
+    entries.forEach((_, index) => {
+      const result = results[index];
+      if (result?.ErrorCode) {
+        failed.push({ index, code: result.ErrorCode, message: result.ErrorMessage ?? '' });
+      } else if (result?.EventId === undefined) {
+        // FailedEntryCount says some failed, and this entry has neither an id nor an error:
+        // count it failed, since retrying an event is harmless and losing one is not.
+        failed.push({ index, code: MISSING_RESULT_CODE, message: 'no EventId or ErrorCode in the PutEvents answer' });
+      }
+    });
+    return { failed };
+  }
+}

@@ -1,0 +1,460 @@
+/**
+ * The forwarder (DESIGN §2 Forwarder): lists and watches JobSets and their Jobs, forwards a slim
+ * event when something a decision depends on changed, and checkpoints the resourceVersion it
+ * reached so the next run (a restarted Deployment, the next Lambda watch session) resumes there.
+ *
+ * Delivery is at-least-once: a kind's resourceVersion is checkpointed only after every event
+ * up to it was put, so a crash re-sends (never loses) what was in flight. Events are hints, so
+ * a repeat only costs a reconcile pass that finds nothing to do.
+ *
+ * It never ends on its own error: a failed list, watch or checkpoint is logged and retried
+ * with bounded backoff. It ends when its signal aborts, after flushing what it accepted.
+ */
+import {
+  BookmarkResource,
+  ForwarderLog,
+  FORWARDER_MAX_PENDING_ENTRIES,
+  WATCH_CHECKPOINT_INTERVAL_MS,
+  WATCH_ERROR_BACKOFF,
+  WATCH_RECONNECT_DELAY_MS,
+  WATCH_SESSION_MAX_MS,
+} from '../constants.ts';
+import { CounterName } from '../counters.ts';
+import { EventTooLargeError, toPutEventsEntry } from '../events/envelope.ts';
+import { CLUSTER_ID_PATTERN, type LineupEvent } from '../events/schema.ts';
+import { ErrorCode, InvalidInputError, LineupError } from '../errors.ts';
+import type { Job, JobSet } from '../jobset/schema.ts';
+import { isManagedByLineup } from '../plan/planner.ts';
+import type { PlanOptions } from '../plan/types.ts';
+import type { CheckpointStore } from '../store/types.ts';
+import type { CounterSink } from '../counters.ts';
+import type { Log } from '../log.ts';
+import { Batcher, backoffDelay, reportOversize, type Backoff } from './batcher.ts';
+import {
+  changeOf,
+  filterEvent,
+  objectUid,
+  seenOf,
+  syncEvent,
+  syncEventFor,
+  vanishedEvent,
+  type FilterContext,
+  type SeenObject,
+} from './filter.ts';
+import type { EventSink, WatchEvent, WatchSource, WatchedKind } from './types.ts';
+
+/** AbortableSleep: waits `ms`, resolving early when `signal` aborts; injectable so tests skip backoffs. */
+export type AbortableSleep = (ms: number, signal: AbortSignal) => Promise<void>;
+
+/** abortableSleep: a timer-based AbortableSleep. */
+export const abortableSleep: AbortableSleep = (ms, signal) =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** ForwarderOptions: the cluster, its source, where events and checkpoints go, and timings. */
+export interface ForwarderOptions {
+  /** Cluster id: names the event source `lineup.<cluster>` and keys the checkpoints. */
+  readonly cluster: string;
+  readonly source: WatchSource;
+  readonly sink: EventSink;
+  readonly bookmarks: Pick<CheckpointStore, 'getBookmark' | 'putBookmark'>;
+  /** Which JobSets are Lineup's (the same options the reconciler plans with). */
+  readonly planOptions: PlanOptions;
+  readonly counters: CounterSink;
+  readonly log: Log;
+  /** Epoch ms, for checkpoint timestamps and their spacing. */
+  readonly now: () => number;
+  /** Batch window of the puts. @default FORWARDER_BATCH_WINDOW_MS */
+  readonly batchWindowMs?: number | undefined;
+  /**
+   * Re-list JobSets this often and send a `JobSet Sync` for each managed one, even without a
+   * 410. @default undefined — no periodic re-list: the resync Lambda already re-queues JobSets
+   * whose last pass failed or whose lease lapsed.
+   */
+  readonly resyncIntervalMs?: number | undefined;
+  /** EventBusName written into every entry (and counted in its size). @default undefined — the sink's bus */
+  readonly eventBusName?: string | undefined;
+  /** Pause before reconnecting a watch the server closed. @default WATCH_RECONNECT_DELAY_MS */
+  readonly reconnectDelayMs?: number | undefined;
+  /** Backoff after a watch transport error or a failed list. @default WATCH_ERROR_BACKOFF */
+  readonly errorBackoff?: Backoff | undefined;
+  /** Backoff of put retries. @default PUT_RETRY_BACKOFF */
+  readonly putBackoff?: Backoff | undefined;
+  /** Least time between two checkpoint writes per kind. @default WATCH_CHECKPOINT_INTERVAL_MS */
+  readonly checkpointIntervalMs?: number | undefined;
+  /** Undelivered entries above which watch events wait for puts to catch up. @default FORWARDER_MAX_PENDING_ENTRIES */
+  readonly maxPendingEntries?: number | undefined;
+  /** @default abortableSleep */
+  readonly sleep?: AbortableSleep | undefined;
+}
+
+/** The kinds watched, each in its own loop. */
+const WATCHED_KINDS: readonly WatchedKind[] = ['JobSet', 'Job'];
+
+/** A signal that never aborts: put retries go on through shutdown, since accepted entries are never dropped. */
+const NEVER = new AbortController().signal;
+
+/** jobSetKey: the key of the managed-JobSet map. */
+const jobSetKey = (namespace: string, name: string): string => `${namespace}/${name}`;
+
+/** KindState: one watched kind's progress within a run. */
+interface KindState {
+  readonly kind: WatchedKind;
+  /** The resourceVersion to watch from: of the last event (or bookmark, or list) taken in. */
+  resourceVersion: string | undefined;
+  /** What was last forwarded (or listed) per object uid. */
+  seen: Map<string, SeenObject>;
+  /** Resolves when every entry of the events taken in so far was put (then `delivered` names the last). */
+  chain: Promise<void>;
+  /** The resourceVersion whose events, and all before it, were put. */
+  delivered: string | undefined;
+  /** The resourceVersion last written to the checkpoint store. */
+  checkpointed: string | undefined;
+  lastCheckpointAt: number;
+  /** The running checkpoint writer, when one runs. */
+  writing: Promise<void> | undefined;
+}
+
+/** Session: the state of one run — what the two kinds' loops share. */
+interface Session {
+  readonly signal: AbortSignal;
+  readonly batcher: Batcher;
+  /** JobSets by namespace/name: true when Lineup's, false when someone else's; absent when unknown. */
+  jobSetManaged: Map<string, boolean>;
+  readonly states: Record<WatchedKind, KindState>;
+}
+
+/**
+ * Forwarder: cluster watch → filter → batched PutEvents, resuming from checkpoints.
+ *
+ * @example
+ * const forwarder = new Forwarder({ cluster: 'dev', source, sink, bookmarks: store, planOptions, counters, log, now: Date.now });
+ * process.once('SIGTERM', () => controller.abort());
+ * await forwarder.run(controller.signal); // or, in a Lambda watch session: await forwarder.runFor(WATCH_SESSION_MAX_MS)
+ */
+export class Forwarder {
+  private readonly options: ForwarderOptions;
+  private readonly sleep: AbortableSleep;
+
+  constructor(options: ForwarderOptions) {
+    if (!CLUSTER_ID_PATTERN.test(options.cluster)) {
+      throw new InvalidInputError(`cluster id ${JSON.stringify(options.cluster)} is not a DNS label, expected ${CLUSTER_ID_PATTERN}`);
+    }
+    this.options = options;
+    this.sleep = options.sleep ?? abortableSleep;
+  }
+
+  /**
+   * run: forward until `signal` aborts, then flush every accepted event, write the final
+   * checkpoints and return. Never rejects on a source, sink or store error.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    const { sink, counters, log } = this.options;
+    const batcher = new Batcher({
+      sink,
+      counters,
+      log,
+      windowMs: this.options.batchWindowMs,
+      backoff: this.options.putBackoff,
+      sleep: (ms) => this.sleep(ms, NEVER),
+    });
+    const session: Session = {
+      signal,
+      batcher,
+      jobSetManaged: new Map(),
+      states: { JobSet: newKindState('JobSet'), Job: newKindState('Job') },
+    };
+    await Promise.all(WATCHED_KINDS.map((kind) => this.runKind(session, session.states[kind])));
+    await batcher.flush();
+    for (const state of Object.values(session.states)) {
+      await state.chain;
+      await this.writeCheckpoints(state, true);
+    }
+    log('info', ForwarderLog.stopped, {
+      cluster: this.options.cluster,
+      jobSetResourceVersion: session.states.JobSet.checkpointed,
+      jobResourceVersion: session.states.Job.checkpointed,
+    });
+  }
+
+  /**
+   * runFor: one watch session of at most `ms` (the Lambda host passes WATCH_SESSION_MAX_MS, so
+   * the session ends under Lambda's 15 minutes with time to flush); the next session resumes
+   * from the checkpoint. Ends early when `signal` aborts.
+   */
+  async runFor(ms: number = WATCH_SESSION_MAX_MS, signal?: AbortSignal): Promise<void> {
+    const session = new AbortController();
+    // A timer of our own, not AbortSignal.timeout: that one is unref'd and would not keep the
+    // process alive while a quiet watch waits.
+    const timer = setTimeout(() => session.abort(), ms);
+    const onAbort = () => session.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) session.abort();
+    try {
+      await this.run(session.signal);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** runKind: one kind's loop — resume or list, watch, and on each end reconnect, re-list or back off. */
+  private async runKind(session: Session, state: KindState): Promise<void> {
+    const { source, counters, log, cluster } = this.options;
+    const { kind } = state;
+    const { signal } = session;
+    const errorBackoff = this.options.errorBackoff ?? WATCH_ERROR_BACKOFF;
+    const reconnectDelayMs = this.options.reconnectDelayMs ?? WATCH_RECONNECT_DELAY_MS;
+    const resync = kind === 'JobSet' ? this.options.resyncIntervalMs : undefined;
+
+    state.resourceVersion = await this.readBookmark(kind, signal);
+    state.checkpointed = state.resourceVersion;
+    if (state.resourceVersion !== undefined) log('info', ForwarderLog.resumed, { cluster, kind, resourceVersion: state.resourceVersion });
+    let mustList = state.resourceVersion === undefined;
+    let errors = 0;
+    let quietCloses = 0;
+    while (!signal.aborted) {
+      if (mustList) {
+        try {
+          await this.list(session, state);
+          mustList = false;
+          errors = 0;
+        } catch (error) {
+          log('warn', ForwarderLog.listFailed, { cluster, kind, attempt: errors, error: String(error) });
+          await this.sleep(backoffDelay(errorBackoff, errors++), signal);
+          continue;
+        }
+      }
+      // resourceVersion is set: by the checkpoint or by the list just done.
+      const from = state.resourceVersion ?? '';
+      const resyncTimer = resync === undefined ? undefined : new AbortController();
+      const timer = resyncTimer && setTimeout(() => resyncTimer.abort(), resync);
+      const watchSignal = resyncTimer ? AbortSignal.any([signal, resyncTimer.signal]) : signal;
+      let events = 0;
+      try {
+        const end = await source.watch(kind, from, (event: WatchEvent<typeof kind>) => {
+          events += 1;
+          return this.onEvent(session, state, event);
+        }, watchSignal);
+        if (signal.aborted) break;
+        errors = 0;
+        if (end === 'expired') {
+          counters.add(CounterName.Relists);
+          log('warn', ForwarderLog.watchExpired, { cluster, kind, resourceVersion: state.resourceVersion });
+          mustList = true;
+        } else if (resyncTimer?.signal.aborted) {
+          mustList = true;
+        } else {
+          // A server that closes watches at once without events should not be hammered.
+          quietCloses = events > 0 ? 0 : quietCloses + 1;
+          await this.sleep(Math.min(errorBackoff.maxMs, reconnectDelayMs * 2 ** Math.min(quietCloses, 30)), signal);
+        }
+      } catch (error) {
+        if (signal.aborted) break;
+        if (resyncTimer?.signal.aborted) {
+          // A source may reject rather than return 'closed' when its signal aborts: the resync ended it.
+          mustList = true;
+          continue;
+        }
+        if (error instanceof LineupError && error.code === ErrorCode.WATCH_EXPIRED) {
+          // A source that reports 410 as an error rather than as 'expired' means the same.
+          counters.add(CounterName.Relists);
+          log('warn', ForwarderLog.watchExpired, { cluster, kind, resourceVersion: state.resourceVersion });
+          mustList = true;
+          continue;
+        }
+        counters.add(CounterName.WatchErrors);
+        log('warn', ForwarderLog.watchFailed, { cluster, kind, resourceVersion: state.resourceVersion, attempt: errors, error: String(error) });
+        await this.sleep(backoffDelay(errorBackoff, errors++), signal);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  }
+
+  /** readBookmark: the checkpointed resourceVersion of `kind`; undefined (so: list) when none or the store failed. */
+  private async readBookmark(kind: WatchedKind, signal: AbortSignal): Promise<string | undefined> {
+    if (signal.aborted) return undefined;
+    try {
+      return await this.options.bookmarks.getBookmark(this.options.cluster, BookmarkResource[kind]);
+    } catch (error) {
+      this.options.log('warn', ForwarderLog.bookmarkReadFailed, { cluster: this.options.cluster, kind, error: String(error) });
+      return undefined;
+    }
+  }
+
+  /**
+   * list: take a consistent snapshot of `kind` after a start without checkpoint, a 410 or a
+   * resync. Anything may have changed while no watch ran, so:
+   * - JobSets: a `JobSet Sync` per managed JobSet, and a DELETED event per remembered JobSet
+   *   that is gone;
+   * - Jobs: a `JobSet Sync` per JobSet owning a Job whose projection differs from the last one
+   *   forwarded (every Job on a first list), is new, or is gone — the reconciler of the JobSet
+   *   reads all its Jobs, so one event per JobSet replaces one per Job.
+   * The listed objects seed the digests the watch then compares against.
+   */
+  private async list(session: Session, state: KindState): Promise<void> {
+    const { cluster, planOptions, log } = this.options;
+    const listed = await this.options.source.list(state.kind);
+    const seen = new Map<string, SeenObject>();
+    const events: LineupEvent[] = [];
+    if (state.kind === 'JobSet') {
+      const managed = new Map<string, boolean>();
+      for (const jobSet of listed.items as readonly JobSet[]) {
+        const isManaged = isManagedByLineup(jobSet, planOptions);
+        const remembered = seenOf({ kind: 'JobSet', type: 'ADDED', object: jobSet });
+        if (remembered === undefined) continue;
+        managed.set(jobSetKey(remembered.namespace, remembered.name), isManaged);
+        if (!isManaged) continue;
+        seen.set(objectUid(jobSet), remembered);
+        events.push(syncEvent(jobSet, cluster));
+      }
+      for (const [uid, before] of state.seen) {
+        if (!seen.has(uid)) events.push(vanishedEvent(uid, before, listed.resourceVersion, cluster));
+      }
+      session.jobSetManaged = managed;
+    } else {
+      const owners = new Map<string, { namespace: string; name: string; uid?: string | undefined }>();
+      const touch = (job: SeenObject) => owners.set(jobSetKey(job.namespace, job.jobSet), { namespace: job.namespace, name: job.jobSet, uid: job.jobSetUid });
+      for (const job of listed.items as readonly Job[]) {
+        const now = seenOf({ kind: 'Job', type: 'ADDED', object: job });
+        if (now === undefined || session.jobSetManaged.get(jobSetKey(now.namespace, now.jobSet)) === false) continue;
+        const uid = objectUid(job);
+        seen.set(uid, now);
+        if (state.seen.get(uid)?.digest !== now.digest) touch(now);
+      }
+      for (const [uid, before] of state.seen) if (!seen.has(uid)) touch(before);
+      for (const owner of owners.values()) events.push(syncEventFor(owner, listed.resourceVersion, cluster));
+    }
+    state.seen = seen;
+    state.resourceVersion = listed.resourceVersion;
+    log('info', ForwarderLog.listed, { cluster, kind: state.kind, items: listed.items.length, events: events.length, resourceVersion: listed.resourceVersion });
+    this.take(session, state, events, listed.resourceVersion);
+  }
+
+  /** onEvent: one watch event — filter, batch, and track its resourceVersion for the checkpoint. Never throws. */
+  private onEvent<K extends WatchedKind>(session: Session, state: KindState, event: WatchEvent<K>): Promise<void> | undefined {
+    const { counters, log, cluster, planOptions } = this.options;
+    try {
+      const change = changeOf(state.kind as K, event);
+      if (change === undefined) {
+        // BOOKMARK: nothing changed, but the resourceVersion moved on (no re-list after a quiet hour).
+        if (event.type === 'BOOKMARK') state.resourceVersion = event.resourceVersion;
+        this.take(session, state, [], state.resourceVersion);
+        return undefined;
+      }
+      counters.add(CounterName.WatchEvents);
+      if (change.kind === 'JobSet') {
+        const { namespace, name } = change.object.metadata;
+        if (namespace && name) {
+          // A deleted JobSet is forgotten: its Jobs' deletions that follow are forwarded as unknown.
+          if (change.type === 'DELETED') session.jobSetManaged.delete(jobSetKey(namespace, name));
+          else session.jobSetManaged.set(jobSetKey(namespace, name), isManagedByLineup(change.object, planOptions));
+        }
+      }
+      const context: FilterContext = {
+        cluster,
+        planOptions,
+        lastDigest: (uid) => state.seen.get(uid)?.digest,
+        jobSetManaged: (namespace, name) => session.jobSetManaged.get(jobSetKey(namespace, name)),
+      };
+      const decision = filterEvent(change, context);
+      state.resourceVersion = change.object.metadata.resourceVersion ?? state.resourceVersion;
+      if (!decision.forward) {
+        counters.add(CounterName.EventsDropped);
+        if (decision.uid !== undefined && decision.reason !== 'Unchanged') state.seen.delete(decision.uid);
+        this.take(session, state, [], state.resourceVersion);
+      } else {
+        if (change.type === 'DELETED') state.seen.delete(decision.uid);
+        else state.seen.set(decision.uid, decision.seen);
+        this.take(session, state, [decision.event], state.resourceVersion);
+      }
+    } catch (error) {
+      log('error', ForwarderLog.eventFailed, { cluster, kind: state.kind, error: String(error) });
+    }
+    // Back-pressure: a source that awaits onEvent stops reading while the sink is behind.
+    const maxPending = this.options.maxPendingEntries ?? FORWARDER_MAX_PENDING_ENTRIES;
+    return session.batcher.pending >= maxPending ? session.batcher.flush() : undefined;
+  }
+
+  /**
+   * take: hand the events to the batcher and chain the checkpoint of `resourceVersion` behind
+   * their delivery and that of everything taken before — so a checkpoint never passes an
+   * event that was not put.
+   */
+  private take(session: Session, state: KindState, events: readonly LineupEvent[], resourceVersion: string | undefined): void {
+    const deliveries: Promise<void>[] = [];
+    const { log, counters, cluster } = this.options;
+    for (const event of events) {
+      const what = `${event.detail.kind} ${event.detail.namespace}/${event.detail.name}`;
+      try {
+        deliveries.push(session.batcher.add(toPutEventsEntry(event, this.options.eventBusName)));
+      } catch (error) {
+        if (error instanceof EventTooLargeError) {
+          reportOversize(log, counters, error.bytes, what);
+        } else {
+          // A detail the shared schema refuses would be refused by every reconciler too.
+          log('error', ForwarderLog.eventFailed, { cluster, kind: state.kind, what, error: String(error) });
+          counters.add(CounterName.EventsDropped);
+        }
+      }
+    }
+    if (resourceVersion === undefined) return;
+    state.chain = Promise.all([state.chain, ...deliveries]).then(() => {
+      state.delivered = resourceVersion;
+      void this.writeCheckpoints(state, false);
+    });
+  }
+
+  /**
+   * writeCheckpoints: write the delivered resourceVersion of a kind, one write at a time and at
+   * most one per checkpoint interval (each run of the writer ends with the newest). `final`
+   * writes at once: the forwarder is stopping.
+   */
+  private writeCheckpoints(state: KindState, final: boolean): Promise<void> {
+    if (state.writing !== undefined) return final ? state.writing.then(() => this.writeCheckpoints(state, true)) : state.writing;
+    const { bookmarks, cluster, counters, log, now } = this.options;
+    const interval = this.options.checkpointIntervalMs ?? WATCH_CHECKPOINT_INTERVAL_MS;
+    const write = async () => {
+      while (state.delivered !== undefined && state.delivered !== state.checkpointed) {
+        const wait = state.lastCheckpointAt + interval - now();
+        if (!final && wait > 0) await this.sleep(wait, NEVER);
+        const resourceVersion = state.delivered;
+        try {
+          await bookmarks.putBookmark(cluster, BookmarkResource[state.kind], resourceVersion, now());
+          state.checkpointed = resourceVersion;
+          state.lastCheckpointAt = now();
+          counters.add(CounterName.Checkpoints);
+        } catch (error) {
+          // The next delivery tries again; until then a crash re-sends a little more.
+          log('warn', ForwarderLog.bookmarkWriteFailed, { cluster, kind: state.kind, resourceVersion, error: String(error) });
+          return;
+        }
+      }
+    };
+    state.writing = write().finally(() => {
+      state.writing = undefined;
+    });
+    return state.writing;
+  }
+}
+
+/** newKindState: a kind's state before its first list or resume. */
+const newKindState = (kind: WatchedKind): KindState => ({
+  kind,
+  resourceVersion: undefined,
+  seen: new Map(),
+  chain: Promise.resolve(),
+  delivered: undefined,
+  checkpointed: undefined,
+  lastCheckpointAt: Number.NEGATIVE_INFINITY,
+  writing: undefined,
+});

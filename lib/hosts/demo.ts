@@ -1,0 +1,214 @@
+/**
+ * `lineup demo`: JobSets through the whole pipeline — the real forwarder watching the simulated
+ * cluster, the in-process bus applying the deployed rule pattern, the real reconciler batch
+ * handler with its lease and dirty counter in a real DynamoDB-API server (embedded dynalite) —
+ * in accelerated virtual time, with a live timeline and a summary of what it cost.
+ *
+ * Virtual time only moves when the pipeline is quiet: after every step the host waits until no
+ * event is queued, in flight or being written, then runs the cluster's next instant. So every
+ * pass sees the cluster exactly as a controller that keeps up would.
+ */
+import { CounterName, Counters } from '../counters.ts';
+import { reconcilerRulePattern } from '../events/pattern.ts';
+import { eventSource } from '../events/schema.ts';
+import { Forwarder } from '../forwarder/forwarder.ts';
+import type { EventSink } from '../forwarder/types.ts';
+import type { JobSet } from '../jobset/schema.ts';
+import type { Log } from '../log.ts';
+import type { PlanOptions } from '../plan/types.ts';
+import type { ClusterGateway } from '../reconcile/types.ts';
+import { InProcessBus } from '../bus/inProcessBus.ts';
+import { makeSqsBatchHandler } from '../reconcile/sqsBatch.ts';
+import { resolveBehaviour, type Behaviour } from '../sim/behaviour.ts';
+import { SimCluster } from '../sim/cluster.ts';
+import { SIM_EPOCH_MS } from '../sim/constants.ts';
+import { SimClusterGateway, SimWatchSource } from '../sim/gateway.ts';
+import { EventQueue } from '../sim/queue.ts';
+import type { TimelineEntry } from '../sim/timeline.ts';
+import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
+import { startEmbeddedDynamo } from '../store/embedded.ts';
+
+/** The cluster id the demo's simulated cluster registers as. */
+export const DEMO_CLUSTER = 'demo';
+
+/** DemoOptions: what to run and how to show it. */
+export interface DemoOptions {
+  readonly jobSets: readonly JobSet[];
+  readonly behaviour: Behaviour;
+  readonly planOptions: PlanOptions;
+  /** Real milliseconds per virtual second (0: as fast as the pipeline goes). */
+  readonly realMsPerVirtualSecond: number;
+  /** Stop at this virtual time even if JobSets are still running. */
+  readonly until: number;
+  /** A live timeline line. */
+  readonly onEntry: (jobSet: string, entry: TimelineEntry) => void;
+  readonly log: Log;
+}
+
+/** Outcome of one JobSet in the demo. */
+export interface DemoJobSetResult {
+  readonly name: string;
+  readonly terminalState: string | null;
+  readonly restarts: number;
+}
+
+/** DemoSummary: where every JobSet ended, and what the pipeline did to get there. */
+export interface DemoSummary {
+  readonly jobSets: readonly DemoJobSetResult[];
+  readonly endedAt: number;
+  readonly counters: Readonly<Record<string, number>>;
+  /** Kubernetes writes the controller made (creates, patches, status updates, deletes; Events included). */
+  readonly kubeWrites: number;
+  readonly deadLetters: number;
+}
+
+/** countingSink: passes entries on, counting what is in flight so the host knows when the pipeline is quiet. */
+const countingSink = (inner: EventSink): EventSink & { inFlight: () => number } => {
+  let inFlight = 0;
+  return {
+    inFlight: () => inFlight,
+    put: async (entries) => {
+      inFlight += 1;
+      try {
+        return await inner.put(entries);
+      } finally {
+        inFlight -= 1;
+      }
+    },
+  };
+};
+
+const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** runDemo: run every JobSet to its end (or `until`) through the pipeline. */
+export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
+  const counters = new Counters();
+  const queue = new EventQueue();
+  const now = (): number => SIM_EPOCH_MS + queue.now();
+  const failures: unknown[] = [];
+  let source: SimWatchSource | undefined;
+  const cluster = new SimCluster({
+    queue,
+    timing: (job) => resolveBehaviour(options.behaviour, job),
+    onChange: (namespace, name) => source?.notify(namespace, name),
+  });
+  source = new SimWatchSource(cluster, (error) => failures.push(error));
+  const watched = source;
+  const dynamo = await startEmbeddedDynamo();
+  const abort = new AbortController();
+  let bus: InProcessBus | undefined;
+  let forwarding: Promise<void> | undefined;
+  try {
+    const store = new DynamoCheckpointStore({ client: dynamo.client, tableName: dynamo.tableName, counters });
+    const simGateway = new SimClusterGateway(cluster);
+    // Count what the reconciler asks of the cluster the way the Kubernetes gateway counts requests:
+    // a pass reads the JobSet, lists its Jobs and gets its Service; every action is one write.
+    const gateway: ClusterGateway = {
+      observe: (namespace, name, at) => {
+        counters.add(`${CounterName.KubePrefix}get`, 2);
+        counters.add(`${CounterName.KubePrefix}list`);
+        return simGateway.observe(namespace, name, at);
+      },
+      apply: (namespace, name, action, at) => {
+        // Un-suspending a Job that ran before first rewrites its status without startTime.
+        if (action.kind === 'ResumeJob' && action.clearStartTime) counters.add(`${CounterName.KubePrefix}update`);
+        counters.add(`${CounterName.KubePrefix}${action.kind === 'CreateJob' || action.kind === 'CreateService' || action.kind === 'EmitEvent' ? 'create' : action.kind === 'DeleteJob' || action.kind === 'DeleteJobSet' ? 'delete' : action.kind === 'UpdateJobSetStatus' ? 'update' : 'patch'}`);
+        return simGateway.apply(namespace, name, action, at);
+      },
+    };
+    const handler = makeSqsBatchHandler({
+      store,
+      resolveCluster: async (id) => (id === DEMO_CLUSTER ? gateway : undefined),
+      planOptions: options.planOptions,
+      owner: 'lineup-demo',
+      now,
+      counters,
+      log: options.log,
+    });
+    const liveBus = new InProcessBus({ pattern: reconcilerRulePattern(), handler, log: options.log, now, redelivery: 'manual' });
+    bus = liveBus;
+    const sink = countingSink(liveBus);
+    const forwarder = new Forwarder({
+      cluster: DEMO_CLUSTER,
+      source: watched,
+      sink,
+      bookmarks: store,
+      planOptions: options.planOptions,
+      counters,
+      log: options.log,
+      now,
+      batchWindowMs: 0,
+      reconnectDelayMs: 0,
+    });
+
+    for (const jobSet of options.jobSets) cluster.createJobSet(jobSet, 0);
+    forwarding = forwarder.run(abort.signal);
+
+    const names = options.jobSets.map((jobSet) => ({ namespace: jobSet.metadata.namespace ?? 'default', name: jobSet.metadata.name ?? '' }));
+    const printed = new Map<string, number>();
+    const printNew = (): void => {
+      for (const { namespace, name } of names) {
+        const entries = cluster.timeline(namespace, name);
+        for (const entry of entries.slice(printed.get(name) ?? 0)) options.onEntry(name, entry);
+        printed.set(name, entries.length);
+      }
+    };
+    // quiet: the pipeline has nothing queued, in flight or changing for several turns of the event loop.
+    const quiet = async (): Promise<void> => {
+      let calm = 0;
+      let last = '';
+      while (calm < 5) {
+        await tick();
+        if (failures.length > 0) throw failures[0];
+        const state = `${cluster.writes()}/${liveBus.archive.length}/${counters.get(CounterName.WatchEvents)}/${counters.get(CounterName.Passes)}`;
+        const busy = liveBus.visiblePending() > 0 || sink.inFlight() > 0;
+        calm = !busy && state === last ? calm + 1 : 0;
+        last = state;
+        if (busy) liveBus.kick();
+      }
+    };
+    const finished = (): boolean =>
+      names.every(({ namespace, name }) => {
+        const jobSet = cluster.getJobSet(namespace, name);
+        return !jobSet || jobSet.status?.terminalState === 'Completed' || jobSet.status?.terminalState === 'Failed';
+      });
+
+    await quiet();
+    printNew();
+    for (;;) {
+      const next = [queue.peekTime(), liveBus.nextVisibleAt() === undefined ? undefined : (liveBus.nextVisibleAt() ?? 0) - SIM_EPOCH_MS]
+        .filter((time): time is number => time !== undefined)
+        .reduce<number | undefined>((min, time) => (min === undefined || time < min ? time : min), undefined);
+      if (next === undefined || next > options.until || (finished() && queue.peekTime() === undefined)) break;
+      const wait = ((next - queue.now()) / 1000) * options.realMsPerVirtualSecond;
+      if (wait > 0) await sleep(Math.min(wait, 2_000));
+      // Run every cluster event of that instant, then let the pipeline catch up.
+      while (queue.peekTime() !== undefined && (queue.peekTime() ?? Infinity) <= next) queue.runNext();
+      liveBus.kick();
+      await quiet();
+      printNew();
+      if (finished() && liveBus.pending() === 0) break;
+    }
+    printNew();
+    return {
+      jobSets: names.map(({ namespace, name }) => {
+        const jobSet = cluster.getJobSet(namespace, name);
+        const state = jobSet?.status?.terminalState;
+        return { name, terminalState: state === 'Completed' || state === 'Failed' ? state : null, restarts: jobSet?.status?.restarts ?? 0 };
+      }),
+      endedAt: queue.now(),
+      counters: counters.snapshot(),
+      kubeWrites: ['create', 'update', 'patch', 'delete'].reduce((sum, verb) => sum + counters.get(`${CounterName.KubePrefix}${verb}`), 0),
+      deadLetters: liveBus.deadLetters.length,
+    };
+  } finally {
+    abort.abort();
+    await forwarding;
+    await bus?.stop();
+    await dynamo.stop();
+  }
+};
+
+/** demoSource: the event source of the demo cluster (for replays and history). */
+export const demoSource = eventSource(DEMO_CLUSTER);

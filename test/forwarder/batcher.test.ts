@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PUT_EVENTS_MAX_BYTES } from '../../lib/constants.ts';
+import { CounterName, Counters } from '../../lib/counters.ts';
+import { entrySize, type PutEventsEntry } from '../../lib/events/envelope.ts';
+import { MAX_EVENT_BYTES } from '../../lib/events/schema.ts';
+import { Batcher } from '../../lib/forwarder/batcher.ts';
+import type { LogLevel } from '../../lib/log.ts';
+import type { EventSink, PutResult } from '../../lib/forwarder/types.ts';
+
+/** One scripted answer of the sink: success, these indices failed, or the call threw. */
+type Answer = 'ok' | { readonly fail: readonly number[] } | 'throw';
+
+/**
+ * ScriptedSink: an in-memory EventSink answering each call from a script (then 'ok'), recording
+ * the entries of every call. It stands in for EventBridge only to test the code above the sink.
+ */
+class ScriptedSink implements EventSink {
+  readonly calls: PutEventsEntry[][] = [];
+  private readonly script: Answer[];
+  /** When set, every put waits for it first. */
+  gate: Promise<void> | undefined;
+  constructor(script: Answer[] = []) {
+    this.script = [...script];
+  }
+  async put(entries: readonly PutEventsEntry[]): Promise<PutResult> {
+    this.calls.push([...entries]);
+    if (this.gate) await this.gate;
+    const answer = this.script.shift() ?? 'ok';
+    if (answer === 'throw') throw new Error('socket hang up');
+    if (answer === 'ok') return { failed: [] };
+    return { failed: answer.fail.map((index) => ({ index, code: 'ThrottlingException', message: 'rate exceeded' })) };
+  }
+  /** numbers: the `n` of each entry of each call. */
+  numbers(): number[][] {
+    return this.calls.map((call) => call.map((entry) => (JSON.parse(entry.Detail) as { n: number }).n));
+  }
+}
+
+const entry = (n: number, padBytes = 0): PutEventsEntry => ({
+  Source: 'lineup.dev',
+  DetailType: 'Job Changed',
+  Detail: JSON.stringify({ n, pad: 'x'.repeat(padBytes) }),
+});
+
+const setup = (sink: EventSink, windowMs = 5) => {
+  const counters = new Counters();
+  const logs: { level: LogLevel; message: string; fields?: Record<string, unknown> | undefined }[] = [];
+  const sleeps: number[] = [];
+  const batcher = new Batcher({
+    sink,
+    counters,
+    log: (level, message, fields) => logs.push({ level, message, fields }),
+    windowMs,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+  });
+  return { batcher, counters, logs, sleeps };
+};
+
+const range = (count: number): number[] => Array.from({ length: count }, (_, i) => i);
+
+describe('forwarder batcher', () => {
+  it('puts 25 entries in 3 calls of at most 10', async () => {
+    // Prepare
+    const sink = new ScriptedSink();
+    const { batcher, counters } = setup(sink);
+    // Act
+    await Promise.all(range(25).map((n) => batcher.add(entry(n))));
+    // Assess
+    assert.deepEqual(sink.calls.map((call) => call.length), [10, 10, 5]);
+    assert.deepEqual(sink.numbers().flat(), range(25));
+    assert.deepEqual(
+      { calls: counters.get(CounterName.PutEventsCalls), put: counters.get(CounterName.EventsPut), retried: counters.get(CounterName.EventsRetried) },
+      { calls: 3, put: 25, retried: 0 },
+    );
+  });
+
+  it('sends a full call at once and waits the window only for the rest', async () => {
+    const sink = new ScriptedSink();
+    const { batcher } = setup(sink, 60_000);
+    const first = range(10).map((n) => batcher.add(entry(n)));
+    await Promise.all(first);
+    assert.deepEqual(sink.calls.map((call) => call.length), [10]);
+    const late = batcher.add(entry(10));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(sink.calls.length, 1, 'a lone entry waits for the window');
+    await batcher.flush();
+    await late;
+    assert.deepEqual(sink.numbers(), [range(10), [10]]);
+  });
+
+  it('retries exactly the failed entries of a partial failure, with growing backoff, until they succeed', async () => {
+    // Prepare: entries 1 and 3 fail; then the first of those (1) fails again.
+    const sink = new ScriptedSink([{ fail: [1, 3] }, { fail: [0] }, 'ok']);
+    const { batcher, counters, logs, sleeps } = setup(sink);
+    // Act
+    await Promise.all(range(5).map((n) => batcher.add(entry(n))));
+    // Assess
+    assert.deepEqual(sink.numbers(), [[0, 1, 2, 3, 4], [1, 3], [1]]);
+    assert.deepEqual(sleeps, [100, 200]);
+    assert.deepEqual(
+      { calls: counters.get(CounterName.PutEventsCalls), put: counters.get(CounterName.EventsPut), retried: counters.get(CounterName.EventsRetried) },
+      { calls: 3, put: 5, retried: 3 },
+    );
+    assert.deepEqual(logs.map((l) => [l.level, l.fields?.failed, l.fields?.codes]), [['warn', 2, ['ThrottlingException']], ['warn', 1, ['ThrottlingException']]]);
+  });
+
+  it('never drops an entry however often it fails', async () => {
+    const sink = new ScriptedSink(range(12).map(() => ({ fail: [0] })));
+    const { batcher, counters, sleeps } = setup(sink);
+    await batcher.add(entry(7));
+    assert.equal(sink.calls.length, 13);
+    assert.equal(counters.get(CounterName.EventsPut), 1);
+    assert.equal(Math.max(...sleeps), 5_000, 'backoff is bounded by PUT_RETRY_BACKOFF.maxMs');
+  });
+
+  it('retries a put that throws with the whole call', async () => {
+    const sink = new ScriptedSink(['throw', 'throw', 'ok']);
+    const { batcher, counters, logs } = setup(sink);
+    await Promise.all(range(4).map((n) => batcher.add(entry(n))));
+    assert.deepEqual(sink.numbers(), [range(4), range(4), range(4)]);
+    assert.equal(counters.get(CounterName.EventsRetried), 8);
+    assert.equal(counters.get(CounterName.EventsPut), 4);
+    assert.deepEqual(logs.map((l) => l.fields?.error), ['Error: socket hang up', 'Error: socket hang up']);
+  });
+
+  it('flush on shutdown waits for puts in flight and their retries', async () => {
+    // Prepare: the first put hangs until released, then fails one entry.
+    let release = () => {};
+    const sink = new ScriptedSink([{ fail: [2] }]);
+    sink.gate = new Promise<void>((resolve) => (release = resolve));
+    const { batcher, counters } = setup(sink, 60_000);
+    for (const n of range(3)) void batcher.add(entry(n));
+    // Act
+    let flushed = false;
+    const flushing = batcher.flush().then(() => (flushed = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Assess
+    assert.equal(flushed, false, 'flush waits while the put is in flight');
+    assert.equal(batcher.pending, 3);
+    sink.gate = undefined;
+    release();
+    await flushing;
+    assert.equal(batcher.pending, 0);
+    assert.deepEqual(sink.numbers(), [[0, 1, 2], [2]]);
+    assert.equal(counters.get(CounterName.EventsPut), 3);
+  });
+
+  it('flush with nothing waiting resolves at once', async () => {
+    const { batcher } = setup(new ScriptedSink());
+    await batcher.flush();
+  });
+
+  it('splits calls by size: never over the request limit, an entry above it alone, never cut', async () => {
+    // Prepare: 100 KB entries fit two to a 256 KB call; a 300 KB entry goes alone.
+    const sink = new ScriptedSink();
+    const { batcher } = setup(sink);
+    const big = (n: number) => entry(n, 100 * 1024);
+    const entries = [big(0), big(1), big(2), entry(3, 300 * 1024), big(4), entry(5), entry(6)];
+    // Act
+    await Promise.all(entries.map((e) => batcher.add(e)));
+    // Assess
+    assert.deepEqual(sink.numbers(), [[0, 1], [2], [3], [4, 5, 6]]);
+    for (const call of sink.calls.filter((c) => c.length > 1)) {
+      assert.ok(call.reduce((sum, e) => sum + entrySize(e), 0) <= PUT_EVENTS_MAX_BYTES);
+    }
+    assert.deepEqual(sink.calls.flat(), entries, 'entries reach the sink unchanged');
+  });
+
+  it('logs an entry over the 1 MB entry limit as an error with its size and counts it dropped, never cut', async () => {
+    const sink = new ScriptedSink();
+    const { batcher, counters, logs } = setup(sink);
+    const huge = entry(0, MAX_EVENT_BYTES);
+    await Promise.all([batcher.add(huge), batcher.add(entry(1))]);
+    assert.deepEqual(sink.numbers(), [[1]]);
+    assert.equal(counters.get(CounterName.EventsDroppedOversize), 1);
+    assert.deepEqual(logs, [
+      { level: 'error', message: 'event too large for EventBridge, dropped', fields: { bytes: entrySize(huge), limit: MAX_EVENT_BYTES, what: 'Job Changed' } },
+    ]);
+  });
+
+  it('keeps at most 4 puts in flight', async () => {
+    let release = () => {};
+    const sink = new ScriptedSink();
+    sink.gate = new Promise<void>((resolve) => (release = resolve));
+    const { batcher } = setup(sink);
+    const all = range(80).map((n) => batcher.add(entry(n)));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(sink.calls.length, 4);
+    sink.gate = undefined;
+    release();
+    await Promise.all(all);
+    assert.equal(sink.calls.length, 8);
+  });
+});

@@ -1,0 +1,34 @@
+/** Forwarder test helpers shared by the unit tests and the real-server tests. */
+import type { PutEventsEntry } from '../../lib/events/envelope.ts';
+import { LineupEventDetailSchema } from '../../lib/events/schema.ts';
+import type { EventSink, PutResult } from '../../lib/forwarder/types.ts';
+
+/**
+ * RecordingSink: an in-memory EventSink keeping every entry put; `gate`, when set, holds puts
+ * back. It stands in for EventBridge only to test the code above the sink.
+ */
+export class RecordingSink implements EventSink {
+  readonly entries: PutEventsEntry[] = [];
+  gate: Promise<void> | undefined;
+
+  async put(entries: readonly PutEventsEntry[]): Promise<PutResult> {
+    if (this.gate) await this.gate;
+    this.entries.push(...entries);
+    return { failed: [] };
+  }
+
+  /** summary: every delivered event as `detail-type watchType kind/name@resourceVersion`, its detail validated. */
+  summary(): string[] {
+    return this.entries.map((entry) => {
+      const detail = LineupEventDetailSchema.parse(JSON.parse(entry.Detail));
+      return `${entry.DetailType} ${detail.watchType} ${detail.kind}/${detail.name}@${detail.resourceVersion}`;
+    });
+  }
+
+  /** about: the summaries without resourceVersions, for events about `name`. */
+  about(name: string): string[] {
+    return this.summary()
+      .map((line) => line.replace(/@.*$/, ''))
+      .filter((line) => line.endsWith(`/${name}`));
+  }
+}
