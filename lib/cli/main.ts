@@ -7,6 +7,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, type CliIo } from './io.ts';
 import { runDemoCommand } from './demo.ts';
 import { runPlan } from './plan.ts';
+import { DEFAULT_STATE_DIR, historyCommand, runCommand } from './run.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../constants.ts';
 import { runSimulate } from './simulate.ts';
 import { runValidate } from './validate.ts';
 
@@ -36,6 +38,32 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .action(async (files: string[], options: { speed: string; until: string; behaviour?: string; verbose?: boolean }) =>
       exit(await runDemoCommand(files, options, io)),
     );
+
+  program
+    .command('run')
+    .description('run the whole controller locally against a real cluster (forwarder, in-process bus, reconciler, embedded store); Ctrl-C stops')
+    .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context to use (default: the current context)')
+    .option('--cluster <id>', 'cluster id to record events and state under', 'local')
+    .option('--state-dir <dir>', 'where the embedded DynamoDB-API server keeps its data', DEFAULT_STATE_DIR)
+    .option('--controller-name <name>', 'spec.managedBy value that makes a JobSet Lineup\'s', DEFAULT_CONTROLLER_NAME)
+    .option('--claim-unmanaged', 'also manage JobSets without spec.managedBy (clusters without the upstream controller)')
+    .option('--verbose', 'print debug log lines')
+    .action(async (options: { kubeconfig?: string; context?: string; cluster: string; stateDir: string; controllerName: string; claimUnmanaged?: boolean; verbose?: boolean }) => {
+      const abort = new AbortController();
+      const stop = (): void => abort.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      exit(await runCommand(options, io, abort.signal));
+    });
+
+  program
+    .command('history')
+    .description("print a JobSet's decision log (what each reconcile pass saw and did) from lineup run's state")
+    .argument('<target>', 'CLUSTER/NAMESPACE/NAME')
+    .option('--state-dir <dir>', 'state directory of lineup run', DEFAULT_STATE_DIR)
+    .option('--limit <n>', 'at most this many decisions', '200')
+    .action(async (target: string, options: { stateDir: string; limit: string }) => exit(await historyCommand(target, options, io)));
 
   program
     .command('validate')

@@ -1,0 +1,123 @@
+/**
+ * The boundary between client-node's errors and Lineup's: an ApiException (or a Watch's HTTP
+ * error, or a Status object in a watch ERROR event) becomes the Lineup error callers branch on
+ * by code (STYLE: adapters turn Kubernetes errors into Lineup errors at the boundary).
+ */
+import { ApiException } from '@kubernetes/client-node';
+import { z } from 'zod';
+import {
+  AlreadyExistsError,
+  ConflictError,
+  ForbiddenError,
+  InvalidObjectError,
+  LineupError,
+  NotFoundError,
+  UnavailableError,
+  WatchExpiredError,
+} from '../errors.ts';
+import type { FieldError } from '../errors.ts';
+
+/** KubeStatusSchema: metav1.Status, the body the API server sends with every error answer. */
+export const KubeStatusSchema = z.looseObject({
+  kind: z.string().optional(),
+  status: z.string().optional(),
+  message: z.string().optional(),
+  reason: z.string().optional(),
+  code: z.number().int().optional(),
+  details: z
+    .looseObject({
+      name: z.string().optional(),
+      kind: z.string().optional(),
+      causes: z.array(z.looseObject({ reason: z.string().optional(), message: z.string().optional(), field: z.string().optional() })).optional(),
+    })
+    .optional(),
+});
+export type KubeStatus = z.infer<typeof KubeStatusSchema>;
+
+/** StatusReason: the metav1.StatusReason values Lineup tells apart. */
+export const StatusReason = {
+  AlreadyExists: 'AlreadyExists',
+  Conflict: 'Conflict',
+  Expired: 'Expired',
+  Gone: 'Gone',
+} as const;
+
+/**
+ * httpStatusOf: the HTTP status of a failed request: ApiException.code, or the `statusCode` a
+ * client-node Watch puts on the error of a non-200 answer; undefined for transport failures.
+ */
+export const httpStatusOf = (error: unknown): number | undefined => {
+  if (error instanceof ApiException) return error.code;
+  if (error !== null && typeof error === 'object' && 'statusCode' in error && typeof error.statusCode === 'number') return error.statusCode;
+  return undefined;
+};
+
+/** parseStatus: a Status from a body that is JSON text (ApiException) or an object (watch event); undefined when it is neither. */
+export const parseStatus = (body: unknown): KubeStatus | undefined => {
+  let value = body;
+  if (typeof body === 'string') {
+    try {
+      value = JSON.parse(body) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  const parsed = KubeStatusSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+};
+
+/** kubeStatusOf: the Status the server sent with a failed request, when it sent one. */
+export const kubeStatusOf = (error: unknown): KubeStatus | undefined => (error instanceof ApiException ? parseStatus(error.body) : undefined);
+
+/** headerOf: a response header of a failed request (header names compared case-insensitively). */
+export const headerOf = (error: unknown, name: string): string | undefined => {
+  if (!(error instanceof ApiException) || !error.headers) return undefined;
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(error.headers)) if (key.toLowerCase() === wanted) return value;
+  return undefined;
+};
+
+/** describeError: one line for a failed request — the server's Status message when it sent one, else the error's own. */
+export const describeError = (error: unknown): string => {
+  const code = httpStatusOf(error);
+  const status = kubeStatusOf(error);
+  if (code !== undefined) return `HTTP ${code}${status?.reason ? ` ${status.reason}` : ''}${status?.message ? `: ${status.message}` : ''}`;
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return `${error.message}${cause}`;
+  }
+  return String(error);
+};
+
+/** fieldCauses: the Status's field causes as Lineup FieldErrors (422 Invalid lists one per broken rule). */
+export const fieldCauses = (status: KubeStatus | undefined): FieldError[] =>
+  (status?.details?.causes ?? []).map((cause) => ({ path: cause.field ?? '', message: cause.message ?? cause.reason ?? '' }));
+
+/**
+ * statusToLineupError: the Lineup error for an HTTP status and its Status body. `what` names the
+ * object ("job ns/name") and starts the message, so logs say which write failed.
+ */
+export const statusToLineupError = (code: number, status: KubeStatus | undefined, what: string, cause: unknown): LineupError => {
+  const message = `${what}: ${status?.message ?? `HTTP ${code}`}`;
+  const options = { cause };
+  if (code === 409 && status?.reason === StatusReason.AlreadyExists) return new AlreadyExistsError(message, options);
+  if (code === 409) return new ConflictError(message, undefined, options);
+  if (code === 404) return new NotFoundError(message, options);
+  if (code === 401 || code === 403) return new ForbiddenError(message, options);
+  if (code === 410) return new WatchExpiredError(message, options);
+  // 400 is the server refusing the request itself (a malformed patch): as final as 422.
+  if (code === 422 || code === 400) return new InvalidObjectError(message, fieldCauses(status), options);
+  return new UnavailableError(message, options);
+};
+
+/**
+ * toLineupError: any error of a Kubernetes request as a Lineup error. Lineup errors pass through
+ * (withRetry's UnavailableError); HTTP errors map by status and reason (statusToLineupError);
+ * anything else is a transport failure (UnavailableError).
+ */
+export const toLineupError = (error: unknown, what: string): LineupError => {
+  if (error instanceof LineupError) return error;
+  const code = httpStatusOf(error);
+  if (code !== undefined) return statusToLineupError(code, kubeStatusOf(error), what, error);
+  return new UnavailableError(`${what}: request failed: ${describeError(error)}`, { cause: error });
+};

@@ -1,0 +1,547 @@
+/**
+ * KubeClusterGateway: the ClusterGateway of a real cluster, over client-node. It reads what a
+ * pass decides from and carries out the planner's Actions with the semantics the simulated
+ * cluster (lib/sim/cluster.ts SimCluster.apply) models: resourceVersion preconditions,
+ * AlreadyExists, deletes of missing objects that succeed, the 1.32+ Job status rules.
+ *
+ * Transport: JobSets and Jobs go through CustomObjectsApi (it serves any `/apis/<group>` path,
+ * batch/v1 included) because it sends and returns plain JSON. The typed BatchV1Api maps every
+ * object through client-node's generated models, which drop fields the models do not know (a
+ * pod-template field newer than the client would vanish from a created Job; a status field would
+ * be erased by the startTime read-modify-write) and turn timestamps into Date objects that the
+ * zod schemas — the wire format — reject. Services and Events are core/v1, which only CoreV1Api
+ * reaches; Lineup writes them whole and reads a Service only to know it exists.
+ */
+import { randomBytes } from 'node:crypto';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, V1MicroTime, setHeaderOptions } from '@kubernetes/client-node';
+import type { CoreV1Event, KubeConfig, V1Service } from '@kubernetes/client-node';
+import type { z } from 'zod';
+import {
+  EVENT_ACTION,
+  EVENT_NOTE_MAX_BYTES,
+  EVENT_REPORTER,
+  JOBSET_API_VERSION,
+  JOBSET_KIND,
+  KUBE_FIELD_MANAGER,
+  KUBE_RETRY,
+  KUBE_RMW_ATTEMPTS,
+  Label,
+} from '../constants.ts';
+import { CounterName } from '../counters.ts';
+import { AlreadyExistsError, ConflictError, ErrorCode, InvalidObjectError, LineupError, NotFoundError } from '../errors.ts';
+import { subdomainOf } from '../jobset/keys.ts';
+import { JobSchema, JobSetSchema, ServiceSchema } from '../jobset/schema.ts';
+import type { Job, JobSet, JobStatus, Service } from '../jobset/schema.ts';
+import type { Action, ActionKind, Observed } from '../plan/types.ts';
+import type { ClusterGateway } from '../reconcile/types.ts';
+import { toLineupError } from './errors.ts';
+import { withRetry } from './retry.ts';
+import type { CounterSink, Sleep } from './retry.ts';
+
+/** KubeVerb: the Kubernetes API verbs Lineup uses (RBAC's words). */
+export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+
+/** ApiAccess: verbs on one resource (and subresource) of one API group; group '' is core. */
+export interface ApiAccess {
+  readonly group: string;
+  readonly resource: string;
+  readonly subresource?: string;
+  readonly verbs: readonly KubeVerb[];
+}
+
+/** The API coordinates of the resources Lineup touches. */
+export const KubeResource = {
+  JobSet: { group: 'jobset.x-k8s.io', version: 'v1alpha2', plural: 'jobsets' },
+  Job: { group: 'batch', version: 'v1', plural: 'jobs' },
+  Service: { group: '', version: 'v1', plural: 'services' },
+  Event: { group: '', version: 'v1', plural: 'events' },
+} as const;
+
+const jobSets = (verbs: readonly KubeVerb[], subresource?: string): ApiAccess => ({
+  group: KubeResource.JobSet.group,
+  resource: KubeResource.JobSet.plural,
+  ...(subresource === undefined ? {} : { subresource }),
+  verbs,
+});
+const jobs = (verbs: readonly KubeVerb[], subresource?: string): ApiAccess => ({
+  group: KubeResource.Job.group,
+  resource: KubeResource.Job.plural,
+  ...(subresource === undefined ? {} : { subresource }),
+  verbs,
+});
+
+/**
+ * actionVerbs: exactly the API verbs each Action uses — the one source of truth the RBAC
+ * ClusterRole is generated from. The gateway's integration test checks every request it counts
+ * against this table.
+ */
+export const actionVerbs: Readonly<Record<ActionKind, readonly ApiAccess[]>> = {
+  CreateJob: [jobs(['create'])],
+  // The Job is read only when startTime must be cleared (status read-modify-write).
+  ResumeJob: [jobs(['get', 'patch']), jobs(['update'], 'status')],
+  SuspendJob: [jobs(['patch'])],
+  DeleteJob: [jobs(['delete'])],
+  // A merge patch replaces the finalizer list, so the current list is read first.
+  RemoveJobFinalizer: [jobs(['get', 'patch'])],
+  CreateService: [{ group: KubeResource.Service.group, resource: KubeResource.Service.plural, verbs: ['create'] }],
+  PatchJobSetAnnotations: [jobSets(['patch'])],
+  // The JobSet is read only when the action carries no resourceVersion to replace against.
+  UpdateJobSetStatus: [jobSets(['get']), jobSets(['update'], 'status')],
+  // The JobSet is read only when observe() has not seen its uid (involvedObject.uid).
+  EmitEvent: [{ group: KubeResource.Event.group, resource: KubeResource.Event.plural, verbs: ['create'] }, jobSets(['get'])],
+  DeleteJobSet: [jobSets(['delete'])],
+};
+
+/** observeVerbs: what ClusterGateway.observe uses. */
+export const observeVerbs: readonly ApiAccess[] = [
+  jobSets(['get']),
+  jobs(['list']),
+  { group: KubeResource.Service.group, resource: KubeResource.Service.plural, verbs: ['get'] },
+];
+
+/** watchVerbs: what the forwarder's KubeWatchSource uses (all namespaces). */
+export const watchVerbs: readonly ApiAccess[] = [jobSets(['list', 'watch']), jobs(['list', 'watch'])];
+
+/** RetryTuning: the retry knobs a host may change (defaults KUBE_RETRY) and the sleep tests replace. */
+export interface RetryTuning {
+  readonly maxAttempts?: number | undefined;
+  readonly baseDelayMs?: number | undefined;
+  readonly maxDelayMs?: number | undefined;
+  readonly sleep?: Sleep | undefined;
+}
+
+/** KubeClusterGatewayOptions: the cluster, where request counts go, and retry tuning. */
+export interface KubeClusterGatewayOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly counters: CounterSink;
+  /** @default KUBE_RETRY */
+  readonly retry?: RetryTuning | undefined;
+  /** reportingInstance of the Events Lineup records (which host wrote them). @default EVENT_REPORTER */
+  readonly reportingInstance?: string | undefined;
+}
+
+/** mergePatch: the options that make client-node send a JSON merge patch (its default is a JSON patch). */
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+/**
+ * parseObject: `raw` as the schema says, or InvalidObjectError naming what the server sent — a
+ * version skew between the cluster's objects and Lineup's schemas, not something to retry.
+ */
+export const parseObject = <S extends z.ZodType>(schema: S, raw: unknown, what: string): z.infer<S> => {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const causes = parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+  throw new InvalidObjectError(`${what}: the server returned an object Lineup cannot read: ${causes.map((c) => `${c.path}: ${c.message}`).join('; ')}`, causes);
+};
+
+/** isCode: the error is a Lineup error with this code. */
+const isCode = (error: unknown, code: string): boolean => error instanceof LineupError && error.code === code;
+
+/**
+ * truncateUtf8: at most `maxBytes` bytes of `text`, cut on a character boundary, with an
+ * ellipsis when cut — the API server refuses an Event whose message is longer (NoteLengthLimit).
+ */
+export const truncateUtf8 = (text: string, maxBytes: number): string => {
+  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
+  const ellipsis = '…';
+  let budget = maxBytes - Buffer.byteLength(ellipsis, 'utf8');
+  let out = '';
+  for (const char of text) {
+    const size = Buffer.byteLength(char, 'utf8');
+    if (size > budget) break;
+    out += char;
+    budget -= size;
+  }
+  return out + ellipsis;
+};
+
+/** withoutStartTime: a Job status minus startTime (upstream resumeJob clears it before changing the template). */
+const withoutStartTime = (status: JobStatus | undefined): JobStatus => {
+  const { startTime: _cleared, ...rest } = status ?? {};
+  return rest;
+};
+
+/**
+ * isTemplateNotYetMutable: a 422 on the pod template of a suspended Job. Since Kubernetes 1.36
+ * the API accepts template changes only once the Job controller has marked the Job Suspended;
+ * until then the refusal is temporary, so it is reported as a conflict: re-observe and re-plan
+ * later. Decided from the Status's structured field causes, never from message text.
+ */
+const isTemplateNotYetMutable = (error: unknown): boolean =>
+  error instanceof InvalidObjectError && error.causes.some((cause) => cause.path === 'spec.template' || cause.path.startsWith('spec.template.'));
+
+/** The per-kind appliers' shared signature. */
+type Applier<K extends ActionKind> = (namespace: string, jobSetName: string, action: Extract<Action, { kind: K }>, now: number) => Promise<void>;
+
+/**
+ * KubeClusterGateway: one cluster behind the ClusterGateway contract. Every request goes
+ * through withRetry and is counted as `k8s.<verb>` (each attempt), retries as `k8s.retries`.
+ *
+ * @example
+ * const gateway = new KubeClusterGateway({ kubeConfig: await kubeConfigFor(record), counters });
+ * const observed = await gateway.observe('default', 'training', Date.now());
+ */
+export class KubeClusterGateway implements ClusterGateway {
+  private readonly custom: CustomObjectsApi;
+  private readonly core: CoreV1Api;
+  private readonly counters: CounterSink;
+  private readonly retry: RetryTuning;
+  private readonly reportingInstance: string;
+  /** JobSet uids seen by observe(), by `namespace/name`: EmitEvent names its JobSet by uid without reading it again. */
+  private readonly uids = new Map<string, string>();
+
+  constructor(options: KubeClusterGatewayOptions) {
+    this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
+    this.core = options.kubeConfig.makeApiClient(CoreV1Api);
+    this.counters = options.counters;
+    this.retry = options.retry ?? {};
+    this.reportingInstance = options.reportingInstance ?? EVENT_REPORTER;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  async observe(namespace: string, name: string, now: number): Promise<Observed | undefined> {
+    const jobSet = await this.getJobSet(namespace, name);
+    const key = `${namespace}/${name}`;
+    if (!jobSet) {
+      this.uids.delete(key);
+      return undefined;
+    }
+    if (jobSet.metadata.uid !== undefined) this.uids.set(key, jobSet.metadata.uid);
+    const [jobList, service] = await Promise.all([this.listJobs(namespace, name), this.getService(namespace, subdomainOf(jobSet))]);
+    return { jobSet, jobs: jobList, service, now };
+  }
+
+  /** getJobSet: the JobSet, or undefined when there is none. */
+  async getJobSet(namespace: string, name: string): Promise<JobSet | undefined> {
+    const what = `jobset ${namespace}/${name}`;
+    const raw = await this.orUndefined(
+      this.call('get', what, () => this.custom.getNamespacedCustomObject({ ...KubeResource.JobSet, namespace, name }) as Promise<unknown>),
+    );
+    return raw === undefined ? undefined : parseObject(JobSetSchema, raw, what);
+  }
+
+  /** getJob: the Job, or undefined when there is none. */
+  async getJob(namespace: string, name: string): Promise<Job | undefined> {
+    const what = `job ${namespace}/${name}`;
+    const raw = await this.orUndefined(
+      this.call('get', what, () => this.custom.getNamespacedCustomObject({ ...KubeResource.Job, namespace, name }) as Promise<unknown>),
+    );
+    return raw === undefined ? undefined : parseObject(JobSchema, raw, what);
+  }
+
+  /** listJobs: the Jobs labelled jobset.sigs.k8s.io/jobset-name=<name> in the namespace. */
+  async listJobs(namespace: string, jobSetName: string): Promise<Job[]> {
+    const what = `jobs of jobset ${namespace}/${jobSetName}`;
+    const raw: unknown = await this.call('list', what, () =>
+      this.custom.listNamespacedCustomObject({ ...KubeResource.Job, namespace, labelSelector: `${Label.JobSetName}=${jobSetName}` }) as Promise<unknown>,
+    );
+    const items = raw !== null && typeof raw === 'object' && 'items' in raw && Array.isArray(raw.items) ? (raw.items as unknown[]) : [];
+    return items.map((item, index) => parseObject(JobSchema, item, `${what}: item ${index}`));
+  }
+
+  /**
+   * getService: the Service, or undefined. CoreV1Api hands back a model with Date timestamps;
+   * its JSON form is the wire form again (Date serialises as RFC 3339), which the schema reads.
+   */
+  async getService(namespace: string, name: string): Promise<Service | undefined> {
+    const what = `service ${namespace}/${name}`;
+    const model = await this.orUndefined(this.call('get', what, () => this.core.readNamespacedService({ namespace, name })));
+    return model === undefined ? undefined : parseObject(ServiceSchema, JSON.parse(JSON.stringify(model)) as unknown, what);
+  }
+
+  // ---- writes --------------------------------------------------------------------------------
+
+  async apply(namespace: string, jobSetName: string, action: Action, now: number): Promise<void> {
+    const applier = this.appliers[action.kind] as Applier<ActionKind>;
+    await applier(namespace, jobSetName, action as Extract<Action, { kind: ActionKind }>, now);
+  }
+
+  private readonly appliers: { readonly [K in ActionKind]: Applier<K> } = {
+    CreateJob: async (namespace, _jobSetName, action) => {
+      const jobNamespace = action.job.metadata.namespace ?? namespace;
+      const body: Job = { ...action.job, apiVersion: 'batch/v1', kind: 'Job', metadata: { ...action.job.metadata, namespace: jobNamespace } };
+      await this.call('create', `job ${jobNamespace}/${action.job.metadata.name ?? ''}`, () =>
+        this.custom.createNamespacedCustomObject({ ...KubeResource.Job, namespace: jobNamespace, body, fieldManager: KUBE_FIELD_MANAGER }) as Promise<unknown>,
+      );
+    },
+    ResumeJob: (namespace, _jobSetName, action) => this.resumeJob(namespace, action),
+    SuspendJob: async (namespace, _jobSetName, action) => {
+      await this.patchJob(namespace, action.name, { ...this.precondition(action.resourceVersion), spec: { suspend: true } });
+    },
+    DeleteJob: async (namespace, _jobSetName, action) => {
+      await this.ignoreNotFound(
+        this.call('delete', `job ${namespace}/${action.name}`, () =>
+          this.custom.deleteNamespacedCustomObject({
+            ...KubeResource.Job,
+            namespace,
+            name: action.name,
+            body: { propagationPolicy: action.propagation, ...(action.uid === undefined ? {} : { preconditions: { uid: action.uid } }) },
+          }) as Promise<unknown>,
+        ),
+      );
+    },
+    RemoveJobFinalizer: (namespace, _jobSetName, action) => this.removeJobFinalizer(namespace, action),
+    CreateService: async (namespace, _jobSetName, action) => {
+      const serviceNamespace = action.service.metadata.namespace ?? namespace;
+      // Upstream never updates an existing Service: one of this name is the one wanted.
+      await this.ignoreAlreadyExists(
+        this.call('create', `service ${serviceNamespace}/${action.service.metadata.name ?? ''}`, () =>
+          this.core.createNamespacedService({ namespace: serviceNamespace, body: toV1Service(action.service, serviceNamespace), fieldManager: KUBE_FIELD_MANAGER }),
+        ),
+      );
+    },
+    PatchJobSetAnnotations: async (namespace, jobSetName, action) => {
+      const body = { metadata: { annotations: action.annotations, ...this.precondition(action.resourceVersion).metadata } };
+      await this.call('patch', `jobset ${namespace}/${jobSetName}`, () =>
+        this.custom.patchNamespacedCustomObject(
+          { ...KubeResource.JobSet, namespace, name: jobSetName, body, fieldManager: KUBE_FIELD_MANAGER },
+          mergePatch,
+        ) as Promise<unknown>,
+      );
+    },
+    UpdateJobSetStatus: (namespace, jobSetName, action) => this.updateJobSetStatus(namespace, jobSetName, action),
+    EmitEvent: (namespace, jobSetName, action, now) => this.emitEvent(namespace, jobSetName, action, now),
+    DeleteJobSet: async (namespace, jobSetName, action) => {
+      await this.ignoreNotFound(
+        this.call('delete', `jobset ${namespace}/${jobSetName}`, () =>
+          this.custom.deleteNamespacedCustomObject({
+            ...KubeResource.JobSet,
+            namespace,
+            name: jobSetName,
+            body: { propagationPolicy: action.propagation, ...(action.uid === undefined ? {} : { preconditions: { uid: action.uid } }) },
+          }) as Promise<unknown>,
+        ),
+      );
+    },
+  };
+
+  /**
+   * resumeJob: upstream resumeJob. When clearStartTime, the Job is read and its status replaced
+   * without startTime (a Job with a startTime may not change its pod template); the action's
+   * resourceVersion guards that first write, and the write's own resourceVersion guards the
+   * patch. Then one merge patch sets spec.suspend=false and the merged pod-template fields — the
+   * lists whole, since a merge patch replaces lists and the planner already merged them.
+   */
+  private async resumeJob(namespace: string, action: Extract<Action, { kind: 'ResumeJob' }>): Promise<void> {
+    const what = `job ${namespace}/${action.name}`;
+    let guard = action.resourceVersion;
+    if (action.clearStartTime) guard = await this.clearStartTime(namespace, action.name, action.resourceVersion);
+    const merge = action.podTemplate;
+    const template =
+      merge === undefined
+        ? {}
+        : {
+            template: {
+              metadata: { labels: merge.labels, annotations: merge.annotations },
+              spec: { nodeSelector: merge.nodeSelector, tolerations: merge.tolerations, schedulingGates: merge.schedulingGates },
+            },
+          };
+    try {
+      await this.patchJob(namespace, action.name, { ...this.precondition(guard), spec: { suspend: false, ...template } });
+    } catch (error) {
+      if (!isTemplateNotYetMutable(error)) throw error;
+      throw new ConflictError(`${what}: the pod template cannot change yet (the job controller has not marked the job Suspended); re-plan later`, guard, {
+        cause: error,
+      });
+    }
+  }
+
+  /** clearStartTime: replace the Job's status without startTime; the resourceVersion to guard the next write with. */
+  private async clearStartTime(namespace: string, name: string, expected: string | undefined): Promise<string | undefined> {
+    const what = `job ${namespace}/${name}`;
+    const job = await this.getJob(namespace, name);
+    if (!job) throw new NotFoundError(`${what} not found`);
+    const current = job.metadata.resourceVersion;
+    if (expected !== undefined && current !== expected) {
+      throw new ConflictError(`${what}: the object has been modified (resourceVersion ${expected} expected, ${current ?? 'none'} stored)`, current);
+    }
+    if (job.status?.startTime === undefined) return expected;
+    // The status subresource takes the whole status; metadata.resourceVersion makes it conditional.
+    const written: unknown = await this.call('update', `${what} status`, () =>
+      this.custom.replaceNamespacedCustomObjectStatus({
+        ...KubeResource.Job,
+        namespace,
+        name,
+        body: { ...job, status: withoutStartTime(job.status) },
+        fieldManager: KUBE_FIELD_MANAGER,
+      }) as Promise<unknown>,
+    );
+    return parseObject(JobSchema, written, what).metadata.resourceVersion;
+  }
+
+  /**
+   * removeJobFinalizer: a merge patch of metadata.finalizers without the finalizer. A merge patch
+   * replaces the list, so it always carries the resourceVersion of the list it was computed from;
+   * when the action asked for no precondition, losing that race is Lineup's own and is retried.
+   */
+  private async removeJobFinalizer(namespace: string, action: Extract<Action, { kind: 'RemoveJobFinalizer' }>): Promise<void> {
+    const what = `job ${namespace}/${action.name}`;
+    for (let attempt = 1; ; attempt += 1) {
+      const job = await this.getJob(namespace, action.name);
+      if (!job) return;
+      const current = job.metadata.resourceVersion;
+      if (action.resourceVersion !== undefined && current !== action.resourceVersion) {
+        throw new ConflictError(`${what}: the object has been modified (resourceVersion ${action.resourceVersion} expected, ${current ?? 'none'} stored)`, current);
+      }
+      const finalizers = job.metadata.finalizers ?? [];
+      if (!finalizers.includes(action.finalizer)) return;
+      const remaining = finalizers.filter((finalizer) => finalizer !== action.finalizer);
+      try {
+        await this.ignoreNotFound(this.patchJob(namespace, action.name, { metadata: { resourceVersion: current, finalizers: remaining } }));
+        return;
+      } catch (error) {
+        const ownRace = action.resourceVersion === undefined && isCode(error, ErrorCode.STALE_RESOURCE_VERSION);
+        if (!ownRace || attempt >= KUBE_RMW_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /**
+   * updateJobSetStatus: replace the status subresource. With the action's resourceVersion the
+   * write is conditional (409 → ConflictError); without one the current resourceVersion is read
+   * first — the API refuses an update without one — and a lost race is retried.
+   */
+  private async updateJobSetStatus(namespace: string, name: string, action: Extract<Action, { kind: 'UpdateJobSetStatus' }>): Promise<void> {
+    const what = `jobset ${namespace}/${name}`;
+    for (let attempt = 1; ; attempt += 1) {
+      let resourceVersion = action.resourceVersion;
+      if (resourceVersion === undefined) {
+        const jobSet = await this.getJobSet(namespace, name);
+        if (!jobSet) throw new NotFoundError(`${what} not found`);
+        resourceVersion = jobSet.metadata.resourceVersion;
+      }
+      const body = { apiVersion: JOBSET_API_VERSION, kind: JOBSET_KIND, metadata: { name, namespace, resourceVersion }, status: action.status };
+      try {
+        await this.call('update', `${what} status`, () =>
+          this.custom.replaceNamespacedCustomObjectStatus({ ...KubeResource.JobSet, namespace, name, body, fieldManager: KUBE_FIELD_MANAGER }) as Promise<unknown>,
+        );
+        return;
+      } catch (error) {
+        const ownRace = action.resourceVersion === undefined && isCode(error, ErrorCode.STALE_RESOURCE_VERSION);
+        if (!ownRace || attempt >= KUBE_RMW_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /**
+   * emitEvent: a core/v1 Event on the JobSet, as client-go's recorder writes one (name
+   * `<jobset>.<hex>`, count 1, source and reportingComponent Lineup) plus eventTime, so both
+   * `kubectl describe` and events.k8s.io readers show it.
+   */
+  private async emitEvent(namespace: string, jobSetName: string, action: Extract<Action, { kind: 'EmitEvent' }>, now: number): Promise<void> {
+    const uid = this.uids.get(`${namespace}/${jobSetName}`) ?? (await this.getJobSet(namespace, jobSetName))?.metadata.uid;
+    const at = new Date(now);
+    const body: CoreV1Event = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: `${jobSetName}.${randomBytes(8).toString('hex')}`, namespace },
+      involvedObject: { apiVersion: JOBSET_API_VERSION, kind: JOBSET_KIND, name: jobSetName, namespace, ...(uid === undefined ? {} : { uid }) },
+      type: action.eventType,
+      reason: action.reason,
+      message: truncateUtf8(action.message, EVENT_NOTE_MAX_BYTES),
+      action: EVENT_ACTION,
+      source: { component: EVENT_REPORTER },
+      reportingComponent: EVENT_REPORTER,
+      reportingInstance: this.reportingInstance,
+      firstTimestamp: at,
+      lastTimestamp: at,
+      // V1MicroTime serialises with the microseconds metav1.MicroTime requires.
+      eventTime: new V1MicroTime(now),
+      count: 1,
+    };
+    await this.call('create', `event on jobset ${namespace}/${jobSetName}`, () => this.core.createNamespacedEvent({ namespace, body }));
+  }
+
+  // ---- request plumbing ----------------------------------------------------------------------
+
+  /** precondition: `{metadata: {resourceVersion}}` when there is one — a merge patch carrying it fails with 409 if it is stale. */
+  private precondition(resourceVersion: string | undefined): { metadata?: { resourceVersion: string } } {
+    return resourceVersion === undefined ? {} : { metadata: { resourceVersion } };
+  }
+
+  /** patchJob: a JSON merge patch of a Job (404 → NotFoundError: a write to a missing Job). */
+  private async patchJob(namespace: string, name: string, body: object): Promise<void> {
+    await this.call('patch', `job ${namespace}/${name}`, () =>
+      this.custom.patchNamespacedCustomObject({ ...KubeResource.Job, namespace, name, body, fieldManager: KUBE_FIELD_MANAGER }, mergePatch) as Promise<unknown>,
+    );
+  }
+
+  /** call: one request through withRetry, each attempt counted as k8s.<verb>, failures as Lineup errors. */
+  private async call<T>(verb: KubeVerb, what: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await withRetry(
+        () => {
+          this.counters.add(`${CounterName.KubePrefix}${verb}`);
+          return request();
+        },
+        {
+          counters: this.counters,
+          maxAttempts: this.retry.maxAttempts ?? KUBE_RETRY.maxAttempts,
+          baseDelayMs: this.retry.baseDelayMs ?? KUBE_RETRY.baseDelayMs,
+          maxDelayMs: this.retry.maxDelayMs ?? KUBE_RETRY.maxDelayMs,
+          sleep: this.retry.sleep,
+          what: `${verb} ${what}`,
+        },
+      );
+    } catch (error) {
+      throw toLineupError(error, what);
+    }
+  }
+
+  /** orUndefined: the result, or undefined when the object does not exist. */
+  private async orUndefined<T>(pending: Promise<T>): Promise<T | undefined> {
+    try {
+      return await pending;
+    } catch (error) {
+      if (isCode(error, ErrorCode.NOT_FOUND)) return undefined;
+      throw error;
+    }
+  }
+
+  /** ignoreNotFound: a delete (or finalizer removal) of an object already gone succeeded. */
+  private async ignoreNotFound(pending: Promise<unknown>): Promise<void> {
+    await this.orUndefined(pending);
+  }
+
+  /** ignoreAlreadyExists: a create that found its object already there succeeded. */
+  private async ignoreAlreadyExists(pending: Promise<unknown>): Promise<void> {
+    try {
+      await pending;
+    } catch (error) {
+      if (!(error instanceof AlreadyExistsError)) throw error;
+    }
+  }
+}
+
+/**
+ * toV1Service: the planner's Service as client-node's model. CoreV1Api serialises through the
+ * model, so only the fields it knows are sent; the headless Service uses no other.
+ */
+const toV1Service = (service: Service, namespace: string): V1Service => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: {
+    ...(service.metadata.name === undefined ? {} : { name: service.metadata.name }),
+    namespace,
+    ...(service.metadata.labels === undefined ? {} : { labels: service.metadata.labels }),
+    ...(service.metadata.annotations === undefined ? {} : { annotations: service.metadata.annotations }),
+    ...(service.metadata.ownerReferences === undefined
+      ? {}
+      : {
+          ownerReferences: service.metadata.ownerReferences.map((ref) => ({
+            apiVersion: ref.apiVersion,
+            kind: ref.kind,
+            name: ref.name,
+            uid: ref.uid,
+            ...(ref.controller === undefined ? {} : { controller: ref.controller }),
+            ...(ref.blockOwnerDeletion === undefined ? {} : { blockOwnerDeletion: ref.blockOwnerDeletion }),
+          })),
+        }),
+  },
+  spec: {
+    ...(service.spec?.clusterIP === undefined ? {} : { clusterIP: service.spec.clusterIP }),
+    ...(service.spec?.selector === undefined ? {} : { selector: service.spec.selector }),
+    ...(service.spec?.publishNotReadyAddresses === undefined ? {} : { publishNotReadyAddresses: service.spec.publishNotReadyAddresses }),
+  },
+});

@@ -1,0 +1,63 @@
+/**
+ * resolveClusters: the reconciler's ClusterResolver over the cluster registry (DESIGN §2 "Many
+ * clusters"): static config first, then the checkpoint store's registry items. One gateway per
+ * cluster id is built on first use and kept, so a warm Lambda reuses its connections and its
+ * cached EKS token.
+ */
+import type { ClusterGateway, ClusterResolver } from '../reconcile/types.ts';
+import type { CheckpointStore, ClusterRecord } from '../store/types.ts';
+import { kubeConfigFor } from './auth.ts';
+import type { AuthOptions } from './auth.ts';
+import { KubeClusterGateway } from './gateway.ts';
+import type { RetryTuning } from './gateway.ts';
+import type { CounterSink } from './retry.ts';
+
+/** ResolveClustersOptions: where cluster records come from, and what every gateway shares. */
+export interface ResolveClustersOptions {
+  /** The registry in the checkpoint store, asked when static config does not know the id. */
+  readonly store?: Pick<CheckpointStore, 'getCluster'> | undefined;
+  /** Clusters from static config; they win over store items of the same id. */
+  readonly static?: readonly ClusterRecord[] | undefined;
+  readonly counters: CounterSink;
+  /** Credentials, clock and secret resolver for building KubeConfigs. */
+  readonly auth?: AuthOptions | undefined;
+  /** Retry tuning of every gateway. @default KUBE_RETRY */
+  readonly retry?: RetryTuning | undefined;
+}
+
+/**
+ * resolveClusters: a ClusterResolver that looks the id up (static config, then the store) and
+ * returns the cluster's cached KubeClusterGateway; undefined for an id nobody registered (not
+ * cached, so a cluster registered later is found).
+ *
+ * @example
+ * const resolve = resolveClusters({ store, counters });
+ * const gateway = await resolve(event.detail.cluster); // undefined: log and drop the event
+ */
+export const resolveClusters = (options: ResolveClustersOptions): ClusterResolver => {
+  const staticRecords = new Map((options.static ?? []).map((record) => [record.id, record] as const));
+  // Promises, so concurrent passes for one new cluster share one lookup and one gateway.
+  const gateways = new Map<string, Promise<ClusterGateway | undefined>>();
+
+  const build = async (id: string): Promise<ClusterGateway | undefined> => {
+    const record = staticRecords.get(id) ?? (await options.store?.getCluster(id));
+    if (!record) return undefined;
+    const kubeConfig = await kubeConfigFor(record, options.auth);
+    return new KubeClusterGateway({ kubeConfig, counters: options.counters, retry: options.retry });
+  };
+
+  return (id) => {
+    const cached = gateways.get(id);
+    if (cached) return cached;
+    const pending = build(id);
+    gateways.set(id, pending);
+    // Neither an unknown id nor a failed lookup is remembered: the next event asks again.
+    pending.then(
+      (gateway) => {
+        if (!gateway) gateways.delete(id);
+      },
+      () => gateways.delete(id),
+    );
+    return pending;
+  };
+};

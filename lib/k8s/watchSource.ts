@@ -1,0 +1,291 @@
+/**
+ * KubeWatchSource: the forwarder's WatchSource over a real API server — paged lists and raw
+ * watches (client-node's `Watch`, no informer: the forwarder owns resumption, checkpoints and
+ * re-lists), across all namespaces.
+ */
+import { CustomObjectsApi, Watch } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { z } from 'zod';
+import { KUBE_LIST_PAGE_SIZE, KUBE_RETRY, KUBE_RMW_ATTEMPTS, Label } from '../constants.ts';
+import { CounterName } from '../counters.ts';
+import { ErrorCode, LineupError } from '../errors.ts';
+import { JobSchema, JobSetSchema } from '../jobset/schema.ts';
+import type { ListResult, WatchEnd, WatchEvent, WatchedKind, WatchedObject, WatchSource } from '../forwarder/types.ts';
+import { httpStatusOf, parseStatus, statusToLineupError, toLineupError } from './errors.ts';
+import { KubeResource, parseObject } from './gateway.ts';
+import type { RetryTuning } from './gateway.ts';
+import { withRetry } from './retry.ts';
+import type { CounterSink, RetryOptions } from './retry.ts';
+
+/** What is listed and watched per kind: the API path, the label selector, the schema. */
+const watched = {
+  JobSet: { resource: KubeResource.JobSet, labelSelector: undefined, schema: JobSetSchema, what: 'jobsets' },
+  // Existence selector: every Job a JobSet controller created, whatever its JobSet.
+  Job: { resource: KubeResource.Job, labelSelector: Label.JobSetName, schema: JobSchema, what: 'jobs' },
+} as const;
+
+/** ListPageSchema: the envelope of a list page (items are parsed one by one with the kind's schema). */
+const ListPageSchema = z.looseObject({
+  metadata: z.looseObject({ resourceVersion: z.string().optional(), continue: z.string().optional() }).optional(),
+  items: z.array(z.unknown()).optional(),
+});
+
+/** BookmarkObjectSchema: a BOOKMARK event's object carries only its kind and metadata.resourceVersion. */
+const BookmarkObjectSchema = z.looseObject({ metadata: z.looseObject({ resourceVersion: z.string() }) });
+
+/** WatchPhase: the `type` values of a watch event. */
+const WatchPhase = {
+  Added: 'ADDED',
+  Modified: 'MODIFIED',
+  Deleted: 'DELETED',
+  Bookmark: 'BOOKMARK',
+  Error: 'ERROR',
+} as const;
+
+/** isTimeout: client-node's Watch aborts a silent connection with a TimeoutError (30 s without a byte). */
+const isTimeout = (error: unknown): boolean => error instanceof Error && error.name === 'TimeoutError';
+
+/** KubeWatchSourceOptions: the cluster, where request counts go, list paging and retry tuning. */
+export interface KubeWatchSourceOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly counters: CounterSink;
+  /** Items per list page. @default KUBE_LIST_PAGE_SIZE */
+  readonly pageSize?: number | undefined;
+  /** Retries of list requests. @default KUBE_RETRY */
+  readonly retry?: RetryTuning | undefined;
+  /**
+   * Ask the server to end each watch after this many seconds ('closed'); a Lambda watch session
+   * sets it below its remaining time. The server sends a bookmark just before it ends a watch.
+   * @default the server's own (--min-request-timeout, 30 to 60 minutes)
+   */
+  readonly timeoutSeconds?: number | undefined;
+}
+
+/**
+ * KubeWatchSource: list and watch JobSets and labelled Jobs in all namespaces. Lists go through
+ * withRetry (counted `k8s.list` per page); a watch is one request (`k8s.watch`) whose failures
+ * go to the forwarder, which backs off and reconnects.
+ *
+ * @example
+ * const source = new KubeWatchSource({ kubeConfig, counters });
+ * const { items, resourceVersion } = await source.list('JobSet');
+ * const end = await source.watch('JobSet', resourceVersion, onEvent, signal); // 'closed' | 'expired'
+ */
+export class KubeWatchSource implements WatchSource {
+  private readonly kubeConfig: KubeConfig;
+  private readonly custom: CustomObjectsApi;
+  private readonly counters: CounterSink;
+  private readonly pageSize: number;
+  private readonly retry: RetryTuning;
+  private readonly timeoutSeconds: number | undefined;
+
+  constructor(options: KubeWatchSourceOptions) {
+    this.kubeConfig = options.kubeConfig;
+    this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
+    this.counters = options.counters;
+    this.pageSize = options.pageSize ?? KUBE_LIST_PAGE_SIZE;
+    this.retry = options.retry ?? {};
+    this.timeoutSeconds = options.timeoutSeconds;
+  }
+
+  /**
+   * list: every object of the kind, page by page; the resourceVersion is the first page's (the
+   * snapshot the pages belong to). A continue token that expired mid-list (410) restarts the list.
+   */
+  async list<K extends WatchedKind>(kind: K): Promise<ListResult<K>> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.listOnce(kind);
+      } catch (error) {
+        if (!(error instanceof LineupError && error.code === ErrorCode.WATCH_EXPIRED) || attempt >= KUBE_RMW_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private async listOnce<K extends WatchedKind>(kind: K): Promise<ListResult<K>> {
+    const target = watched[kind];
+    const items: WatchedObject<K>[] = [];
+    let resourceVersion: string | undefined;
+    let token: string | undefined;
+    do {
+      const what = `list ${target.what}`;
+      const continueToken = token;
+      const raw = await this.call(what, () =>
+        this.custom.listClusterCustomObject({
+          ...target.resource,
+          ...(target.labelSelector === undefined ? {} : { labelSelector: target.labelSelector }),
+          limit: this.pageSize,
+          ...(continueToken === undefined ? {} : { _continue: continueToken }),
+        }) as Promise<unknown>,
+      );
+      const page = parseObject(ListPageSchema, raw, what);
+      resourceVersion ??= page.metadata?.resourceVersion;
+      for (const [index, item] of (page.items ?? []).entries()) {
+        items.push(parseObject(target.schema, item, `${what}: item ${index}`) as WatchedObject<K>);
+      }
+      token = page.metadata?.continue || undefined;
+    } while (token !== undefined);
+    return { items, resourceVersion: resourceVersion ?? '' };
+  }
+
+  /**
+   * watch: one watch from `resourceVersion` with bookmarks. Events reach `onEvent` one at a time,
+   * in order (a slow handler holds the rest back). Ends 'expired' on an ERROR event with code 410
+   * (client-node then closes the stream without an error, so the event is the only sign);
+   * 'closed' when the server ends the watch, the connection goes silent (client-node's 30 s idle
+   * timeout: reconnect from the last resourceVersion) or `signal` aborts. Opening the watch is
+   * retried like any request (429/5xx/connection, e.g. the 429 a CRD's watch cache answers while
+   * it initialises); once events flow, a failure is final — a retry from the same
+   * resourceVersion would repeat delivered events — and rejects with a Lineup error, as do other
+   * ERROR events, HTTP errors and a throwing `onEvent`.
+   */
+  async watch<K extends WatchedKind>(
+    kind: K,
+    resourceVersion: string,
+    onEvent: (event: WatchEvent<K>) => void | Promise<void>,
+    signal: AbortSignal,
+  ): Promise<WatchEnd> {
+    const what = `watch ${watched[kind].what}`;
+    try {
+      return await withRetry(() => this.watchOnce(kind, resourceVersion, onEvent, signal), this.retryOptions(what));
+    } catch (error) {
+      throw toLineupError(error, what);
+    }
+  }
+
+  /**
+   * watchOnce: one watch request (counted as k8s.watch). Rejects with the raw error when the
+   * request failed before the stream opened (for withRetry to judge), with a LineupError after.
+   */
+  private watchOnce<K extends WatchedKind>(
+    kind: K,
+    resourceVersion: string,
+    onEvent: (event: WatchEvent<K>) => void | Promise<void>,
+    signal: AbortSignal,
+  ): Promise<WatchEnd> {
+    if (signal.aborted) return Promise.resolve('closed');
+    const target = watched[kind];
+    const what = `watch ${target.what}`;
+    const { group, version, plural } = target.resource;
+    this.counters.add(`${CounterName.KubePrefix}watch`);
+
+    return new Promise<WatchEnd>((resolve, reject) => {
+      let settled = false;
+      let established = false;
+      let controller: AbortController | undefined;
+      // Events are handed over in order; `stopped` drops the queued ones once the watch failed or was aborted.
+      let delivery: Promise<void> = Promise.resolve();
+      let stopped = false;
+
+      const settle = (): void => {
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        controller?.abort();
+      };
+      const fail = (error: unknown): void => {
+        if (settled) return;
+        settle();
+        stopped = true;
+        reject(established ? toLineupError(error, what) : error);
+      };
+      const end = (outcome: WatchEnd, drain: boolean): void => {
+        if (settled) return;
+        settle();
+        if (!drain) stopped = true;
+        delivery.then(
+          () => resolve(outcome),
+          (error: unknown) => reject(toLineupError(error, `${what}: event handler`)),
+        );
+      };
+      const onAbort = (): void => end('closed', false);
+      signal.addEventListener('abort', onAbort, { once: true });
+
+      const deliver = (event: WatchEvent<K>): void => {
+        delivery = delivery.then(async () => {
+          if (!stopped) await onEvent(event);
+        });
+        // A handler failure ends the watch at once, rejecting with the handler's error.
+        delivery.catch((error: unknown) => {
+          if (settled) return;
+          settle();
+          stopped = true;
+          reject(toLineupError(error, `${what}: event handler`));
+        });
+      };
+
+      const onLine = (phase: string, object: unknown): void => {
+        if (settled) return;
+        try {
+          if (phase === WatchPhase.Added || phase === WatchPhase.Modified || phase === WatchPhase.Deleted) {
+            deliver({ type: phase, object: parseObject(target.schema, object, `${what}: ${phase} event`) as WatchedObject<K> });
+          } else if (phase === WatchPhase.Bookmark) {
+            const bookmark = parseObject(BookmarkObjectSchema, object, `${what}: BOOKMARK event`);
+            deliver({ type: 'BOOKMARK', resourceVersion: bookmark.metadata.resourceVersion });
+          } else if (phase === WatchPhase.Error) {
+            const status = parseStatus(object);
+            const code = status?.code ?? 500;
+            if (code === 410) end('expired', true);
+            else fail(statusToLineupError(code, status, what, object));
+          }
+        } catch (error) {
+          fail(error);
+        }
+      };
+
+      const onDone = (error: unknown): void => {
+        if (settled) return;
+        if (error === null || error === undefined || signal.aborted) end('closed', true);
+        // A watch that was flowing and went silent is reconnected, like a server-side close.
+        else if (established && isTimeout(error)) end('closed', true);
+        else if (httpStatusOf(error) === 410) end('expired', true);
+        else fail(error);
+      };
+
+      new Watch(this.kubeConfig)
+        .watch(
+          `/apis/${group}/${version}/${plural}`,
+          {
+            resourceVersion,
+            allowWatchBookmarks: true,
+            ...(target.labelSelector === undefined ? {} : { labelSelector: target.labelSelector }),
+            ...(this.timeoutSeconds === undefined ? {} : { timeoutSeconds: this.timeoutSeconds }),
+          },
+          onLine,
+          onDone,
+        )
+        .then(
+          (abort) => {
+            controller = abort;
+            // watch() resolves once the stream is open, or after it already reported a failure to onDone.
+            established = true;
+            if (settled) abort.abort();
+          },
+          fail,
+        );
+    });
+  }
+
+  /** retryOptions: withRetry's options for a request of this source. */
+  private retryOptions(what: string): RetryOptions {
+    return {
+      counters: this.counters,
+      maxAttempts: this.retry.maxAttempts ?? KUBE_RETRY.maxAttempts,
+      baseDelayMs: this.retry.baseDelayMs ?? KUBE_RETRY.baseDelayMs,
+      maxDelayMs: this.retry.maxDelayMs ?? KUBE_RETRY.maxDelayMs,
+      sleep: this.retry.sleep,
+      what,
+    };
+  }
+
+  /** call: one list request through withRetry, each attempt counted as k8s.list. */
+  private async call<T>(what: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await withRetry(() => {
+        this.counters.add(`${CounterName.KubePrefix}list`);
+        return request();
+      }, this.retryOptions(what));
+    } catch (error) {
+      throw toLineupError(error, what);
+    }
+  }
+}
