@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# setup.sh: prepares a machine for the real-server test tier (test/integration), so that the
+# slow one-time work shows up as its own CI step instead of inside the first test's timeout.
+# Run it after `npm ci` (it uses the Node 24 that npm ci installs) and before `npm test`.
+# Idempotent: a second run takes about a second.
+#
+# 1. checks the tools: Go >= 1.26 (builds kube-apiserver 1.36), python3 with venv+ensurepip,
+#    flock; installs Debian's python3-venv with apt-get only if venv is unusable;
+# 2. builds kube-apiserver and etcd into ~/.cache/lineup/k8s (k8s-build/build.sh; about 4 min
+#    cold on 2 cores, 2.4 GB GOCACHE + 0.8 GB GOMODCACHE), unless KUBEBUILDER_ASSETS is set;
+# 3. creates moto's virtualenv in ~/.cache/lineup/moto-<version> (pip; about 35 s cold).
+# dynalite needs nothing: it is an npm devDependency and runs in the test process.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+repo=$(pwd)
+started=$SECONDS
+
+step() { printf 'setup: [%4ds] %s\n' "$((SECONDS - started))" "$*" >&2; }
+die() { step "error: $*"; exit 1; }
+
+node="$repo/node_modules/.bin/node"
+[[ -x $node ]] || die "$node is missing; run npm ci first (it installs the Node 24 the harness runs on)"
+
+step "checking tools"
+command -v go >/dev/null || die "go is not on PATH; kube-apiserver 1.36 needs Go >= 1.26.0"
+go_version=$(go env GOVERSION)
+[[ $go_version =~ ^go1\.([0-9]+) ]] && ((BASH_REMATCH[1] >= 26)) \
+  || die "$go_version is too old; kube-apiserver 1.36 needs Go >= 1.26.0"
+command -v flock >/dev/null || die "flock is not on PATH (Debian: apt-get install util-linux)"
+command -v python3 >/dev/null || die "python3 is not on PATH (Debian: apt-get install python3 python3-venv)"
+if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+    step "python3 cannot create virtualenvs; installing python3-venv with apt-get"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
+  else
+    die "python3 cannot create virtualenvs (no ensurepip); install Debian's python3-venv"
+  fi
+fi
+step "tools ok: $go_version, $(python3 --version), node $("$node" --version)"
+
+if [[ -n ${KUBEBUILDER_ASSETS:-} ]]; then
+  step "kube-apiserver + etcd: using KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
+  for binary in kube-apiserver etcd; do
+    [[ -x $KUBEBUILDER_ASSETS/$binary ]] || die "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS has no executable $binary"
+  done
+else
+  step "kube-apiserver + etcd: finding or building them (a cold build takes minutes)"
+  step_started=$SECONDS
+  test/integration/k8s-build/build.sh >/dev/null
+  step "kube-apiserver + etcd: ready ($((SECONDS - step_started))s)"
+fi
+
+step "moto: finding or creating its virtualenv"
+step_started=$SECONDS
+"$node" --input-type=module -e "
+  const { ensureMotoVenv } = await import('$repo/test/integration/harness/moto.ts');
+  process.stderr.write('setup: moto_server at ' + (await ensureMotoVenv()) + '\n');
+"
+step "moto: ready ($((SECONDS - step_started))s)"
+
+step "done in $((SECONDS - started))s"
