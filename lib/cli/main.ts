@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, type CliIo } from './io.ts';
 import { runDemoCommand } from './demo.ts';
+import { forwardCommand } from './forward.ts';
 import { runPlan } from './plan.ts';
 import { DEFAULT_STATE_DIR, historyCommand, runCommand } from './run.ts';
 import { DEFAULT_CONTROLLER_NAME } from '../constants.ts';
@@ -55,6 +56,18 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       exit(await runCommand(options, io, abort.signal));
+    });
+
+  program
+    .command('forward')
+    .description('forward cluster changes to EventBridge until stopped (the in-cluster Deployment\'s entry point; configured by LINEUP_* environment variables)')
+    .option('--kubeconfig <file>', 'watch this cluster instead of the pod\'s own')
+    .action(async (options: { kubeconfig?: string }) => {
+      const abort = new AbortController();
+      const stop = (): void => abort.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      exit(await forwardCommand(options, io, abort.signal));
     });
 
   program

@@ -1,0 +1,33 @@
+/**
+ * Forwarder Lambda ("watch session"), one per cluster, invoked on a schedule: watches the
+ * cluster for at most WATCH_SESSION_MAX_MS (under Lambda's 15 minutes, leaving time to flush)
+ * and forwards decision-relevant changes to the bus; the next session resumes from the
+ * checkpointed resourceVersion. Thin: the host wiring lives in lib/hosts/forwarderHost.ts.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { Counters } from '../lib/counters.ts';
+import { forwarderFor, sessionLength } from '../lib/hosts/forwarderHost.ts';
+import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
+import { lambdaSink, lambdaStore } from '../lib/hosts/lambdaDeps.ts';
+import { powertoolsLog, publishCounterDeltas } from '../lib/hosts/powertools.ts';
+
+const config = readLambdaConfig(process.env);
+const logger = new Logger({ serviceName: 'lineup-forwarder' });
+const metrics = new Metrics({ namespace: 'Lineup', serviceName: 'forwarder' });
+const counters = new Counters();
+const store = lambdaStore(config, counters);
+const forwarder = forwarderFor({ config, store, sink: lambdaSink(config), counters, log: powertoolsLog(logger) });
+
+export const handler = middy<unknown, void, Error, Context>()
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics))
+  .handler(async (_event, context) => {
+    const before = counters.snapshot();
+    await (await forwarder).runFor(sessionLength(context.getRemainingTimeInMillis()));
+    publishCounterDeltas(metrics, counters, before);
+  });

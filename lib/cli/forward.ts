@@ -1,0 +1,36 @@
+/**
+ * `lineup forward`: the forwarder as a long-running process — the container entry point of the
+ * in-cluster Deployment (infra/manifests). Configuration comes from the same environment
+ * variables the Lambda functions read (LINEUP_TABLE_NAME, LINEUP_EVENT_BUS_NAME,
+ * LINEUP_FORWARDER_CLUSTER, …); the cluster is the pod's own unless --kubeconfig is given.
+ * SIGTERM flushes every accepted event and writes the last checkpoint before exiting.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { Counters } from '../counters.ts';
+import { forwarderFor, inClusterKubeConfig } from '../hosts/forwarderHost.ts';
+import { readLambdaConfig } from '../hosts/lambdaConfig.ts';
+import { lambdaSink, lambdaStore } from '../hosts/lambdaDeps.ts';
+import type { Log } from '../log.ts';
+import { ExitCode, type CliIo } from './io.ts';
+
+/** forwardCommand: forward until `signal` aborts. */
+export const forwardCommand = async (flags: { kubeconfig?: string | undefined }, io: CliIo, signal: AbortSignal): Promise<number> => {
+  // One JSON line per log entry: what a container log pipeline expects.
+  const log: Log = (level, message, fields) => io.stderr(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`);
+  try {
+    const config = readLambdaConfig(process.env);
+    const counters = new Counters();
+    let kubeConfig: KubeConfig;
+    if (flags.kubeconfig) {
+      kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(flags.kubeconfig);
+    } else kubeConfig = inClusterKubeConfig();
+    const forwarder = await forwarderFor({ config, store: lambdaStore(config, counters), sink: lambdaSink(config), counters, log, kubeConfig });
+    await forwarder.run(signal);
+    log('info', 'forwarder stopped', counters.snapshot());
+    return ExitCode.Ok;
+  } catch (error) {
+    io.stderr(`lineup forward: ${(error as Error).message}\n`);
+    return ExitCode.Usage;
+  }
+};

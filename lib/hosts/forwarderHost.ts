@@ -1,0 +1,62 @@
+/**
+ * The forwarder's two hosts, one wiring: the Lambda watch session (functions/forwarder.ts) and
+ * the long-running container process (`lineup forward`, for a Deployment in the cluster).
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Counters } from '../counters.ts';
+import { UnknownClusterError } from '../errors.ts';
+import { Forwarder } from '../forwarder/forwarder.ts';
+import type { EventSink } from '../forwarder/types.ts';
+import { kubeConfigFor } from '../k8s/auth.ts';
+import { KubeWatchSource } from '../k8s/watchSource.ts';
+import type { Log } from '../log.ts';
+import type { CheckpointStore } from '../store/types.ts';
+import { WATCH_SESSION_MAX_MS } from '../constants.ts';
+import type { LambdaConfig } from './lambdaConfig.ts';
+
+/** Time a watch session leaves itself to flush and checkpoint before Lambda's deadline. */
+export const SESSION_FLUSH_MARGIN_MS = 30_000;
+
+/** sessionLength: how long a watch session may watch, given the invocation's remaining time. */
+export const sessionLength = (remainingMs: number): number => Math.max(0, Math.min(WATCH_SESSION_MAX_MS, remainingMs - SESSION_FLUSH_MARGIN_MS));
+
+/** ForwarderHostDeps: what every host provides. */
+export interface ForwarderHostDeps {
+  readonly config: Pick<LambdaConfig, 'forwarderCluster' | 'staticClusters' | 'controllerName' | 'claimUnmanaged' | 'eventBusName'>;
+  readonly store: CheckpointStore;
+  readonly sink: EventSink;
+  readonly counters: Counters;
+  readonly log: Log;
+  /** In-cluster hosts pass the pod's service-account config; others find the cluster in the registry. */
+  readonly kubeConfig?: KubeConfig | undefined;
+}
+
+/** forwarderFor: a Forwarder for the configured cluster, its KubeConfig from the host or the registry. */
+export const forwarderFor = async (deps: ForwarderHostDeps): Promise<Forwarder> => {
+  const cluster = deps.config.forwarderCluster;
+  if (!cluster) throw new UnknownClusterError('no cluster to forward for: set LINEUP_FORWARDER_CLUSTER');
+  let kubeConfig = deps.kubeConfig;
+  if (!kubeConfig) {
+    const record = deps.config.staticClusters.find((candidate) => candidate.id === cluster) ?? (await deps.store.getCluster(cluster));
+    if (!record) throw new UnknownClusterError(`cluster ${cluster} is not registered (static configuration or the registry table)`);
+    kubeConfig = await kubeConfigFor(record);
+  }
+  return new Forwarder({
+    cluster,
+    source: new KubeWatchSource({ kubeConfig, counters: deps.counters }),
+    sink: deps.sink,
+    bookmarks: deps.store,
+    planOptions: { controllerName: deps.config.controllerName, claimUnmanaged: deps.config.claimUnmanaged },
+    counters: deps.counters,
+    log: deps.log,
+    now: Date.now,
+    eventBusName: deps.config.eventBusName,
+  });
+};
+
+/** inClusterKubeConfig: the pod's service account (the forwarder Deployment's host). */
+export const inClusterKubeConfig = (): KubeConfig => {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromCluster();
+  return kubeConfig;
+};
