@@ -417,7 +417,11 @@ export const ForwarderLog = {
 export const KUBE_RETRY = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 10_000 } as const;
 /** Items per page of the forwarder's list requests (limit/continue), so a large cluster is not read in one response. */
 export const KUBE_LIST_PAGE_SIZE = 500;
-/** Attempts of an unconditional read-modify-write (finalizer removal, status replace) that loses a race it did not ask to guard. */
+/**
+ * KUBE_RMW_ATTEMPTS: attempts of an operation Lineup restarts itself after losing a race the
+ * caller did not ask to guard — an unconditional read-modify-write (finalizer removal, status
+ * replace), a paged list whose continue token expired.
+ */
 export const KUBE_RMW_ATTEMPTS = 3;
 /** fieldManager Lineup's writes record in managedFields. */
 export const KUBE_FIELD_MANAGER = 'lineup';
@@ -433,7 +437,6 @@ export const EksToken = {
   clusterIdHeader: 'x-k8s-aws-id',
   stsVersion: '2011-06-15',
   presignExpiresSeconds: 60,
-  lifetimeMs: 15 * 60 * 1000,
   usableMs: 14 * 60 * 1000,
   refreshMarginMs: 60 * 1000,
   /** Name of the kubeconfig auth provider Lineup's EKS authenticator claims. */

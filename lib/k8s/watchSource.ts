@@ -51,11 +51,12 @@ export interface KubeWatchSourceOptions {
   readonly counters: CounterSink;
   /** Items per list page. @default KUBE_LIST_PAGE_SIZE */
   readonly pageSize?: number | undefined;
-  /** Retries of list requests. @default KUBE_RETRY */
+  /** Retries of list requests and of opening a watch. @default KUBE_RETRY */
   readonly retry?: RetryTuning | undefined;
   /**
    * Ask the server to end each watch after this many seconds ('closed'); a Lambda watch session
-   * sets it below its remaining time. The server sends a bookmark just before it ends a watch.
+   * sets it below its remaining time. Shortly before the end the server sends a bookmark, when
+   * the resourceVersion moved on since the watch's last event.
    * @default the server's own (--min-request-timeout, 30 to 60 minutes)
    */
   readonly timeoutSeconds?: number | undefined;
@@ -63,8 +64,9 @@ export interface KubeWatchSourceOptions {
 
 /**
  * KubeWatchSource: list and watch JobSets and labelled Jobs in all namespaces. Lists go through
- * withRetry (counted `k8s.list` per page); a watch is one request (`k8s.watch`) whose failures
- * go to the forwarder, which backs off and reconnects.
+ * withRetry (counted `k8s.list` per page), and so does opening a watch (`k8s.watch` per
+ * attempt); a watch that fails after it opened goes back to the forwarder, which backs off and
+ * reconnects from the last resourceVersion it saw.
  *
  * @example
  * const source = new KubeWatchSource({ kubeConfig, counters });
@@ -102,6 +104,7 @@ export class KubeWatchSource implements WatchSource {
     }
   }
 
+  /** listOnce: one paged list from the first page on. */
   private async listOnce<K extends WatchedKind>(kind: K): Promise<ListResult<K>> {
     const target = watched[kind];
     const items: WatchedObject<K>[] = [];
@@ -135,7 +138,8 @@ export class KubeWatchSource implements WatchSource {
    * 'closed' when the server ends the watch, the connection goes silent (client-node's 30 s idle
    * timeout: reconnect from the last resourceVersion) or `signal` aborts. Opening the watch is
    * retried like any request (429/5xx/connection, e.g. the 429 a CRD's watch cache answers while
-   * it initialises); once events flow, a failure is final — a retry from the same
+   * it initialises), with backoff only: client-node's Watch keeps the status code of a refused
+   * watch but drops its Retry-After. Once events flow, a failure is final — a retry from the same
    * resourceVersion would repeat delivered events — and rejects with a Lineup error, as do other
    * ERROR events, HTTP errors and a throwing `onEvent`.
    */
