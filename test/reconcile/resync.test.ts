@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Counters } from '../../lib/counters.ts';
+import type { PutEventsEntry } from '../../lib/events/envelope.ts';
+import { LineupEventDetailSchema } from '../../lib/events/schema.ts';
+import type { EventSink, PutResult } from '../../lib/forwarder/types.ts';
+import { collectingLog } from '../../lib/log.ts';
+import { resync } from '../../lib/reconcile/resync.ts';
+import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
+
+/** A sink that records entries and fails the first put of chosen indexes once. */
+const recordingSink = (failFirst: readonly number[] = []): EventSink & { entries: PutEventsEntry[]; calls: number } => {
+  const sink = {
+    entries: [] as PutEventsEntry[],
+    calls: 0,
+    put: async (entries: readonly PutEventsEntry[]): Promise<PutResult> => {
+      sink.calls += 1;
+      const failing = sink.calls === 1 ? failFirst.filter((index) => index < entries.length) : [];
+      entries.forEach((entry, index) => {
+        if (!failing.includes(index)) sink.entries.push(entry);
+      });
+      return { failed: failing.map((index) => ({ index, code: 'ThrottlingException', message: 'slow down' })) };
+    },
+  };
+  return sink;
+};
+
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+
+describe('reconcile/resync', () => {
+  it('queues a Sync for each JobSet left behind: expired lease, failed pass, unreconciled dirt, due wake-up', async () => {
+    // Prepare
+    const store = new MemoryCheckpointStore();
+    const key = (name: string) => ({ cluster: 'c1', namespace: 'ns', name });
+    await store.markDirty(key('expired'), T0);
+    await store.tryAcquireLease(key('expired'), 'crashed', T0, 1_000);
+    await store.markDirty(key('failed'), T0);
+    await store.tryAcquireLease(key('failed'), 'me', T0, 60_000);
+    await store.failLease(key('failed'), 'me', 'boom', T0);
+    await store.markDirty(key('settled'), T0);
+    const lease = await store.tryAcquireLease(key('settled'), 'me', T0, 60_000);
+    await store.releaseLease(key('settled'), 'me', lease?.dirty ?? 0, T0, 60_000);
+    const sink = recordingSink([0]);
+    // Act
+    const result = await resync({ store, sink, now: () => T0 + 5_000, counters: new Counters(), log: collectingLog().log }, { full: false });
+    // Assess
+    assert.equal(result.synced, 2);
+    const details = sink.entries.map((entry) => LineupEventDetailSchema.parse(JSON.parse(entry.Detail)));
+    assert.deepEqual(details.map((d) => d.jobSet).sort(), ['expired', 'failed'], 'the failed entry was retried, nothing lost');
+    assert.ok(sink.entries.every((entry) => entry.DetailType === 'JobSet Sync' && entry.Source === 'lineup.c1'));
+  });
+
+  it('re-queues every known JobSet of every registered cluster on a full resync', async () => {
+    const store = new MemoryCheckpointStore();
+    await store.putCluster({ id: 'c1', endpoint: 'https://c1.example', auth: { type: 'token', token: 't' } });
+    for (const name of ['a', 'b', 'c']) {
+      const k = { cluster: 'c1', namespace: 'ns', name };
+      await store.markDirty(k, T0);
+      const lease = await store.tryAcquireLease(k, 'me', T0, 60_000);
+      await store.releaseLease(k, 'me', lease?.dirty ?? 0, T0, 60_000);
+    }
+    const sink = recordingSink();
+    const result = await resync({ store, sink, now: () => T0, counters: new Counters(), log: collectingLog().log }, { full: true });
+    assert.equal(result.synced, 3);
+    assert.equal(sink.calls, 1, 'one PutEvents call for up to ten entries');
+  });
+
+  it('fails (so the scheduler retries) when the bus keeps refusing entries', async () => {
+    const store = new MemoryCheckpointStore();
+    await store.markDirty({ cluster: 'c1', namespace: 'ns', name: 'x' }, T0);
+    const refusing: EventSink = { put: async (entries) => ({ failed: entries.map((_, index) => ({ index, code: 'InternalFailure', message: 'down' })) }) };
+    await assert.rejects(resync({ store, sink: refusing, now: () => T0, counters: new Counters(), log: collectingLog().log }, { full: false }), /could not put 1 sync events: InternalFailure: down/);
+  });
+});
