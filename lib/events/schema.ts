@@ -59,6 +59,8 @@ export const SlimJobSchema = z.object({
   ready: z.number().int(),
   succeeded: z.number().int(),
   failed: z.number().int(),
+  /** The planner's "ready": succeeded + ready pods reach min(parallelism, completions). */
+  jobReady: z.boolean(),
   finalizers: z.number().int(),
   conditions: z.array(SlimConditionSchema),
 });

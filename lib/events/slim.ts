@@ -4,6 +4,7 @@
  * change digest — an update that leaves the projection equal is not forwarded.
  */
 import { Label } from '../constants.ts';
+import { jobReady } from '../plan/childJobs.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
 import type { SlimJob, SlimJobSet } from './schema.ts';
 
@@ -35,6 +36,7 @@ export const slimJob = (job: Job): SlimJob => {
     ready: job.status?.ready ?? 0,
     succeeded: job.status?.succeeded ?? 0,
     failed: job.status?.failed ?? 0,
+    jobReady: jobReady(job),
     finalizers: job.metadata.finalizers?.length ?? 0,
     conditions: slimConditions(job.status?.conditions),
   };
@@ -45,5 +47,15 @@ export const slimJob = (job: Job): SlimJob => {
   return slim;
 };
 
-/** changeDigest: a string equal for two objects exactly when their slim projections are equal. */
-export const changeDigest = (slim: SlimJobSet | SlimJob): string => JSON.stringify(slim);
+/**
+ * changeDigest: a string equal for two objects exactly when a decision could not tell them
+ * apart. For a Job that is not its pod counts but what the planner derives from them — ready
+ * (succeeded + ready pods reach min(parallelism, completions)), active (any pod), finished
+ * (its conditions) — so the 99 pods of a 100-pod Job turning ready one by one are not forwarded,
+ * the 100th is. The event still carries the counts, for people reading it.
+ */
+export const changeDigest = (slim: SlimJobSet | SlimJob): string => {
+  if (slim.kind === 'JobSet') return JSON.stringify(slim);
+  const { active, ready: _ready, succeeded: _succeeded, failed: _failed, ...decisive } = slim;
+  return JSON.stringify({ ...decisive, active: active > 0 });
+};

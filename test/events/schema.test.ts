@@ -34,12 +34,19 @@ describe('events/slim', () => {
       ready: 1,
       succeeded: 0,
       failed: 0,
+      jobReady: true,
       finalizers: 0,
       conditions: [{ type: 'Suspended', status: 'False', reason: 'JobResumed' }],
       replicatedJob: 'workers',
       restartAttempt: '0',
     });
     assert.doesNotMatch(JSON.stringify(slim), /managedFields|busybox|lastTransitionTime/);
+  });
+
+  it('gives the same digest while a 3-pod Job gains ready pods, and another once it is ready', () => {
+    const pods = (ready: number): Job => ({ ...job({ active: 3, ready }), spec: { ...job({}).spec, parallelism: 3, completions: 3 } });
+    assert.equal(changeDigest(slimJob(pods(1))), changeDigest(slimJob(pods(2))), 'one more ready pod changes no decision');
+    assert.notEqual(changeDigest(slimJob(pods(2))), changeDigest(slimJob(pods(3))), 'the Job turned ready');
   });
 
   it('gives the same digest when only timestamps or managed fields changed, and another when a counter moved', () => {

@@ -199,6 +199,7 @@ describe('forwarder filter', () => {
           ready: 1,
           succeeded: 0,
           failed: 0,
+          jobReady: true,
           finalizers: 0,
           conditions: [],
         },

@@ -34,7 +34,7 @@ const jobChanged = (n: number): LineupEvent => ({
     uid: `uid-${n}`,
     resourceVersion: String(1000 + n),
     watchType: 'MODIFIED',
-    observed: { kind: 'Job', replicatedJob: 'workers', deleting: false, suspend: false, active: 1, ready: n % 2, succeeded: 0, failed: 0, finalizers: 0, conditions: [] },
+    observed: { kind: 'Job', replicatedJob: 'workers', deleting: false, suspend: false, active: 1, ready: n % 2, succeeded: 0, failed: 0, jobReady: n % 2 === 1, finalizers: 0, conditions: [] },
   },
 });
 
