@@ -21,13 +21,20 @@ const logger = new Logger({ serviceName: 'lineup-forwarder' });
 const metrics = new Metrics({ namespace: 'Lineup', serviceName: 'forwarder' });
 const counters = new Counters();
 const store = lambdaStore(config, counters);
-const forwarder = forwarderFor({ config, store, sink: lambdaSink(config), counters, log: powertoolsLog(logger) });
+const sink = lambdaSink(config);
+// Built on the first invocation (and kept for warm ones), so a registry lookup that fails is
+// that invocation's error, reported by Lambda, not an unhandled rejection at import.
+let forwarder: ReturnType<typeof forwarderFor> | undefined;
 
 export const handler = middy<unknown, void, Error, Context>()
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics))
   .handler(async (_event, context) => {
     const before = counters.snapshot();
+    forwarder ??= forwarderFor({ config, store, sink, counters, log: powertoolsLog(logger) }).catch((error: unknown) => {
+      forwarder = undefined;
+      throw error;
+    });
     await (await forwarder).runFor(sessionLength(context.getRemainingTimeInMillis()));
     publishCounterDeltas(metrics, counters, before);
   });
