@@ -1,0 +1,213 @@
+/**
+ * The stack's configuration: what an operator writes in CDK context (`lineup:config`) or in a
+ * JSON/YAML file named by `lineup:configFile`, validated by one zod schema so a bad value fails
+ * `cdk synth` with a message naming the field, the value and what was expected.
+ *
+ * Every default lives here once, as a named constant; doc comments name the constant instead of
+ * repeating its value.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { DEFAULT_CONTROLLER_NAME, MAX_MANAGED_BY_LENGTH } from '../lib/constants.ts';
+import { CLUSTER_ID_PATTERN } from '../lib/events/schema.ts';
+
+/** CONFIG_CONTEXT_KEY: the CDK context key holding the configuration (an object, or its JSON text from `-c`). */
+export const CONFIG_CONTEXT_KEY = 'lineup:config';
+/** CONFIG_FILE_CONTEXT_KEY: the CDK context key naming a JSON or YAML configuration file (used when CONFIG_CONTEXT_KEY is absent). */
+export const CONFIG_FILE_CONTEXT_KEY = 'lineup:configFile';
+
+/** DEFAULT_STACK_NAME: the CloudFormation stack name `infra/app.ts` synthesizes. */
+export const DEFAULT_STACK_NAME = 'Lineup';
+/** DEFAULT_ARCHIVE_RETENTION_DAYS: how long the bus archive keeps events for replay. */
+export const DEFAULT_ARCHIVE_RETENTION_DAYS = 14;
+/** DEFAULT_RECONCILER_MAX_CONCURRENCY: most reconciler invocations the SQS event source runs at once. */
+export const DEFAULT_RECONCILER_MAX_CONCURRENCY = 10;
+/** MIN_RECONCILER_MAX_CONCURRENCY: the lowest ScalingConfig.MaximumConcurrency Lambda accepts. */
+export const MIN_RECONCILER_MAX_CONCURRENCY = 2;
+/** MAX_RECONCILER_MAX_CONCURRENCY: the highest ScalingConfig.MaximumConcurrency Lambda accepts. */
+export const MAX_RECONCILER_MAX_CONCURRENCY = 1000;
+/** DEFAULT_BATCHING_WINDOW_SECONDS: how long the event source gathers records before invoking the reconciler. */
+export const DEFAULT_BATCHING_WINDOW_SECONDS = 1;
+/** MAX_BATCHING_WINDOW_SECONDS: Lambda's limit on MaximumBatchingWindowInSeconds. */
+export const MAX_BATCHING_WINDOW_SECONDS = 300;
+/** DEFAULT_RESYNC_MINUTES: minutes between two resync runs (expired leases, failed passes, due wake-ups). */
+export const DEFAULT_RESYNC_MINUTES = 1;
+/** DEFAULT_FULL_RESYNC_HOURS: hours between two full re-lists of every known JobSet. */
+export const DEFAULT_FULL_RESYNC_HOURS = 24;
+/** DEFAULT_LOG_RETENTION_DAYS: how long the functions' log groups keep logs. */
+export const DEFAULT_LOG_RETENTION_DAYS = 30;
+/** DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS: age of the queue's oldest message above which the backlog alarm fires. */
+export const DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS = 300;
+
+/** ForwarderMode: where a cluster's forwarder runs and how it gets AWS credentials. */
+export const ForwarderMode = {
+  /** A Deployment in the cluster (infra/manifests/forwarder.yaml); the stack associates its ServiceAccount with a role by EKS Pod Identity. */
+  PodIdentity: 'pod-identity',
+  /** A Deployment in the cluster whose ServiceAccount is annotated with a role trusted through the cluster's IAM OIDC provider (IRSA). */
+  Irsa: 'irsa',
+  /** A Lambda "watch session" started every WATCH_SESSION_MAX_MS by EventBridge Scheduler; nothing runs in the cluster. */
+  Lambda: 'lambda',
+  /** No forwarder from this stack (events come from elsewhere, e.g. `lineup run`, or the cluster is only resynced). */
+  None: 'none',
+} as const;
+export type ForwarderModeName = (typeof ForwarderMode)[keyof typeof ForwarderMode];
+
+/** DEFAULT_FORWARDER_MODE: the forwarder of a cluster that names none. */
+export const DEFAULT_FORWARDER_MODE: ForwarderModeName = ForwarderMode.PodIdentity;
+
+const ARN_PATTERN = /^arn:aws[a-z-]*:/;
+const roleArn = z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, { error: (issue) => `expected an IAM role ARN, got ${JSON.stringify(issue.input)}` });
+
+/** ClusterConfigSchema: one EKS cluster Lineup serves. */
+export const ClusterConfigSchema = z
+  .strictObject({
+    /** Cluster id: the `lineup.<id>` event source, the registry key and part of construct IDs, so it never changes. */
+    id: z.string().regex(CLUSTER_ID_PATTERN, { error: (issue) => `cluster id must be a DNS label (${CLUSTER_ID_PATTERN.source}), got ${JSON.stringify(issue.input)}` }),
+    /** The EKS cluster name: EKS tokens are signed for it, and access entries name it. */
+    clusterName: z.string().min(1),
+    /** Region of the EKS cluster. @default the stack's region */
+    region: z.string().min(1).optional(),
+    /**
+     * API server endpoint. With caData, the stack registers the cluster without asking EKS.
+     * @default read from eks:DescribeCluster at deploy time
+     */
+    endpoint: z.url({ protocol: /^https$/ }).optional(),
+    /** Base64 PEM of the cluster's certificate authority. @default read from eks:DescribeCluster with the endpoint */
+    caData: z.string().min(1).optional(),
+    /**
+     * A role the reconciler assumes to sign EKS tokens (a cluster in another account maps this
+     * role in its own access entry). @default none: the reconciler signs with its own role
+     */
+    accessRoleArn: roleArn.optional(),
+    /**
+     * Create the EKS access entries (and the Pod Identity association) in this stack. Only for
+     * clusters in the stack's account and region whose authentication mode includes API.
+     * @default true
+     */
+    manageAccess: z.boolean().default(true),
+    /** Where the cluster's forwarder runs. @default DEFAULT_FORWARDER_MODE */
+    forwarder: z.enum(ForwarderMode).default(DEFAULT_FORWARDER_MODE),
+    /** ARN of the cluster's IAM OIDC provider; required with forwarder `irsa`. */
+    oidcProviderArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:oidc-provider\/.+$/).optional(),
+    /**
+     * Roles outside this stack that run this cluster's forwarder (typically in the cluster's own
+     * account). Each gets a bus policy statement allowing PutEvents with source `lineup.<id>`
+     * only, and a table policy statement allowing only this cluster's checkpoint items.
+     * @default none
+     */
+    forwarderRoleArns: z.array(roleArn).default([]),
+  })
+  .superRefine((cluster, ctx) => {
+    if (cluster.forwarder === ForwarderMode.Irsa && cluster.oidcProviderArn === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['oidcProviderArn'], message: `forwarder irsa needs oidcProviderArn, got none (cluster ${cluster.id})` });
+    }
+    if ((cluster.endpoint === undefined) !== (cluster.caData === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['caData'], message: `endpoint and caData go together, got only ${cluster.endpoint === undefined ? 'caData' : 'endpoint'} (cluster ${cluster.id})` });
+    }
+    if (cluster.forwarder === ForwarderMode.PodIdentity && !cluster.manageAccess) {
+      ctx.addIssue({ code: 'custom', path: ['forwarder'], message: `forwarder pod-identity needs manageAccess (the stack creates the association), got manageAccess false (cluster ${cluster.id})` });
+    }
+  });
+export type ClusterConfig = z.infer<typeof ClusterConfigSchema>;
+
+/** LineupConfigSchema: the whole stack configuration. */
+export const LineupConfigSchema = z
+  .strictObject({
+    /** CloudFormation stack name. @default DEFAULT_STACK_NAME */
+    stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/).default(DEFAULT_STACK_NAME),
+    /** spec.managedBy value that makes a JobSet Lineup's. @default DEFAULT_CONTROLLER_NAME */
+    controllerName: z.string().min(1).max(MAX_MANAGED_BY_LENGTH).default(DEFAULT_CONTROLLER_NAME),
+    /** Also manage JobSets without spec.managedBy (clusters without the upstream controller). @default false */
+    claimUnmanaged: z.boolean().default(false),
+    /** Apply the actions of events replayed from the archive instead of only recording them. @default false */
+    applyReplays: z.boolean().default(false),
+    /** The clusters this deployment serves. @default none */
+    clusters: z.array(ClusterConfigSchema).default([]),
+    /** Refuse to delete the checkpoint table (CloudFormation DeletionProtectionEnabled). @default true */
+    tableDeletionProtection: z.boolean().default(true),
+    /** Days the bus archive keeps events. @default DEFAULT_ARCHIVE_RETENTION_DAYS */
+    archiveRetentionDays: z.number().int().min(1).default(DEFAULT_ARCHIVE_RETENTION_DAYS),
+    /** Most concurrent reconciler invocations. @default DEFAULT_RECONCILER_MAX_CONCURRENCY */
+    reconcilerMaxConcurrency: z.number().int().min(MIN_RECONCILER_MAX_CONCURRENCY).max(MAX_RECONCILER_MAX_CONCURRENCY).default(DEFAULT_RECONCILER_MAX_CONCURRENCY),
+    /** Seconds the event source gathers a batch. @default DEFAULT_BATCHING_WINDOW_SECONDS */
+    batchingWindowSeconds: z.number().int().min(0).max(MAX_BATCHING_WINDOW_SECONDS).default(DEFAULT_BATCHING_WINDOW_SECONDS),
+    /** Minutes between resync runs. @default DEFAULT_RESYNC_MINUTES */
+    resyncMinutes: z.number().int().min(1).default(DEFAULT_RESYNC_MINUTES),
+    /** Hours between full re-lists. @default DEFAULT_FULL_RESYNC_HOURS */
+    fullResyncHours: z.number().int().min(1).default(DEFAULT_FULL_RESYNC_HOURS),
+    /** Days the functions' logs are kept. @default DEFAULT_LOG_RETENTION_DAYS */
+    logRetentionDays: z.number().int().min(1).default(DEFAULT_LOG_RETENTION_DAYS),
+    /** Age of the oldest queued message that raises the backlog alarm. @default DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS */
+    oldestMessageAlarmSeconds: z.number().int().min(60).default(DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS),
+    /** SNS topic every alarm notifies. @default none: alarms only change state */
+    alarmTopicArn: z.string().regex(ARN_PATTERN).optional(),
+  })
+  .superRefine((config, ctx) => {
+    const seen = new Map<string, number>();
+    config.clusters.forEach((cluster, index) => {
+      const first = seen.get(cluster.id);
+      if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['clusters', index, 'id'], message: `duplicate cluster id ${JSON.stringify(cluster.id)}, already used by clusters[${first}]` });
+      else seen.set(cluster.id, index);
+    });
+  });
+
+/** LineupConfig: the parsed configuration, every default filled in. */
+export type LineupConfig = z.infer<typeof LineupConfigSchema>;
+/** LineupConfigInput: the configuration as written (defaults optional). */
+export type LineupConfigInput = z.input<typeof LineupConfigSchema>;
+
+/** ConfigError: the configuration is unusable; the message lists every problem. */
+export class ConfigError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** parseConfig: `raw` validated with every default filled in, or ConfigError listing each problem as `path: message`. */
+export const parseConfig = (raw: unknown, origin: string): LineupConfig => {
+  const parsed = LineupConfigSchema.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  throw new ConfigError(`lineup: bad configuration in ${origin}: ${problems.join('; ')}`);
+};
+
+/**
+ * configFromContext: the configuration a CDK app was given — context CONFIG_CONTEXT_KEY (an
+ * object, or JSON text as `cdk -c` passes it), else the JSON/YAML file named by
+ * CONFIG_FILE_CONTEXT_KEY, else the defaults (no clusters).
+ *
+ * @example
+ * const config = configFromContext((key) => app.node.tryGetContext(key));
+ */
+export const configFromContext = (context: (key: string) => unknown, readFile: (path: string) => string = (path) => readFileSync(path, 'utf8')): LineupConfig => {
+  const inline = context(CONFIG_CONTEXT_KEY);
+  if (inline !== undefined) {
+    if (typeof inline !== 'string') return parseConfig(inline, `context ${CONFIG_CONTEXT_KEY}`);
+    let value: unknown;
+    try {
+      value = JSON.parse(inline) as unknown;
+    } catch (error) {
+      throw new ConfigError(`lineup: context ${CONFIG_CONTEXT_KEY} is not JSON: ${(error as Error).message}`, { cause: error });
+    }
+    return parseConfig(value, `context ${CONFIG_CONTEXT_KEY}`);
+  }
+  const file = context(CONFIG_FILE_CONTEXT_KEY);
+  if (file === undefined) return parseConfig({}, 'the defaults');
+  if (typeof file !== 'string') throw new ConfigError(`lineup: context ${CONFIG_FILE_CONTEXT_KEY} must be a file path, got ${JSON.stringify(file)}`);
+  let text: string;
+  try {
+    text = readFile(file);
+  } catch (error) {
+    throw new ConfigError(`lineup: cannot read ${file} (context ${CONFIG_FILE_CONTEXT_KEY}): ${(error as Error).message}`, { cause: error });
+  }
+  let value: unknown;
+  try {
+    // JSON is YAML, so one parser reads both.
+    value = parseYaml(text) as unknown;
+  } catch (error) {
+    throw new ConfigError(`lineup: ${file} is not JSON or YAML: ${(error as Error).message}`, { cause: error });
+  }
+  return parseConfig(value, file);
+};

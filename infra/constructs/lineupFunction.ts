@@ -1,0 +1,91 @@
+/**
+ * LineupFunction: one of Lineup's Lambda functions — a functions/<name>.ts entry point bundled
+ * locally by esbuild (no Docker) as an ESM bundle for nodejs24.x on arm64, with its own log
+ * group and its own role. The role starts with nothing but writing to that log group: each
+ * construct that wires the function to a resource grants exactly what it needs, so no function
+ * holds a managed policy or another function's rights.
+ */
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** REPO_ROOT: the repository root (bundling's project root). */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** LAMBDA_RUNTIME: Node 24, the major Lineup is written for (type stripping, `import.meta.main`). */
+export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
+
+/** ESM_REQUIRE_BANNER: gives ESM bundles a `require` for the CommonJS modules bundled into them. */
+export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/**
+ * BUNDLING: how every function is bundled. Local esbuild (node_modules), never Docker. The AWS
+ * SDK is bundled too rather than taken from the runtime: the functions then run the SDK version
+ * package-lock.json pins and the tests ran, not whatever the runtime ships that month.
+ */
+export const BUNDLING: nodejs.BundlingOptions = {
+  forceDockerBundling: false,
+  format: nodejs.OutputFormat.ESM,
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  bundleAwsSDK: true,
+  externalModules: [],
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+};
+
+/** LineupFunctionProps: what differs between Lineup's functions. */
+export interface LineupFunctionProps {
+  /** Entry point file under functions/, e.g. `reconciler.ts`. */
+  readonly entry: string;
+  readonly description: string;
+  readonly memorySize: number;
+  readonly timeout: Duration;
+  readonly environment: Readonly<Record<string, string>>;
+  /** Days the log group keeps logs. */
+  readonly logRetentionDays: number;
+}
+
+/** LineupFunction: the function (`Resource`), its log group (`LogGroup`) and its role (`Role`). */
+export class LineupFunction extends Construct {
+  readonly function: nodejs.NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: LineupFunctionProps) {
+    super(scope, id);
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetentionDays,
+      // Logs outlive the stack: they are what an operator reads after something went wrong.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.description} (Lineup)`,
+    });
+    // CreateLogStream and PutLogEvents on this log group only (its ARN already ends in `:*`).
+    this.logGroup.grantWrite(this.role);
+    this.function = new nodejs.NodejsFunction(this, 'Resource', {
+      entry: fileURLToPath(new URL(`../../functions/${props.entry}`, import.meta.url)),
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: fileURLToPath(new URL('../../package-lock.json', import.meta.url)),
+      runtime: LAMBDA_RUNTIME,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      description: props.description,
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      bundling: BUNDLING,
+    });
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * LineupMonitoring: the alarms an operator needs to trust the pipeline (infra/alarms.ts lists
+ * them) and one dashboard of its flow: events into the bus, the queue's depth and age, the
+ * reconciler's invocations, errors and duration, Lineup's own counters (Powertools metrics,
+ * namespace `Lineup`), and the dead letters.
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as events from 'aws-cdk-lib/aws-events';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { CounterName } from '../../lib/counters.ts';
+import { FixedAlarm } from '../alarms.ts';
+
+/** ALARM_PERIOD: the window every alarm looks at. */
+export const ALARM_PERIOD = Duration.minutes(5);
+/** METRICS_NAMESPACE: where the functions' Powertools metrics go (functions/*.ts). */
+export const METRICS_NAMESPACE = 'Lineup';
+
+/**
+ * lineupMetricName: the CloudWatch name Powertools publishes a counter under (`reconciler.passes`
+ * → `ReconcilerPasses`). It mirrors the unexported metricName of lib/hosts/powertools.ts.
+ */
+export const lineupMetricName = (counter: string): string =>
+  counter
+    .split('.')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+
+/** LineupMonitoringProps: what is watched. */
+export interface LineupMonitoringProps {
+  readonly bus: events.IEventBus;
+  readonly rule: events.Rule;
+  readonly queue: sqs.IQueue;
+  readonly deadLetters: sqs.IQueue;
+  readonly deliveryDeadLetters: sqs.IQueue;
+  readonly reconciler: lambda.IFunction;
+  readonly resync: lambda.IFunction;
+  /** Lambda watch sessions by cluster id. */
+  readonly forwarders: ReadonlyMap<string, lambda.IFunction>;
+  readonly oldestMessageAlarm: Duration;
+  /** Topic every alarm notifies. @default none */
+  readonly alarmTopicArn?: string | undefined;
+}
+
+/** LineupMonitoring: the alarms (named by FixedAlarm, plus `ForwarderErrorsAlarm-<cluster>`) and `Dashboard`. */
+export class LineupMonitoring extends Construct {
+  readonly alarms: cloudwatch.Alarm[] = [];
+  readonly dashboard: cloudwatch.Dashboard;
+
+  constructor(scope: Construct, id: string, props: LineupMonitoringProps) {
+    super(scope, id);
+    const topic = props.alarmTopicArn === undefined ? undefined : sns.Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn);
+    const alarm = (alarmId: string, metric: cloudwatch.IMetric, threshold: number, description: string): cloudwatch.Alarm => {
+      const created = new cloudwatch.Alarm(this, alarmId, {
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        // No data means nothing happened: no dead letter, no error, no queue.
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: `Lineup: ${description}`,
+      });
+      if (topic) created.addAlarmAction(new actions.SnsAction(topic));
+      this.alarms.push(created);
+      return created;
+    };
+    const max = { period: ALARM_PERIOD, statistic: cloudwatch.Stats.MAXIMUM };
+    const sum = { period: ALARM_PERIOD, statistic: cloudwatch.Stats.SUM };
+
+    alarm(FixedAlarm.DeadLetters, props.deadLetters.metricApproximateNumberOfMessagesVisible(max), 1, 'records the reconciler failed on repeatedly are in the dead-letter queue');
+    alarm(FixedAlarm.DeliveryDeadLetters, props.deliveryDeadLetters.metricApproximateNumberOfMessagesVisible(max), 1, 'events EventBridge could not deliver to the reconcile queue');
+    alarm(
+      FixedAlarm.QueueBacklog,
+      props.queue.metricApproximateAgeOfOldestMessage(max),
+      props.oldestMessageAlarm.toSeconds(),
+      `the oldest queued event is ${props.oldestMessageAlarm.toSeconds()} s old or older: the reconciler is not keeping up`,
+    );
+    alarm(FixedAlarm.ReconcilerErrors, props.reconciler.metricErrors(sum), 1, 'the reconciler function failed (an invocation error, not a record failure)');
+    alarm(FixedAlarm.ResyncErrors, props.resync.metricErrors(sum), 1, 'a resync run failed');
+    for (const [clusterId, forwarder] of props.forwarders) {
+      alarm(`ForwarderErrorsAlarm-${clusterId}`, forwarder.metricErrors(sum), 1, `the forwarder watch session of cluster ${clusterId} failed`);
+    }
+
+    // Powertools adds the dimension service=<serviceName> (functions/reconciler.ts: 'reconciler').
+    const lineupMetric = (counter: string, label: string): cloudwatch.Metric =>
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: lineupMetricName(counter),
+        dimensionsMap: { service: 'reconciler' },
+        statistic: cloudwatch.Stats.SUM,
+        period: ALARM_PERIOD,
+        label,
+      });
+    const ruleMetric = (metricName: string): cloudwatch.Metric =>
+      new cloudwatch.Metric({
+        namespace: 'AWS/Events',
+        metricName,
+        dimensionsMap: { EventBusName: props.bus.eventBusName, RuleName: props.rule.ruleName },
+        statistic: cloudwatch.Stats.SUM,
+        period: ALARM_PERIOD,
+      });
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      defaultInterval: Duration.hours(3),
+      widgets: [
+        [
+          new cloudwatch.GraphWidget({
+            title: 'Events matched by the rule / delivery failures',
+            left: [ruleMetric('MatchedEvents')],
+            right: [ruleMetric('FailedInvocations')],
+            width: 12,
+          }),
+          new cloudwatch.GraphWidget({
+            title: 'Reconcile queue: depth and oldest message age (s)',
+            left: [props.queue.metricApproximateNumberOfMessagesVisible(max)],
+            right: [props.queue.metricApproximateAgeOfOldestMessage(max)],
+            width: 12,
+          }),
+        ],
+        [
+          new cloudwatch.GraphWidget({
+            title: 'Reconciler: invocations, errors, throttles',
+            left: [props.reconciler.metricInvocations(sum), props.reconciler.metricErrors(sum), props.reconciler.metricThrottles(sum)],
+            width: 8,
+          }),
+          new cloudwatch.GraphWidget({
+            title: 'Reconciler: duration (p50, p99, ms)',
+            left: [
+              props.reconciler.metricDuration({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.p(50) }),
+              props.reconciler.metricDuration({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.p(99) }),
+            ],
+            width: 8,
+          }),
+          new cloudwatch.GraphWidget({
+            title: 'Lineup: passes, events handed to the lease holder',
+            left: [lineupMetric(CounterName.Passes, 'passes'), lineupMetric(CounterName.Deferred, 'deferred')],
+            width: 8,
+          }),
+        ],
+        [
+          new cloudwatch.GraphWidget({
+            title: 'Dead letters (reconcile, delivery)',
+            left: [props.deadLetters.metricApproximateNumberOfMessagesVisible(max), props.deliveryDeadLetters.metricApproximateNumberOfMessagesVisible(max)],
+            width: 12,
+          }),
+          new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 12 }),
+        ],
+      ],
+    });
+  }
+}

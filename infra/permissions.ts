@@ -1,0 +1,70 @@
+/**
+ * The IAM statements of Lineup's identities, each action listed with the store or sink call that
+ * needs it (lib/store/dynamoStore.ts, lib/forwarder/eventBridgeSink.ts), so a grant cannot grow
+ * without a reason written next to it. No statement names `*` as a resource or an action:
+ * indexes are granted one by one, and event sources are held by condition.
+ */
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { EVENT_SOURCE_PREFIX, eventSource } from '../lib/events/schema.ts';
+import { clusterPk } from '../lib/store/table.ts';
+
+/** TableActions: the DynamoDB actions of each identity. */
+export const TableActions = {
+  reconciler: [
+    // getCluster (registry lookup of an event's cluster), getState.
+    'dynamodb:GetItem',
+    // recordDecision (the decision log).
+    'dynamodb:PutItem',
+    // markDirty, tryAcquireLease, releaseLease, failLease.
+    'dynamodb:UpdateItem',
+  ],
+  resync: [
+    // listNeedingResync (index `resync`), listClusters and listJobSets (index `list`).
+    'dynamodb:Query',
+    // The KEYS_ONLY index hits are read in full with BatchGetItem.
+    'dynamodb:BatchGetItem',
+  ],
+  forwarder: [
+    // getBookmark; getCluster for the Lambda watch session.
+    'dynamodb:GetItem',
+    // putBookmark.
+    'dynamodb:PutItem',
+  ],
+} as const;
+
+/** reconcilerTableStatement: the reconciler's item reads and writes (the table only: it queries no index). */
+export const reconcilerTableStatement = (tableArn: string): iam.PolicyStatement =>
+  new iam.PolicyStatement({ actions: [...TableActions.reconciler], resources: [tableArn] });
+
+/** resyncTableStatements: Query on the two indexes, BatchGetItem on the table. */
+export const resyncTableStatements = (tableArn: string, indexArns: readonly string[]): iam.PolicyStatement[] => [
+  new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [...indexArns] }),
+  new iam.PolicyStatement({ actions: ['dynamodb:BatchGetItem'], resources: [tableArn] }),
+];
+
+/**
+ * forwarderTableStatement: a cluster's forwarder reads and writes only items under its own
+ * partition key (`CLUSTER#<id>`: its bookmarks and its registry entry), by dynamodb:LeadingKeys.
+ */
+export const forwarderTableStatement = (tableArn: string, clusterId: string): iam.PolicyStatement =>
+  new iam.PolicyStatement({
+    actions: [...TableActions.forwarder],
+    resources: [tableArn],
+    conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [clusterPk(clusterId)] } },
+  });
+
+/** clusterPutEventsStatement: PutEvents on the bus with source `lineup.<clusterId>` only. */
+export const clusterPutEventsStatement = (busArn: string, clusterId: string): iam.PolicyStatement =>
+  new iam.PolicyStatement({
+    actions: ['events:PutEvents'],
+    resources: [busArn],
+    conditions: { StringEquals: { 'events:source': eventSource(clusterId) } },
+  });
+
+/** anyClusterPutEventsStatement: PutEvents of Sync events for any cluster (the resync), still only Lineup sources. */
+export const anyClusterPutEventsStatement = (busArn: string): iam.PolicyStatement =>
+  new iam.PolicyStatement({
+    actions: ['events:PutEvents'],
+    resources: [busArn],
+    conditions: { StringLike: { 'events:source': `${EVENT_SOURCE_PREFIX}*` } },
+  });

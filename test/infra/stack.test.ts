@@ -1,0 +1,477 @@
+/**
+ * LineupStack's template: every resource and the properties Lineup depends on, read back with
+ * aws-cdk-lib/assertions and compared with the single sources of truth they come from
+ * (tableDefinition(), EnvVar, TableActions, KubeGroup, the config defaults).
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { Duration } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import { alarmCount, FixedAlarm } from '../../infra/alarms.ts';
+import {
+  CONFIG_CONTEXT_KEY,
+  CONFIG_FILE_CONTEXT_KEY,
+  ConfigError,
+  DEFAULT_ARCHIVE_RETENTION_DAYS,
+  DEFAULT_BATCHING_WINDOW_SECONDS,
+  DEFAULT_FULL_RESYNC_HOURS,
+  DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS,
+  DEFAULT_RECONCILER_MAX_CONCURRENCY,
+  DEFAULT_RESYNC_MINUTES,
+  configFromContext,
+  parseConfig,
+} from '../../infra/config.ts';
+import { MAX_RECEIVE_COUNT, VISIBILITY_TIMEOUT_FACTOR } from '../../infra/constructs/reconcileQueue.ts';
+import { KubeGroup, KubeName } from '../../infra/k8s/names.ts';
+import { TableActions } from '../../infra/permissions.ts';
+import { FORWARDER_SESSION_RATE_MS, FunctionSizing, RECONCILER_BATCH_SIZE } from '../../infra/sizing.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { reconcilerRulePattern } from '../../lib/events/pattern.ts';
+import { eventSource } from '../../lib/events/schema.ts';
+import { EnvVar } from '../../lib/hosts/lambdaConfig.ts';
+import { KeyPart, LIST_INDEX, RESYNC_INDEX, TTL_ATTRIBUTE, clusterPk, tableDefinition } from '../../lib/store/table.ts';
+import { FLEET, actionsOf, logicalIdOf, onlyResource, resourcesOf, statementsOfRole, synthStack } from './helpers.ts';
+import type { CfnResource, PolicyStatementJson } from './helpers.ts';
+
+const fleet = synthStack(FLEET);
+const bare = synthStack({});
+const { template } = fleet;
+
+const getAtt = (logicalId: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [logicalId, attribute] });
+const ids = {
+  bus: logicalIdOf(template, 'AWS::Events::EventBus', 'Bus'),
+  queue: logicalIdOf(template, 'AWS::SQS::Queue', 'Queue9'),
+  deadLetters: logicalIdOf(template, 'AWS::SQS::Queue', 'QueueDeadLetters'),
+  deliveryDeadLetters: logicalIdOf(template, 'AWS::SQS::Queue', 'QueueDeliveryDeadLetters'),
+  table: logicalIdOf(template, 'AWS::DynamoDB::Table', 'Table'),
+  reconciler: logicalIdOf(template, 'AWS::Lambda::Function', 'Reconciler'),
+  resync: logicalIdOf(template, 'AWS::Lambda::Function', 'Resync'),
+  reconcilerRole: logicalIdOf(template, 'AWS::IAM::Role', 'ReconcilerRole'),
+};
+
+/** lineupFunctions: the functions Lineup wrote (not the CDK's custom-resource provider). */
+const lineupFunctions = (): [string, CfnResource][] =>
+  Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).filter(([id]) => !id.startsWith('AWS679f53fac002430cb0da5b7982bd2287'));
+
+const envOf = (logicalId: string): Record<string, unknown> =>
+  ((resourcesOf(template, 'AWS::Lambda::Function')[logicalId]?.Properties['Environment'] as { Variables: Record<string, unknown> }) ?? { Variables: {} }).Variables;
+
+describe('LineupStack', () => {
+  describe('bus, archive and rule', () => {
+    it('creates one custom event bus', () => {
+      template.resourceCountIs('AWS::Events::EventBus', 1);
+    });
+
+    it('archives the rule pattern from lib/events for the configured retention', () => {
+      template.hasResourceProperties('AWS::Events::Archive', {
+        SourceArn: getAtt(ids.bus),
+        EventPattern: reconcilerRulePattern(),
+        RetentionDays: DEFAULT_ARCHIVE_RETENTION_DAYS,
+      });
+    });
+
+    it('routes the rule pattern on the bus to the queue, with undeliverable events to their own dead-letter queue', () => {
+      template.hasResourceProperties('AWS::Events::Rule', {
+        EventBusName: { Ref: ids.bus },
+        EventPattern: reconcilerRulePattern(),
+        Targets: [Match.objectLike({ Arn: getAtt(ids.queue), DeadLetterConfig: { Arn: getAtt(ids.deliveryDeadLetters) } })],
+      });
+    });
+  });
+
+  describe('queue', () => {
+    it('redrives a record to the dead-letter queue after MAX_RECEIVE_COUNT receives', () => {
+      template.hasResourceProperties('AWS::SQS::Queue', {
+        RedrivePolicy: { deadLetterTargetArn: getAtt(ids.deadLetters), maxReceiveCount: MAX_RECEIVE_COUNT },
+      });
+    });
+
+    it('keeps messages invisible for at least 6 reconciler timeouts', () => {
+      const queue = resourcesOf(template, 'AWS::SQS::Queue')[ids.queue];
+      const timeout = resourcesOf(template, 'AWS::Lambda::Function')[ids.reconciler]?.Properties['Timeout'];
+      assert.equal(typeof timeout, 'number');
+      assert.ok(VISIBILITY_TIMEOUT_FACTOR >= 6);
+      assert.ok((queue?.Properties['VisibilityTimeout'] as number) >= 6 * (timeout as number), `visibility ${String(queue?.Properties['VisibilityTimeout'])} s, timeout ${String(timeout)} s`);
+    });
+
+    it('encrypts every queue and refuses requests without TLS', () => {
+      for (const queue of Object.values(resourcesOf(template, 'AWS::SQS::Queue'))) assert.equal(queue.Properties['SqsManagedSseEnabled'], true);
+      template.resourceCountIs('AWS::SQS::QueuePolicy', 3);
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      });
+    });
+  });
+
+  describe('functions', () => {
+    it('runs every Lineup function on nodejs24.x, arm64, bundled as ESM', () => {
+      const functions = lineupFunctions();
+      assert.equal(functions.length, 3, 'reconciler, resync and one Lambda forwarder');
+      for (const [id, fn] of functions) {
+        assert.equal(fn.Properties['Runtime'], 'nodejs24.x', id);
+        assert.deepEqual(fn.Properties['Architectures'], ['arm64'], id);
+        assert.equal(fn.Properties['Handler'], 'index.handler', id);
+      }
+    });
+
+    it('sets only environment variables lib/hosts/lambdaConfig.ts reads (and NODE_OPTIONS)', () => {
+      const known = new Set<string>([...Object.values(EnvVar), 'NODE_OPTIONS']);
+      for (const [id] of lineupFunctions()) for (const name of Object.keys(envOf(id))) assert.ok(known.has(name), `${id}: ${name} is not an EnvVar`);
+    });
+
+    it('gives the reconciler the table, the bus, the controller name and both flags', () => {
+      assert.deepEqual(envOf(ids.reconciler), {
+        NODE_OPTIONS: '--enable-source-maps',
+        [EnvVar.TableName]: { Ref: ids.table },
+        [EnvVar.EventBusName]: { Ref: ids.bus },
+        [EnvVar.ControllerName]: DEFAULT_CONTROLLER_NAME,
+        [EnvVar.ClaimUnmanaged]: 'false',
+        [EnvVar.ApplyReplays]: 'false',
+      });
+    });
+
+    it('passes controllerName, claimUnmanaged and applyReplays from the configuration', () => {
+      const { template: custom } = synthStack({ controllerName: 'example.com/lineup', claimUnmanaged: true, applyReplays: true });
+      custom.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: Match.objectLike({ [EnvVar.ControllerName]: 'example.com/lineup', [EnvVar.ClaimUnmanaged]: 'true', [EnvVar.ApplyReplays]: 'true' }) },
+      });
+    });
+
+    it('names its cluster in the Lambda forwarder only', () => {
+      const forwarder = logicalIdOf(template, 'AWS::Lambda::Function', 'Clusteredge1Forwarder');
+      assert.equal(envOf(forwarder)[EnvVar.ForwarderCluster], 'edge-1');
+      assert.equal(envOf(ids.reconciler)[EnvVar.ForwarderCluster], undefined);
+      assert.equal(envOf(ids.resync)[EnvVar.ForwarderCluster], undefined);
+    });
+
+    it('sizes the functions as infra/sizing.ts says', () => {
+      template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: FunctionSizing.reconciler.memoryMb, Timeout: FunctionSizing.reconciler.timeoutMs / 1000 });
+      template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: FunctionSizing.resync.memoryMb, Timeout: FunctionSizing.resync.timeoutMs / 1000 });
+      template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: FunctionSizing.forwarder.memoryMb, Timeout: FunctionSizing.forwarder.timeoutMs / 1000 });
+    });
+
+    it('feeds the reconciler from the queue with partial batch responses, a batching window and a concurrency cap', () => {
+      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: getAtt(ids.queue),
+        FunctionName: { Ref: ids.reconciler },
+        BatchSize: RECONCILER_BATCH_SIZE,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        MaximumBatchingWindowInSeconds: DEFAULT_BATCHING_WINDOW_SECONDS,
+        ScalingConfig: { MaximumConcurrency: DEFAULT_RECONCILER_MAX_CONCURRENCY },
+      });
+    });
+
+    it('gives each function its own log group and no managed policy', () => {
+      for (const [id, fn] of lineupFunctions()) assert.ok((fn.Properties['LoggingConfig'] as { LogGroup?: unknown }).LogGroup, id);
+      for (const [id, role] of Object.entries(resourcesOf(template, 'AWS::IAM::Role'))) assert.equal(role.Properties['ManagedPolicyArns'], undefined, id);
+    });
+  });
+
+  describe('table', () => {
+    const table = onlyResource(template, 'AWS::DynamoDB::Table', 'Table').Properties;
+    const definition = tableDefinition();
+
+    it('mirrors tableDefinition(): keys, attribute definitions, both KEYS_ONLY indexes, on-demand billing', () => {
+      assert.deepEqual(table['KeySchema'], definition.KeySchema);
+      assert.deepEqual(
+        new Set((table['AttributeDefinitions'] as unknown[]).map((d) => JSON.stringify(d))),
+        new Set((definition.AttributeDefinitions ?? []).map((d) => JSON.stringify(d))),
+      );
+      const byName = (indexes: readonly { IndexName?: string }[]) => [...indexes].sort((a, b) => String(a.IndexName).localeCompare(String(b.IndexName)));
+      assert.deepEqual(byName(table['GlobalSecondaryIndexes'] as { IndexName?: string }[]), byName(definition.GlobalSecondaryIndexes ?? []));
+      assert.equal(table['BillingMode'], definition.BillingMode);
+      assert.deepEqual(byName(table['GlobalSecondaryIndexes'] as { IndexName?: string }[]).map((index) => index.IndexName), [LIST_INDEX.name, RESYNC_INDEX.name]);
+    });
+
+    it('expires decisions by TTL_ATTRIBUTE and keeps point-in-time recovery on', () => {
+      assert.deepEqual(table['TimeToLiveSpecification'], { AttributeName: TTL_ATTRIBUTE, Enabled: true });
+      assert.deepEqual(table['PointInTimeRecoverySpecification'], { PointInTimeRecoveryEnabled: true });
+    });
+
+    it('is protected from deletion by default and retained when the stack goes', () => {
+      assert.equal(table['DeletionProtectionEnabled'], true);
+      const resource = onlyResource(template, 'AWS::DynamoDB::Table', 'Table');
+      assert.equal(resource.DeletionPolicy, 'Retain');
+      assert.equal(resource.UpdateReplacePolicy, 'Retain');
+    });
+
+    it('drops deletion protection when configured', () => {
+      const { template: unprotected } = synthStack({ tableDeletionProtection: false });
+      unprotected.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false });
+    });
+  });
+
+  describe('schedules', () => {
+    const schedules = Object.values(resourcesOf(template, 'AWS::Scheduler::Schedule')).map((s) => s.Properties as { ScheduleExpression: string; Target: { Arn: unknown; Input?: string } });
+
+    it('starts the resync every DEFAULT_RESYNC_MINUTES and a full re-list every DEFAULT_FULL_RESYNC_HOURS', () => {
+      const toResync = schedules.filter((s) => JSON.stringify(s.Target.Arn) === JSON.stringify(getAtt(ids.resync)));
+      const rate = (duration: Duration): string => scheduler.ScheduleExpression.rate(duration).expressionString;
+      const byInput = (a: [string, unknown], b: [string, unknown]) => JSON.stringify(a[1]).localeCompare(JSON.stringify(b[1]));
+      assert.deepEqual(
+        toResync.map((s): [string, unknown] => [s.ScheduleExpression, JSON.parse(s.Target.Input ?? '{}') as unknown]).sort(byInput),
+        ([
+          [rate(Duration.minutes(DEFAULT_RESYNC_MINUTES)), { full: false }],
+          [rate(Duration.hours(DEFAULT_FULL_RESYNC_HOURS)), { full: true }],
+        ] as [string, unknown][]).sort(byInput),
+      );
+    });
+
+    it('starts a Lambda watch session every WATCH_SESSION_MAX_MS for each Lambda forwarder', () => {
+      const forwarder = logicalIdOf(template, 'AWS::Lambda::Function', 'Clusteredge1Forwarder');
+      const sessions = schedules.filter((s) => JSON.stringify(s.Target.Arn) === JSON.stringify(getAtt(forwarder)));
+      assert.deepEqual(
+        sessions.map((s) => s.ScheduleExpression),
+        [scheduler.ScheduleExpression.rate(Duration.millis(FORWARDER_SESSION_RATE_MS)).expressionString],
+      );
+    });
+
+    it('lets the scheduler roles invoke exactly their function', () => {
+      for (const [id] of Object.entries(resourcesOf(template, 'AWS::IAM::Role')).filter(([roleId]) => roleId.startsWith('SchedulerRoleForTarget'))) {
+        const statements = statementsOfRole(template, id);
+        assert.deepEqual(statements.flatMap(actionsOf), ['lambda:InvokeFunction'], id);
+        for (const statement of statements) assert.ok(!JSON.stringify(statement.Resource).includes('*'), `${id}: ${JSON.stringify(statement.Resource)}`);
+      }
+    });
+  });
+
+  describe('alarms and dashboard', () => {
+    it('creates the fixed alarms and one errors alarm per Lambda forwarder', () => {
+      template.resourceCountIs('AWS::CloudWatch::Alarm', alarmCount(1));
+      bare.template.resourceCountIs('AWS::CloudWatch::Alarm', alarmCount(0));
+      assert.equal(alarmCount(0), Object.keys(FixedAlarm).length);
+    });
+
+    it('alarms on dead letters in both dead-letter queues', () => {
+      for (const queue of [ids.deadLetters, ids.deliveryDeadLetters]) {
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          MetricName: 'ApproximateNumberOfMessagesVisible',
+          Dimensions: [{ Name: 'QueueName', Value: getAtt(queue, 'QueueName') }],
+          Threshold: 1,
+        });
+      }
+    });
+
+    it('alarms on the age of the oldest queued message', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Dimensions: [{ Name: 'QueueName', Value: getAtt(ids.queue, 'QueueName') }],
+        Threshold: DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS,
+      });
+    });
+
+    it('alarms on the errors of every function', () => {
+      for (const [id] of lineupFunctions()) {
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: id } }] });
+      }
+    });
+
+    it('notifies the configured topic', () => {
+      const topic = 'arn:aws:sns:us-east-1:123456789012:ops';
+      const { template: notifying } = synthStack({ alarmTopicArn: topic });
+      for (const alarm of Object.values(resourcesOf(notifying, 'AWS::CloudWatch::Alarm'))) assert.deepEqual(alarm.Properties['AlarmActions'], [topic]);
+    });
+
+    it('creates one dashboard', () => {
+      template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    });
+  });
+
+  describe('IAM', () => {
+    const allStatements = (): PolicyStatementJson[] =>
+      Object.values(resourcesOf(template, 'AWS::IAM::Policy')).flatMap((policy) => (policy.Properties['PolicyDocument'] as { Statement: PolicyStatementJson[] }).Statement);
+
+    it('grants no action or resource wildcard in any identity policy', () => {
+      for (const statement of allStatements()) {
+        for (const action of actionsOf(statement)) assert.ok(!action.includes('*'), `action ${action}`);
+        assert.notEqual(statement.Resource, '*');
+        for (const resource of Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource]) {
+          assert.ok(typeof resource !== 'string' || !resource.includes('*'), `resource ${String(resource)}`);
+        }
+      }
+    });
+
+    it('never grants Scan or table administration', () => {
+      const actions = allStatements().flatMap(actionsOf);
+      for (const forbidden of ['dynamodb:Scan', 'dynamodb:DeleteTable', 'dynamodb:UpdateTable', 'dynamodb:CreateTable']) assert.ok(!actions.includes(forbidden), forbidden);
+    });
+
+    it('lets the reconciler get, put and update items of the table only (no index, no Query)', () => {
+      const statements = statementsOfRole(template, 'ReconcilerRole').filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+      assert.deepEqual(statements, [{ Action: [...TableActions.reconciler], Effect: 'Allow', Resource: getAtt(ids.table) }]);
+    });
+
+    it('lets the resync query the two indexes by name and batch-read the table', () => {
+      const statements = statementsOfRole(template, 'ResyncRole').filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+      const indexArn = (name: string) => ({ 'Fn::Join': ['', [getAtt(ids.table), `/index/${name}`]] });
+      assert.deepEqual(statements, [
+        { Action: 'dynamodb:Query', Effect: 'Allow', Resource: [indexArn(LIST_INDEX.name), indexArn(RESYNC_INDEX.name)] },
+        { Action: 'dynamodb:BatchGetItem', Effect: 'Allow', Resource: getAtt(ids.table) },
+      ]);
+    });
+
+    it('lets the resync put only lineup.* events on the bus', () => {
+      const put = statementsOfRole(template, 'ResyncRole').filter((s) => actionsOf(s).includes('events:PutEvents'));
+      assert.deepEqual(put, [{ Action: 'events:PutEvents', Effect: 'Allow', Resource: getAtt(ids.bus), Condition: { StringLike: { 'events:source': 'lineup.*' } } }]);
+    });
+
+    const forwarderRoles = [
+      ['prod-a', 'ClusterprodaForwarderRole'],
+      ['prod-b', 'ClusterprodbForwarderRole'],
+      ['edge-1', 'Clusteredge1ForwarderRole'],
+    ] as const;
+    for (const [clusterId, rolePrefix] of forwarderRoles) {
+      it(`lets the forwarder of ${clusterId} put only lineup.${clusterId} events and touch only its own checkpoints`, () => {
+        const statements = statementsOfRole(template, rolePrefix);
+        assert.ok(
+          statements.some((s) => JSON.stringify(s) === JSON.stringify({ Action: 'events:PutEvents', Condition: { StringEquals: { 'events:source': eventSource(clusterId) } }, Effect: 'Allow', Resource: getAtt(ids.bus) })),
+          JSON.stringify(statements),
+        );
+        const table = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+        assert.deepEqual(table, [
+          { Action: [...TableActions.forwarder], Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [clusterPk(clusterId)] } }, Effect: 'Allow', Resource: getAtt(ids.table) },
+        ]);
+      });
+    }
+
+    it('trusts Pod Identity for pod-identity forwarders and the OIDC provider, for the ServiceAccount only, for IRSA', () => {
+      const trust = (prefix: string) => onlyResource(template, 'AWS::IAM::Role', prefix).Properties['AssumeRolePolicyDocument'] as { Statement: PolicyStatementJson[] };
+      assert.deepEqual(trust('ClusterprodaForwarderRole').Statement, [{ Action: ['sts:AssumeRole', 'sts:TagSession'], Effect: 'Allow', Principal: { Service: 'pods.eks.amazonaws.com' } }]);
+      const issuer = 'oidc.eks.us-east-1.amazonaws.com/id/ABCDEF0123';
+      assert.deepEqual(trust('ClusterprodbForwarderRole').Statement, [
+        {
+          Action: 'sts:AssumeRoleWithWebIdentity',
+          Condition: { StringEquals: { [`${issuer}:sub`]: `system:serviceaccount:${KubeName.namespace}:${KubeName.forwarder}`, [`${issuer}:aud`]: 'sts.amazonaws.com' } },
+          Effect: 'Allow',
+          Principal: { Federated: FLEET.clusters[1].oidcProviderArn },
+        },
+      ]);
+    });
+
+    it('lets the reconciler assume the access role of a cluster that names one', () => {
+      assert.ok(
+        statementsOfRole(template, 'ReconcilerRole').some((s) => s.Action === 'sts:AssumeRole' && s.Resource === FLEET.clusters[3].accessRoleArn),
+      );
+    });
+  });
+
+  describe('clusters', () => {
+    it('puts the bus policy statement of a cluster with outside forwarder roles under the events:source condition', () => {
+      template.resourceCountIs('AWS::Events::EventBusPolicy', 1);
+      template.hasResourceProperties('AWS::Events::EventBusPolicy', {
+        EventBusName: { Ref: ids.bus },
+        StatementId: 'lineup-partner',
+        Statement: {
+          Sid: 'lineup-partner',
+          Effect: 'Allow',
+          Principal: { AWS: [...FLEET.clusters[3].forwarderRoleArns] },
+          Action: 'events:PutEvents',
+          Resource: getAtt(ids.bus),
+          Condition: { StringEquals: { 'events:source': eventSource('partner') } },
+        },
+      });
+    });
+
+    it('lets outside forwarder roles touch only their cluster checkpoints through the table policy', () => {
+      const table = onlyResource(template, 'AWS::DynamoDB::Table', 'Table').Properties;
+      assert.deepEqual((table['ResourcePolicy'] as { PolicyDocument: { Statement: unknown[] } }).PolicyDocument.Statement, [
+        {
+          Action: [...TableActions.forwarder],
+          Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [clusterPk('partner')] } },
+          Effect: 'Allow',
+          Principal: { AWS: FLEET.clusters[3].forwarderRoleArns[0] },
+          Resource: '*',
+        },
+      ]);
+    });
+
+    it('maps the reconciler role to its Kubernetes group in every managed cluster, with no access policy', () => {
+      const entries = Object.values(resourcesOf(template, 'AWS::EKS::AccessEntry')).map((entry) => entry.Properties);
+      const reconcilerEntries = entries.filter((entry) => JSON.stringify(entry['PrincipalArn']) === JSON.stringify(getAtt(ids.reconcilerRole)));
+      assert.deepEqual(reconcilerEntries.map((entry) => entry['ClusterName']).sort(), ['edge-1', 'prod-a', 'prod-b-eks']);
+      for (const entry of entries) {
+        assert.equal(entry['AccessPolicies'], undefined, 'no EKS access policy: RBAC alone decides');
+        assert.equal(entry['Type'], 'STANDARD');
+      }
+      for (const entry of reconcilerEntries) assert.deepEqual(entry['KubernetesGroups'], [KubeGroup.reconciler]);
+    });
+
+    it('maps the Lambda forwarder role to the forwarder group', () => {
+      const forwarderRole = logicalIdOf(template, 'AWS::IAM::Role', 'Clusteredge1ForwarderRole');
+      template.hasResourceProperties('AWS::EKS::AccessEntry', { ClusterName: 'edge-1', PrincipalArn: getAtt(forwarderRole), KubernetesGroups: [KubeGroup.forwarder] });
+    });
+
+    it('creates no access entry for a cluster with manageAccess false', () => {
+      for (const entry of Object.values(resourcesOf(template, 'AWS::EKS::AccessEntry'))) assert.notEqual(entry.Properties['ClusterName'], 'partner-eks');
+    });
+
+    it('associates the forwarder ServiceAccount with its role in pod-identity clusters only', () => {
+      template.resourceCountIs('AWS::EKS::PodIdentityAssociation', 1);
+      template.hasResourceProperties('AWS::EKS::PodIdentityAssociation', {
+        ClusterName: 'prod-a',
+        Namespace: KubeName.namespace,
+        ServiceAccount: KubeName.forwarder,
+        RoleArn: getAtt(logicalIdOf(template, 'AWS::IAM::Role', 'ClusterprodaForwarderRole')),
+      });
+    });
+
+    it('registers every cluster in the table, asking EKS for the endpoint only when none is configured', () => {
+      template.resourceCountIs('Custom::LineupClusterRegistration', FLEET.clusters.length);
+      template.resourceCountIs('Custom::LineupEksEndpoint', 2);
+      const registration = JSON.stringify(onlyResource(template, 'Custom::LineupClusterRegistration', 'ClusterpartnerRegistration').Properties['Create']);
+      for (const expected of [clusterPk('partner'), KeyPart.registry, KeyPart.listClusters, 'partner-eks', 'eu-west-1', FLEET.clusters[3].accessRoleArn]) {
+        assert.ok(registration.includes(expected), `registry item lacks ${expected}: ${registration}`);
+      }
+    });
+
+    it('outputs the IRSA role of an irsa cluster under a name derived from its id', () => {
+      template.hasOutput('ForwarderRoleArnProdB', { Value: getAtt(logicalIdOf(template, 'AWS::IAM::Role', 'ClusterprodbForwarderRole')) });
+    });
+
+    it('fits a fleet of 50 clusters in one stack (CloudFormation allows 500 resources)', () => {
+      const clusters = Array.from({ length: 50 }, (_, i) => ({ id: `cluster-${i}`, clusterName: `cluster-${i}` }));
+      const { template: big } = synthStack({ clusters });
+      const count = Object.keys(big.toJSON()['Resources'] as object).length;
+      assert.ok(count < 500, `${count} resources`);
+    });
+  });
+
+  describe('configuration', () => {
+    it('reads and synthesizes the example configuration', () => {
+      const config = configFromContext((key) => (key === CONFIG_FILE_CONTEXT_KEY ? fileURLToPath(new URL('../../infra/lineup.config.example.yaml', import.meta.url)) : undefined));
+      assert.deepEqual(config.clusters.map((cluster) => [cluster.id, cluster.forwarder]), [
+        ['prod-eu-1', 'pod-identity'],
+        ['batch-small', 'lambda'],
+        ['research', 'irsa'],
+      ]);
+      const { template: example } = synthStack(config);
+      example.resourceCountIs('Custom::LineupClusterRegistration', 3);
+    });
+
+    it('reads inline configuration as an object or as the JSON text `cdk -c` passes', () => {
+      const inline = { clusters: [{ id: 'a', clusterName: 'a' }] };
+      for (const value of [inline, JSON.stringify(inline)]) {
+        assert.equal(configFromContext((key) => (key === CONFIG_CONTEXT_KEY ? value : undefined)).clusters[0]?.id, 'a');
+      }
+      assert.deepEqual(configFromContext(() => undefined).clusters, []);
+    });
+
+    const cases: { name: string; config: unknown; message: RegExp }[] = [
+      { name: 'a duplicate cluster id', config: { clusters: [{ id: 'a', clusterName: 'a' }, { id: 'a', clusterName: 'b' }] }, message: /duplicate cluster id "a", already used by clusters\[0\]/ },
+      { name: 'a cluster id that is not a DNS label', config: { clusters: [{ id: 'Prod_A', clusterName: 'a' }] }, message: /cluster id must be a DNS label/ },
+      { name: 'irsa without an OIDC provider', config: { clusters: [{ id: 'a', clusterName: 'a', forwarder: 'irsa' }] }, message: /forwarder irsa needs oidcProviderArn/ },
+      { name: 'an endpoint without its CA', config: { clusters: [{ id: 'a', clusterName: 'a', endpoint: 'https://x.example.com' }] }, message: /endpoint and caData go together/ },
+      { name: 'pod-identity without manageAccess', config: { clusters: [{ id: 'a', clusterName: 'a', manageAccess: false }] }, message: /forwarder pod-identity needs manageAccess/ },
+      { name: 'a concurrency cap below Lambda minimum', config: { reconcilerMaxConcurrency: 1 }, message: /reconcilerMaxConcurrency/ },
+      { name: 'an unknown field', config: { cluster: [] }, message: /Unrecognized key/ },
+    ];
+    for (const tc of cases) {
+      it(`refuses ${tc.name}`, () => {
+        assert.throws(() => parseConfig(tc.config, 'test'), (error: unknown) => error instanceof ConfigError && tc.message.test(error.message));
+      });
+    }
+  });
+});
