@@ -10,6 +10,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { METRICS_NAMESPACE } from '../lib/constants.ts';
 import { Counters } from '../lib/counters.ts';
 import { forwarderFor, sessionLength } from '../lib/hosts/forwarderHost.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
@@ -18,7 +19,7 @@ import { powertoolsLog, publishCounterDeltas } from '../lib/hosts/powertools.ts'
 
 const config = readLambdaConfig(process.env);
 const logger = new Logger({ serviceName: 'lineup-forwarder' });
-const metrics = new Metrics({ namespace: 'Lineup', serviceName: 'forwarder' });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'forwarder' });
 const counters = new Counters();
 const store = lambdaStore(config, counters);
 const sink = lambdaSink(config);

@@ -11,6 +11,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { METRICS_NAMESPACE } from '../lib/constants.ts';
 import { Counters } from '../lib/counters.ts';
 import { lambdaStore, lambdaClusters } from '../lib/hosts/lambdaDeps.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
@@ -19,7 +20,7 @@ import { makeSqsBatchHandler } from '../lib/reconcile/sqsBatch.ts';
 
 const config = readLambdaConfig(process.env);
 const logger = new Logger({ serviceName: 'lineup-reconciler' });
-const metrics = new Metrics({ namespace: 'Lineup', serviceName: 'reconciler' });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'reconciler' });
 const counters = new Counters();
 const store = lambdaStore(config, counters);
 const batch = makeSqsBatchHandler({

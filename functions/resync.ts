@@ -8,6 +8,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
+import { METRICS_NAMESPACE } from '../lib/constants.ts';
 import { Counters } from '../lib/counters.ts';
 import { lambdaStore, lambdaSink } from '../lib/hosts/lambdaDeps.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
@@ -16,7 +17,7 @@ import { resync } from '../lib/reconcile/resync.ts';
 
 const config = readLambdaConfig(process.env);
 const logger = new Logger({ serviceName: 'lineup-resync' });
-const metrics = new Metrics({ namespace: 'Lineup', serviceName: 'resync' });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'resync' });
 const counters = new Counters();
 const deps = { store: lambdaStore(config, counters), sink: lambdaSink(config), now: Date.now, counters, log: powertoolsLog(logger), eventBusName: config.eventBusName };
 

@@ -17,6 +17,8 @@ export const TableActions = {
     'dynamodb:PutItem',
     // markDirty, tryAcquireLease, releaseLease, failLease.
     'dynamodb:UpdateItem',
+    // forgetJobSet (the state item of a JobSet that is gone, conditional on holding its lease).
+    'dynamodb:DeleteItem',
   ],
   resync: [
     // listNeedingResync (index `resync`), listClusters and listJobSets (index `list`).

@@ -457,3 +457,6 @@ export const DEFAULT_DECISION_RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
  * the item stays under DynamoDB's 400 KB item limit with room for the rest of the decision.
  */
 export const MAX_DECISION_INPUTS_CHARS = 300 * 1024;
+
+/** CloudWatch namespace of the functions' metrics (Powertools Metrics), read by the dashboard and alarms. */
+export const METRICS_NAMESPACE = 'Lineup';

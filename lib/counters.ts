@@ -69,3 +69,10 @@ export class Counters implements CounterSink {
     return Object.fromEntries([...this.counts.entries()].sort(([a], [b]) => a.localeCompare(b)));
   }
 }
+
+/** metricName: the CloudWatch metric a counter is published as (`reconciler.passes` → `ReconcilerPasses`). */
+export const metricName = (counter: string): string =>
+  counter
+    .split('.')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');

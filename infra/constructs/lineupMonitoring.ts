@@ -4,6 +4,8 @@
  * reconciler's invocations, errors and duration, Lineup's own counters (Powertools metrics,
  * namespace `Lineup`), and the dead letters.
  */
+import { METRICS_NAMESPACE } from '../../lib/constants.ts';
+import { metricName } from '../../lib/counters.ts';
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -17,18 +19,10 @@ import { FixedAlarm } from '../alarms.ts';
 
 /** ALARM_PERIOD: the window every alarm looks at. */
 export const ALARM_PERIOD = Duration.minutes(5);
-/** METRICS_NAMESPACE: where the functions' Powertools metrics go (functions/*.ts). */
-export const METRICS_NAMESPACE = 'Lineup';
+export { METRICS_NAMESPACE };
 
-/**
- * lineupMetricName: the CloudWatch name Powertools publishes a counter under (`reconciler.passes`
- * → `ReconcilerPasses`). It mirrors the unexported metricName of lib/hosts/powertools.ts.
- */
-export const lineupMetricName = (counter: string): string =>
-  counter
-    .split('.')
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
+/** lineupMetricName: the CloudWatch name Powertools publishes a counter under (lib/counters.ts metricName). */
+export const lineupMetricName = metricName;
 
 /** LineupMonitoringProps: what is watched. */
 export interface LineupMonitoringProps {

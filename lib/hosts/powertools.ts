@@ -4,7 +4,7 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import type { Counters } from '../counters.ts';
+import { metricName, type Counters } from '../counters.ts';
 import type { Log } from '../log.ts';
 
 /** powertoolsLog: a Log writing structured lines through the Powertools Logger. */
@@ -14,13 +14,6 @@ export const powertoolsLog =
     if (fields) logger[level](message, fields);
     else logger[level](message);
   };
-
-/** metricName: `k8s.patch` → `K8sPatch` (CloudWatch metric names read better without dots). */
-const metricName = (counter: string): string =>
-  counter
-    .split(/[.]/)
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
 
 /**
  * publishCounterDeltas: add one metric per counter that moved since `before` (a snapshot

@@ -174,9 +174,15 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
     for (let pass = 0; pass < (deps.maxPasses ?? DEFAULT_MAX_PASSES); pass += 1) {
       const target = lease.dirty;
       const result = await runPass(gateway, key, deps);
-      const wakeAt = result?.requeueAfterMs !== undefined ? deps.now() + result.requeueAfterMs : undefined;
+      // Gone: forget its state (decisions stay until their TTL); if the lease moved on, the new
+      // holder decides.
+      if (!result) {
+        await deps.store.forgetJobSet(key, owner);
+        return 'gone';
+      }
+      const wakeAt = result.requeueAfterMs !== undefined ? deps.now() + result.requeueAfterMs : undefined;
       const release = await deps.store.releaseLease(key, owner, target, deps.now(), ttl, wakeAt);
-      if (release.outcome === 'released') return result ? 'reconciled' : 'gone';
+      if (release.outcome === 'released') return 'reconciled';
       if (release.outcome === 'lost' || !release.lease) {
         deps.log('warn', 'lease lost during the pass loop; the new holder continues', fields);
         return 'reconciled';

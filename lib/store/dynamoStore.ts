@@ -289,6 +289,27 @@ export class DynamoCheckpointStore implements CheckpointStore {
     );
   }
 
+  /** forgetJobSet: one DeleteItem of the state item, conditional on holding its lease. */
+  async forgetJobSet(key: JobSetKey, owner: string): Promise<boolean> {
+    try {
+      await this.send('DeleteItem', () =>
+        this.client.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: stateKey(key),
+            ConditionExpression: `#${Attr.leaseOwner} = :me`,
+            ExpressionAttributeNames: { [`#${Attr.leaseOwner}`]: Attr.leaseOwner },
+            ExpressionAttributeValues: { ':me': owner },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
   /** getState: a strongly consistent GetItem of the state item. */
   async getState(key: JobSetKey): Promise<JobSetState | undefined> {
     const item = await this.getItem(stateKey(key));

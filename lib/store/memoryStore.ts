@@ -131,6 +131,14 @@ export class MemoryCheckpointStore implements CheckpointStore {
     record.updatedAt = now;
   }
 
+  /** forgetJobSet: drop the state when `owner` holds its lease. */
+  async forgetJobSet(key: JobSetKey, owner: string): Promise<boolean> {
+    const record = this.states.get(jobSetPk(key));
+    if (record?.lease?.owner !== owner) return false;
+    this.states.delete(jobSetPk(key));
+    return true;
+  }
+
   /** getState: the JobSet's state, if any. */
   async getState(key: JobSetKey): Promise<JobSetState | undefined> {
     const record = this.states.get(jobSetPk(key));

@@ -109,6 +109,12 @@ export interface CheckpointStore {
   ): Promise<{ outcome: ReleaseOutcome; lease?: Lease | undefined }>;
   /** failLease: give the lease up after an error, keeping the JobSet dirty and recording the error (resync retries it). */
   failLease(key: JobSetKey, owner: string, error: string, now: number): Promise<void>;
+  /**
+   * forgetJobSet: delete the state item of a JobSet that no longer exists, if `owner` holds its
+   * lease (so a JobSet re-created meanwhile, whose events bump the item, is not forgotten); its
+   * decisions stay until their TTL. Without this, full resyncs would re-queue every JobSet ever seen.
+   */
+  forgetJobSet(key: JobSetKey, owner: string): Promise<boolean>;
   /** getState: the JobSet's state item, if any. */
   getState(key: JobSetKey): Promise<JobSetState | undefined>;
   /**

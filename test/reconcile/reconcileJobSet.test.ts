@@ -116,9 +116,11 @@ describe('reconcile/reconcileJobSet', () => {
     assert.deepEqual(stale.map((s) => s.key.name), [NAME], 'the resync will pick it up');
   });
 
-  it('reports a JobSet that no longer exists', async () => {
+  it('reports a JobSet that no longer exists and forgets its state', async () => {
     const world = simWorld([]);
-    const { deps } = reconcileDeps(new MemoryCheckpointStore(), world.gateway, world.now);
+    const store = new MemoryCheckpointStore();
+    const { deps } = reconcileDeps(store, world.gateway, world.now);
     assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor('gone') }, deps), 'gone');
+    assert.equal(await store.getState({ cluster: CLUSTER, namespace: 'default', name: 'gone' }), undefined);
   });
 });

@@ -248,6 +248,20 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     });
   });
 
+  describe('forgetJobSet', () => {
+    it('deletes the state of a JobSet that is gone when the caller holds its lease, and only then', async () => {
+      const store = await makeStore();
+      const key = jobSet('gone');
+      await store.markDirty(key, T0);
+      await store.tryAcquireLease(key, 'holder', T0, TTL);
+      assert.equal(await store.forgetJobSet(key, 'someone-else'), false);
+      assert.ok(await store.getState(key), 'kept: the caller did not hold the lease');
+      assert.equal(await store.forgetJobSet(key, 'holder'), true);
+      assert.equal(await store.getState(key), undefined);
+      assert.deepEqual(await store.listJobSets(key.cluster), [], 'a full resync no longer re-queues it');
+    });
+  });
+
   describe('getState', () => {
     it('returns undefined for a JobSet the store never saw', async () => {
       const store = await makeStore();
