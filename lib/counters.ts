@@ -8,6 +8,8 @@
 export const CounterName = {
   /** Kubernetes API requests, suffixed by verb: k8s.get, k8s.list, k8s.watch, k8s.create, k8s.patch, k8s.update, k8s.delete. */
   KubePrefix: 'k8s.',
+  /** Objects the API server returned that Lineup could not read (skipped, logged). */
+  KubeUnreadable: 'k8s.unreadable',
   /** Kubernetes requests retried after 429/5xx. */
   KubeRetries: 'k8s.retries',
   /** Raw watch events the forwarder received. */

@@ -43,7 +43,7 @@ export const forwarderFor = async (deps: ForwarderHostDeps): Promise<Forwarder> 
   }
   return new Forwarder({
     cluster,
-    source: new KubeWatchSource({ kubeConfig, counters: deps.counters }),
+    source: new KubeWatchSource({ kubeConfig, counters: deps.counters, log: deps.log }),
     sink: deps.sink,
     bookmarks: deps.store,
     planOptions: { controllerName: deps.config.controllerName, claimUnmanaged: deps.config.claimUnmanaged },

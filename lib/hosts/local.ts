@@ -74,7 +74,7 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
     bus = new InProcessBus({ pattern: reconcilerRulePattern(), handler, log: options.log });
     const forwarder = new Forwarder({
       cluster: options.clusterId,
-      source: new KubeWatchSource({ kubeConfig, counters }),
+      source: new KubeWatchSource({ kubeConfig, counters, log: options.log }),
       sink: bus,
       bookmarks: store,
       planOptions: options.planOptions,

@@ -7,6 +7,15 @@
 import { z } from 'zod';
 
 const int32 = z.number().int();
+/**
+ * An optional timestamp. metav1.Time is a struct, so `omitempty` cannot drop it: the API server
+ * serves an unset one as `null` (e.g. a Job condition's lastProbeTime). Read null as absent.
+ */
+const optionalTime = z
+  .string()
+  .nullish()
+  .transform((value) => value ?? undefined)
+  .optional();
 const stringMap = z.record(z.string(), z.string());
 
 /** metav1.OwnerReference. */
@@ -27,8 +36,8 @@ export const ObjectMetaSchema = z.looseObject({
   uid: z.string().optional(),
   resourceVersion: z.string().optional(),
   generation: int32.optional(),
-  creationTimestamp: z.string().optional(),
-  deletionTimestamp: z.string().optional(),
+  creationTimestamp: optionalTime,
+  deletionTimestamp: optionalTime,
   labels: stringMap.optional(),
   annotations: stringMap.optional(),
   ownerReferences: z.array(OwnerReferenceSchema).optional(),
@@ -41,7 +50,7 @@ export const ConditionSchema = z.looseObject({
   status: z.enum(['True', 'False', 'Unknown']),
   reason: z.string().optional(),
   message: z.string().optional(),
-  lastTransitionTime: z.string().optional(),
+  lastTransitionTime: optionalTime,
   observedGeneration: int32.optional(),
 });
 
@@ -89,8 +98,8 @@ export const JobConditionSchema = z.looseObject({
   status: z.enum(['True', 'False', 'Unknown']),
   reason: z.string().optional(),
   message: z.string().optional(),
-  lastTransitionTime: z.string().optional(),
-  lastProbeTime: z.string().optional(),
+  lastTransitionTime: optionalTime,
+  lastProbeTime: optionalTime,
 });
 
 /** batch/v1 JobStatus. */
@@ -99,8 +108,8 @@ export const JobStatusSchema = z.looseObject({
   ready: int32.optional(),
   succeeded: int32.optional(),
   failed: int32.optional(),
-  startTime: z.string().optional(),
-  completionTime: z.string().optional(),
+  startTime: optionalTime,
+  completionTime: optionalTime,
   conditions: z.array(JobConditionSchema).optional(),
 });
 

@@ -10,6 +10,7 @@ import { KUBE_LIST_PAGE_SIZE, KUBE_RETRY, KUBE_RMW_ATTEMPTS, Label } from '../co
 import { CounterName } from '../counters.ts';
 import { ErrorCode, LineupError } from '../errors.ts';
 import { JobSchema, JobSetSchema } from '../jobset/schema.ts';
+import type { Log } from '../log.ts';
 import type { ListResult, WatchEnd, WatchEvent, WatchedKind, WatchedObject, WatchSource } from '../forwarder/types.ts';
 import { httpStatusOf, parseStatus, statusToLineupError, toLineupError } from './errors.ts';
 import { KubeResource, parseObject } from './gateway.ts';
@@ -60,6 +61,12 @@ export interface KubeWatchSourceOptions {
    * @default the server's own (--min-request-timeout, 30 to 60 minutes)
    */
   readonly timeoutSeconds?: number | undefined;
+  /**
+   * Where an object Lineup cannot read is reported. Such an object is skipped (and counted as
+   * `k8s.unreadable`) instead of failing the watch: re-reading the same event forever would stop
+   * every other change of the cluster from being forwarded.
+   */
+  readonly log?: Log | undefined;
 }
 
 /**
@@ -80,8 +87,10 @@ export class KubeWatchSource implements WatchSource {
   private readonly pageSize: number;
   private readonly retry: RetryTuning;
   private readonly timeoutSeconds: number | undefined;
+  private readonly log: Log;
 
   constructor(options: KubeWatchSourceOptions) {
+    this.log = options.log ?? (() => undefined);
     this.kubeConfig = options.kubeConfig;
     this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
     this.counters = options.counters;
@@ -101,6 +110,17 @@ export class KubeWatchSource implements WatchSource {
       } catch (error) {
         if (!(error instanceof LineupError && error.code === ErrorCode.WATCH_EXPIRED) || attempt >= KUBE_RMW_ATTEMPTS) throw error;
       }
+    }
+  }
+
+  /** readable: the object parsed, or undefined (reported and counted) when Lineup cannot read it. */
+  private readable<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.infer<S> | undefined {
+    try {
+      return parseObject(schema, raw, what);
+    } catch (error) {
+      this.counters.add(CounterName.KubeUnreadable);
+      this.log('error', 'skipped an object Lineup cannot read', { error: (error as Error).message });
+      return undefined;
     }
   }
 
@@ -124,7 +144,8 @@ export class KubeWatchSource implements WatchSource {
       const page = parseObject(ListPageSchema, raw, what);
       resourceVersion ??= page.metadata?.resourceVersion;
       for (const [index, item] of (page.items ?? []).entries()) {
-        items.push(parseObject(target.schema, item, `${what}: item ${index}`) as WatchedObject<K>);
+        const object = this.readable(target.schema, item, `${what}: item ${index}`);
+        if (object !== undefined) items.push(object as WatchedObject<K>);
       }
       token = page.metadata?.continue || undefined;
     } while (token !== undefined);
@@ -221,7 +242,8 @@ export class KubeWatchSource implements WatchSource {
         if (settled) return;
         try {
           if (phase === WatchPhase.Added || phase === WatchPhase.Modified || phase === WatchPhase.Deleted) {
-            deliver({ type: phase, object: parseObject(target.schema, object, `${what}: ${phase} event`) as WatchedObject<K> });
+            const readable = this.readable(target.schema, object, `${what}: ${phase} event`);
+            if (readable !== undefined) deliver({ type: phase, object: readable as WatchedObject<K> });
           } else if (phase === WatchPhase.Bookmark) {
             const bookmark = parseObject(BookmarkObjectSchema, object, `${what}: BOOKMARK event`);
             deliver({ type: 'BOOKMARK', resourceVersion: bookmark.metadata.resourceVersion });

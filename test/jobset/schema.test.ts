@@ -66,7 +66,9 @@ const compare = (schema: z.core.$ZodType, node: CrdNode, path: string, out: Comp
     const extra = values.filter((v) => !node.enum?.includes(v));
     if (extra.length > 0) out.mismatches.push(`${path}: values ${JSON.stringify(extra)} are not in the CRD's enum ${JSON.stringify(node.enum)}`);
   };
-  if (schema instanceof z.ZodOptional) return compare(schema.unwrap(), node, path, out);
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return compare(schema.unwrap(), node, path, out);
+  // A field read through a transform (null timestamps read as absent) is checked by its input type.
+  if (schema instanceof z.ZodPipe) return compare(schema.in, node, path, out);
   if (schema instanceof z.ZodObject) {
     if (!expectType('object')) return;
     if (!node.properties) {

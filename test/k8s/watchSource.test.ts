@@ -1,13 +1,14 @@
 /**
  * KubeWatchSource's handling of what a watch stream can say, through client-node's real Watch
  * against a scripted loopback server: a 429 while opening is retried, ERROR 410 ends 'expired',
- * other ERROR events and unreadable objects reject, nothing mid-stream is retried. Its behaviour
+ * other ERROR events reject, unreadable objects are skipped and reported, nothing mid-stream is retried. Its behaviour
  * against kube-apiserver is tested in test/integration/k8s/watchSource.test.ts.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KUBE_RETRY } from '../../lib/constants.ts';
 import { CounterName, Counters } from '../../lib/counters.ts';
+import { collectingLog } from '../../lib/log.ts';
 import { ErrorCode, LineupError } from '../../lib/errors.ts';
 import type { WatchEvent } from '../../lib/forwarder/types.ts';
 import { kubeConfigFor } from '../../lib/k8s/auth.ts';
@@ -70,6 +71,23 @@ describe('KubeWatchSource', () => {
     assert.ok((sleeps[0] ?? 0) <= KUBE_RETRY.baseDelayMs, `waited ${String(sleeps[0])} ms`);
   });
 
+  it('skips an object the schema refuses, logging and counting it, and keeps watching', async () => {
+    // Prepare
+    const counters = new Counters();
+    const { log, lines } = collectingLog();
+    const kubeConfig = await kubeConfigFor({ id: 'loopback', endpoint: server.url, auth: { type: 'token', token: 't' } });
+    const source = new KubeWatchSource({ kubeConfig, counters, log });
+    const events: WatchEvent<'JobSet'>[] = [];
+    // Act
+    const end = await source.watch('JobSet', 'unreadable', (event) => void events.push(event), new AbortController().signal);
+    // Assess
+    assert.equal(end, 'closed');
+    assert.deepEqual(events, [], 'the unreadable object is not delivered');
+    assert.equal(counters.get(CounterName.KubeUnreadable), 1);
+    assert.equal(lines[0]?.message, 'skipped an object Lineup cannot read');
+    assert.match(String(lines[0]?.fields?.['error']), /spec\.replicatedJobs/);
+  });
+
   it('ends expired on an ERROR event with code 410, after delivering the events before it', async () => {
     const { outcome, events } = await watchFrom('expired');
     assert.deepEqual(outcome, { end: 'expired' });
@@ -84,7 +102,6 @@ describe('KubeWatchSource', () => {
 
   const failures: { name: string; resourceVersion: string; code: string }[] = [
     { name: 'an ERROR event other than 410 rejects, and is not retried once events flowed', resourceVersion: 'failing', code: ErrorCode.UNAVAILABLE },
-    { name: 'an object the schema refuses rejects with INVALID_OBJECT', resourceVersion: 'unreadable', code: ErrorCode.INVALID_OBJECT },
     { name: 'a 403 while opening rejects with FORBIDDEN, not retried', resourceVersion: 'forbidden', code: ErrorCode.FORBIDDEN },
   ];
   for (const tc of failures) {

@@ -1,0 +1,173 @@
+/**
+ * The whole pipeline with exactly what infra ships: Lineup's user bound only to the ClusterRoles
+ * of infra/manifests/clusterrole.yaml, and the ValidatingAdmissionPolicy of
+ * infra/manifests/validating-admission-policy.yaml in force.
+ * - One JobSet is driven through every action the reconciler has (create, resume with the
+ *   startTime cleared, suspend, delete on restart, finalizer release and finished-jobs record
+ *   after a Job's TTL, status, Events, the Service, and the JobSet's own TTL), so a verb missing
+ *   from the shipped role fails here, not in a customer's cluster.
+ * - Writes outside the role are refused with 403.
+ * - With the policy refusing at admission what CEL can check (every rule is tested in
+ *   test/integration/admission/policy.test.ts), what it cannot — the startup-rules annotation's
+ *   YAML — is rejected by the reconciler with a condition and an Event.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AdmissionMessage, ConditionType, LineupKey, Reason } from '../../../lib/constants.ts';
+import { actionVerbs } from '../../../lib/k8s/gateway.ts';
+import type { ActionKind } from '../../../lib/plan/types.ts';
+import { makeJobSet } from '../../builders.ts';
+import { LINEUP_USER, startDynalite, startMoto, type DynaliteServer, type MotoServer } from '../harness/index.ts';
+import { COLD_START_TIMEOUT_MS, eventually } from '../k8s/support.ts';
+import { ADMISSION_POLICY_FILE, asCreated, startE2eCluster, type E2eCluster } from './cluster.ts';
+import { Pipeline, synthesizedRule, type RuleSource } from './pipeline.ts';
+import { Scenario, STEP_TIMEOUT_MS } from './scenario.ts';
+
+const PROBE_NS = 'rbac-probe';
+
+describe('end to end with exactly the shipped ClusterRoles and admission policy', { timeout: COLD_START_TIMEOUT_MS }, () => {
+  let cluster: E2eCluster | undefined;
+  let moto: MotoServer | undefined;
+  let dynamo: DynaliteServer | undefined;
+  let pipeline: Pipeline | undefined;
+
+  const ready = (): { cluster: E2eCluster; pipeline: Pipeline } => {
+    assert.ok(cluster && pipeline, 'the servers and the pipeline started (see the before hook)');
+    return { cluster, pipeline };
+  };
+
+  before(async (t) => {
+    let rule: RuleSource;
+    [cluster, moto, dynamo, rule] = await Promise.all([startE2eCluster(), startMoto(), startDynalite(), synthesizedRule()]);
+    await cluster.kube.applyYamlFile(ADMISSION_POLICY_FILE);
+    // The API server loads a new policy asynchronously: wait until it refuses what it must.
+    const probe = asCreated(makeJobSet('vap-probe').replicatedJob('driver', 1, { dependsOn: [{ name: 'worker', status: 'Ready' }] }).replicatedJob('worker', 1).obj());
+    await eventually(
+      'the admission policy refuses dependsOn on the first replicatedJob',
+      async () => {
+        const response = await cluster?.kube.request('POST', '/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets', probe);
+        if (response !== undefined && response.status < 300) await cluster?.kube.request('DELETE', '/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/vap-probe');
+        assert.equal(response?.status, 422, response?.body.slice(0, 300));
+        assert.ok(response?.body.includes(AdmissionMessage.firstReplicatedJobDependsOn), response?.body.slice(0, 300));
+      },
+      30_000,
+      250,
+    );
+    pipeline = await Pipeline.start({ kube: cluster.kube, moto, dynamo, clusterId: 'e2e-access', rule });
+    t.diagnostic(`rbac: ${JSON.stringify(cluster.rbac)}; rule: ${rule.from}`);
+  });
+
+  after(async () => {
+    await pipeline?.stop();
+    await Promise.all([cluster?.kube.stop(), moto?.stop(), dynamo?.stop()]);
+  });
+
+  it('Lineup’s user is bound to the shipped ClusterRoles and nothing else', () => {
+    const { cluster } = ready();
+    assert.equal(cluster.rbac.from, 'shipped', 'infra/manifests/clusterrole.yaml is applied and bound (not the role support.ts generates)');
+  });
+
+  it('the reconciler carries out every kind of action with the shipped role: no request refused', async () => {
+    const { cluster, pipeline } = ready();
+    // prep holds a Job-level TTL (finalizer, record); the JobSet restarts once and has a TTL of its own.
+    const jobSet = makeJobSet('every-verb')
+      .replicatedJob('prep', 1, { jobSpec: { ttlSecondsAfterFinished: 0 } })
+      .replicatedJob('work', 1, { dependsOn: [{ name: 'prep', status: 'Complete' }] })
+      .spec({ failurePolicy: { maxRestarts: 1 }, ttlSecondsAfterFinished: 1 })
+      .obj();
+    const s = await Scenario.start(cluster, pipeline, 'every-verb', jobSet);
+    // CreateJob, CreateService, UpdateJobSetStatus, EmitEvent.
+    await s.expectFlags('prep running, work held', { prep: 'R', work: 'S' });
+    assert.ok(await cluster.admin.serviceExists(s.namespace, s.name), 'the headless Service');
+
+    // SuspendJob; then ResumeJob of a Job that ran (its startTime cleared through jobs/status).
+    await cluster.jobs.markReady(s.namespace, s.job('prep'));
+    await cluster.jobs.setJobSetSuspend(s.namespace, s.name, true);
+    await s.expectFlags('suspended', { prep: 'S', work: 'S' });
+    await cluster.jobs.markSuspended(s.namespace, s.job('prep'));
+    await cluster.jobs.setJobSetSuspend(s.namespace, s.name, false);
+    await s.expectFlags('resumed', { prep: 'R', work: 'S' });
+    await eventually('the resumed Job’s startTime cleared', async () => assert.equal((await cluster.admin.job(s.namespace, s.job('prep'))).status?.startTime, undefined), STEP_TIMEOUT_MS);
+
+    // A failure: restart; DeleteJob of attempt 0 (and RemoveJobFinalizer of the failed one's record finalizer).
+    const attempt0 = Object.keys(await s.uids());
+    await cluster.jobs.markFailed(s.namespace, s.job('prep'));
+    await eventually('restarts = 1', async () => assert.equal((await s.jobSet()).status?.restarts, 1), STEP_TIMEOUT_MS);
+    // The garbage collector's part (no kube-controller-manager runs): see JobController.collectGarbage.
+    for (const name of attempt0) await cluster.jobs.collectGarbage(s.namespace, name);
+    await eventually('attempt 1 created', async () => assert.deepEqual(Object.values(await s.restartAttempts()), ['1', '1']), STEP_TIMEOUT_MS);
+    await s.expectFlags('attempt 1: prep running, work held', { prep: 'R', work: 'S' });
+
+    // prep completes and its TTL deletes it: PatchJobSetAnnotations (the record), RemoveJobFinalizer.
+    await cluster.jobs.markComplete(s.namespace, s.job('prep'));
+    await cluster.jobs.deleteAsTtlController(s.namespace, s.job('prep'));
+    await s.expectFlags('prep recorded and gone, work released', { work: 'R' });
+    assert.deepEqual(JSON.parse((await s.jobSet()).metadata.annotations?.[LineupKey.FinishedJobsAnnotation] ?? '{}'), { restartAttempt: 1, succeeded: { prep: '0' }, failed: {} });
+
+    // work completes: Completed; after the JobSet's TTL (1 s) the resync wakes it and DeleteJobSet follows.
+    await cluster.jobs.markComplete(s.namespace, s.job('work'));
+    await s.expectCondition(ConditionType.Completed, { status: 'True', reason: Reason.AllJobsCompleted });
+    await eventually(
+      'the JobSet deleted once its TTL passed (the resync wakes it)',
+      async () => {
+        await pipeline.resync();
+        const stored = await cluster.admin.getJobSet(s.namespace, s.name);
+        // Foreground deletion: without a garbage collector the JobSet keeps its deletionTimestamp.
+        assert.ok(stored === undefined || stored.metadata.deletionTimestamp !== undefined, 'not deleted yet');
+      },
+      STEP_TIMEOUT_MS,
+      500,
+    );
+
+    // Assess: every kind of action ran, and no request was refused.
+    const kinds = new Set(pipeline.passesOf(s.namespace, s.name).flatMap((pass) => pass.plan.actions.map((action) => action.kind)));
+    assert.deepEqual([...kinds].sort(), (Object.keys(actionVerbs) as ActionKind[]).sort(), 'the scenario exercised every ActionKind');
+    assert.deepEqual(
+      pipeline.passesOf(s.namespace, s.name).flatMap((pass) => (pass.decision.error === undefined ? [] : [pass.decision.error])).filter((error) => /forbidden|403/i.test(error)),
+      [],
+      'no pass was refused by RBAC',
+    );
+    assert.deepEqual(pipeline.logs.filter((line) => /forbidden|403/i.test(JSON.stringify(line))), [], 'no request was refused by RBAC');
+  });
+
+  const denied: { name: string; method: string; path: string; body?: unknown; contentType?: string }[] = [
+    { name: 'delete a Namespace', method: 'DELETE', path: `/api/v1/namespaces/${PROBE_NS}` },
+    { name: 'create a Secret', method: 'POST', path: `/api/v1/namespaces/${PROBE_NS}/secrets`, body: { metadata: { name: 'stolen' }, stringData: { a: 'b' } } },
+    { name: 'list Secrets in every namespace', method: 'GET', path: '/api/v1/secrets' },
+    {
+      name: 'create a JobSet (Lineup only reconciles them)',
+      method: 'POST',
+      path: `/apis/jobset.x-k8s.io/v1alpha2/namespaces/${PROBE_NS}/jobsets`,
+      body: asCreated(makeJobSet('not-mine', PROBE_NS).replicatedJob('driver', 1).obj()),
+    },
+    { name: 'delete a Service (Lineup only creates and reads them)', method: 'DELETE', path: `/api/v1/namespaces/${PROBE_NS}/services/anything` },
+    {
+      name: 'patch a Job’s status (the role grants update of jobs/status, not patch)',
+      method: 'PATCH',
+      path: `/apis/batch/v1/namespaces/${PROBE_NS}/jobs/anything/status`,
+      body: { status: { active: 1 } },
+      contentType: 'application/merge-patch+json',
+    },
+  ];
+  for (const tc of denied) {
+    it(`refuses Lineup’s token to ${tc.name} (403)`, async () => {
+      const { cluster } = ready();
+      await cluster.admin.createNamespace(PROBE_NS);
+      const response = await cluster.kube.request(tc.method, tc.path, tc.body, { as: 'lineup', ...(tc.contentType === undefined ? {} : { contentType: tc.contentType }) });
+      assert.equal(response.status, 403, response.body.slice(0, 300));
+      assert.match(response.body, new RegExp(`User \\\\?"${LINEUP_USER}\\\\?" cannot`));
+    });
+  }
+
+  it('with the admission policy in force, a startup-rules annotation naming an unknown replicatedJob (YAML, which CEL cannot read) is rejected by the reconciler', async () => {
+    const { cluster, pipeline } = ready();
+    const jobSet = makeJobSet('bad-rules').annotation(LineupKey.StartupRulesAnnotation, '[{name: nobody, status: Ready}]').replicatedJob('driver', 1).replicatedJob('workers', 1).obj();
+    const s = await Scenario.start(cluster, pipeline, 'bad-rules', jobSet);
+    await s.expectCondition(ConditionType.Rejected, { status: 'True', reason: Reason.InvalidJobSet, message: /nobody/ });
+    await eventually('a Warning Event', async () => {
+      const warnings = await cluster.jobs.warningEvents(s.namespace, s.name);
+      assert.ok(warnings.some((w) => w.reason === Reason.InvalidJobSet && /nobody/.test(w.message ?? '')), JSON.stringify(warnings));
+    }, STEP_TIMEOUT_MS);
+    await s.expectHeld('nothing starts', {});
+  });
+});

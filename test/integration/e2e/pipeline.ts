@@ -1,0 +1,590 @@
+/**
+ * The test pipeline host: Lineup's production data flow, each part real, wired as AWS wires it —
+ *
+ *   kube-apiserver ──watch──▶ Forwarder (KubeWatchSource, Lineup's user) ──PutEvents──▶ moto
+ *   EventBridge bus ──rule──▶ SQS queue (visibility timeout, redrive policy to a DLQ)
+ *   ──▶ poller (stands in for Lambda's SQS event source mapping) ──▶ makeSqsBatchHandler
+ *   ──▶ reconciler (KubeClusterGateway from resolveClusters, Lineup's user) ──▶ kube-apiserver
+ *                                         └── DynamoCheckpointStore on dynalite (leases, bookmarks)
+ *
+ * The poller does what the event source mapping does: ReceiveMessage (up to 10), hand the batch
+ * to the handler as an SQSEvent, DeleteMessage for every record not in batchItemFailures, and
+ * leave the failures to reappear after the visibility timeout (until the redrive policy moves
+ * them to the DLQ). Several pollers run at once, as Lambda runs several batches at once.
+ *
+ * For the fault scenarios the reconciler can be killed between two writes (`killReconciler`):
+ * from then on its gateway never answers, it deletes no message and writes nothing more — a
+ * Lambda that died mid-pass. `restartReconciler` starts a new one (new owner, new gateways) on
+ * the same queue and store; `resync` runs the resync as EventBridge Scheduler would.
+ *
+ * moto quirk: events it delivers to SQS lack `account`; Lineup's envelope schema tolerates that.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  type Message,
+} from '@aws-sdk/client-sqs';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { Counters } from '../../../lib/counters.ts';
+import type { PutEventsEntry } from '../../../lib/events/envelope.ts';
+import { reconcilerRulePattern, type EventPattern } from '../../../lib/events/pattern.ts';
+import { EventBridgeSink } from '../../../lib/forwarder/eventBridgeSink.ts';
+import { Forwarder } from '../../../lib/forwarder/forwarder.ts';
+import type { EventSink, PutResult } from '../../../lib/forwarder/types.ts';
+import { resolveClusters } from '../../../lib/k8s/registry.ts';
+import { KubeWatchSource } from '../../../lib/k8s/watchSource.ts';
+import type { Log, LogLevel } from '../../../lib/log.ts';
+import { DEFAULT_PLAN_OPTIONS } from '../../../lib/plan/planner.ts';
+import type { Action, ActionKind, Observed, Plan } from '../../../lib/plan/types.ts';
+import type { ReconcileDeps } from '../../../lib/reconcile/reconcileJobSet.ts';
+import { resync } from '../../../lib/reconcile/resync.ts';
+import { makeSqsBatchHandler } from '../../../lib/reconcile/sqsBatch.ts';
+import type { ClusterGateway, ClusterResolver } from '../../../lib/reconcile/types.ts';
+import { DynamoCheckpointStore } from '../../../lib/store/dynamoStore.ts';
+import { ensureCheckpointTable } from '../../../lib/store/embedded.ts';
+import type { ClusterRecord, Decision, JobSetKey } from '../../../lib/store/types.ts';
+import type { DynaliteServer, KubeServer, MotoServer } from '../harness/index.ts';
+import { eventually } from '../k8s/support.ts';
+
+// ---------------------------------------------------------------------------------------------
+// The rule: from the synthesized CDK template.
+
+/** REPO: the repository root. */
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** DEFAULT_MAX_RECEIVE_COUNT: receives before redrive when the rule source names none. */
+const DEFAULT_MAX_RECEIVE_COUNT = 5;
+
+/** RuleSource: the reconciler rule's pattern and the queue's redrive count, and where they came from. */
+export interface RuleSource {
+  readonly pattern: EventPattern;
+  /** The reconcile queue's RedrivePolicy.maxReceiveCount, when the template has one. */
+  readonly maxReceiveCount: number | undefined;
+  /** 'template (rule <id> → queue <id>)', or 'reconcilerRulePattern() (<why the synthesis was not used>)'. */
+  readonly from: string;
+}
+
+/** TemplateResource: the part of a CloudFormation resource read here. */
+interface TemplateResource {
+  readonly Type?: string;
+  readonly Properties?: Record<string, unknown>;
+}
+
+/** getAttTarget: the logical id an `{"Fn::GetAtt": [id, "Arn"]}` names, if it is one. */
+const getAttTarget = (value: unknown): string | undefined => {
+  const getAtt = (value as { 'Fn::GetAtt'?: unknown } | undefined)?.['Fn::GetAtt'];
+  return Array.isArray(getAtt) && typeof getAtt[0] === 'string' ? getAtt[0] : undefined;
+};
+
+/**
+ * reconcilerRuleOf: in a synthesized template, the Events rule whose target is an SQS queue of
+ * the stack (the reconcile queue), its EventPattern, and that queue's maxReceiveCount.
+ */
+export const reconcilerRuleOf = (resources: Readonly<Record<string, TemplateResource>>): RuleSource | undefined => {
+  for (const [logicalId, resource] of Object.entries(resources)) {
+    if (resource.Type !== 'AWS::Events::Rule') continue;
+    const targets = Array.isArray(resource.Properties?.Targets) ? (resource.Properties.Targets as { Arn?: unknown }[]) : [];
+    const queueId = targets.map((target) => getAttTarget(target.Arn)).find((id) => id !== undefined && resources[id]?.Type === 'AWS::SQS::Queue');
+    const pattern = resource.Properties?.EventPattern;
+    if (queueId === undefined || pattern === null || typeof pattern !== 'object') continue;
+    const redrive = resources[queueId]?.Properties?.RedrivePolicy as { maxReceiveCount?: unknown } | undefined;
+    return {
+      pattern: pattern as EventPattern,
+      maxReceiveCount: typeof redrive?.maxReceiveCount === 'number' ? redrive.maxReceiveCount : undefined,
+      from: `template (rule ${logicalId} → queue ${queueId})`,
+    };
+  }
+  return undefined;
+};
+
+/**
+ * synthesizedRule: synthesize infra/app.ts in process (functions not bundled: the test needs
+ * the template only) and read the reconciler rule from it. When the app cannot be synthesized
+ * or holds no such rule, the pattern is reconcilerRulePattern() — the one source the CDK rule
+ * is rendered from — and `from` says why.
+ */
+export const synthesizedRule = async (): Promise<RuleSource> => {
+  const fallback = (why: string): RuleSource => ({ pattern: reconcilerRulePattern(), maxReceiveCount: undefined, from: `reconcilerRulePattern() (${why})` });
+  const appFile = join(REPO, 'infra', 'app.ts');
+  if (!existsSync(appFile)) return fallback('infra/app.ts does not exist');
+  const outdir = mkdtempSync(join(tmpdir(), 'lineup-e2e-synth-'));
+  try {
+    const { createApp } = (await import(pathToFileURL(appFile).href)) as typeof import('../../../infra/app.ts');
+    const { app, stack } = createApp({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
+    const template = app.synth().getStackByName(stack.stackName).template as { Resources?: Record<string, TemplateResource> };
+    return reconcilerRuleOf(template.Resources ?? {}) ?? fallback('the synthesized template has no rule targeting an SQS queue');
+  } catch (error) {
+    return fallback(`synthesis failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Parts.
+
+/** LogLine: one line a part of the pipeline logged. */
+export interface LogLine {
+  readonly at: number;
+  readonly level: LogLevel;
+  readonly message: string;
+  readonly fields?: Record<string, unknown> | undefined;
+}
+
+/** ActivityCounters: Counters that remember when anything was last counted (a request, an event, a pass). */
+export class ActivityCounters extends Counters {
+  lastActivity = Date.now();
+  override add(name: string, by = 1): void {
+    this.lastActivity = Date.now();
+    super.add(name, by);
+  }
+}
+
+/** RecordingSink: the EventBridgeSink, remembering every entry put and how many puts are in flight. */
+export class RecordingSink implements EventSink {
+  readonly entries: PutEventsEntry[] = [];
+  inFlight = 0;
+  private readonly inner: EventBridgeSink;
+  private readonly touch: () => void;
+
+  constructor(inner: EventBridgeSink, touch: () => void) {
+    this.inner = inner;
+    this.touch = touch;
+  }
+
+  async put(entries: readonly PutEventsEntry[]): Promise<PutResult> {
+    this.inFlight += 1;
+    this.touch();
+    try {
+      const result = await this.inner.put(entries);
+      const failed = new Set(result.failed.map((failure) => failure.index));
+      entries.forEach((entry, index) => {
+        if (!failed.has(index)) this.entries.push(entry);
+      });
+      return result;
+    } finally {
+      this.inFlight -= 1;
+      this.touch();
+    }
+  }
+}
+
+/** KillSwitch: when to kill the reconciler — after `writes` writes of `kinds` for JobSets in `namespace`. */
+export interface KillSwitch {
+  readonly namespace: string;
+  readonly kinds: readonly ActionKind[];
+  /** Writes let through before the kill; the next matching write never happens. */
+  readonly writes: number;
+}
+
+/** Reconciler: one reconciler "process" — its handler, gateways, pollers and whether it died. */
+interface Reconciler {
+  readonly generation: number;
+  readonly owner: string;
+  readonly abort: AbortController;
+  readonly loops: Promise<void>[];
+  killed: boolean;
+  inFlight: number;
+}
+
+/** never: a promise that never settles — what a dead process's pending calls look like. */
+const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
+
+/**
+ * MortalGateway: a reconciler's gateway that dies with it. Once its reconciler is killed every
+ * call hangs forever, so the pass that was running never gets to its next write, its status
+ * write or its lease release.
+ */
+class MortalGateway implements ClusterGateway {
+  private readonly inner: ClusterGateway;
+  private readonly reconciler: Reconciler;
+  private readonly onWrite: (namespace: string, action: Action) => 'go' | 'die';
+
+  constructor(inner: ClusterGateway, reconciler: Reconciler, onWrite: (namespace: string, action: Action) => 'go' | 'die') {
+    this.inner = inner;
+    this.reconciler = reconciler;
+    this.onWrite = onWrite;
+  }
+
+  observe(namespace: string, name: string, now: number): Promise<Observed | undefined> {
+    return this.reconciler.killed ? never() : this.inner.observe(namespace, name, now);
+  }
+
+  apply(namespace: string, jobSetName: string, action: Action, now: number): Promise<void> {
+    if (this.reconciler.killed || this.onWrite(namespace, action) === 'die') return never();
+    return this.inner.apply(namespace, jobSetName, action, now);
+  }
+}
+
+/** PipelineOptions: the servers, the cluster id, and timings. */
+export interface PipelineOptions {
+  readonly kube: KubeServer;
+  readonly moto: MotoServer;
+  readonly dynamo: DynaliteServer;
+  /** The cluster id (event source `lineup.<id>`); also names the bus, queues and table. */
+  readonly clusterId: string;
+  /** The API server URL the forwarder watches through (a flaky proxy in the fault tests). @default kube.url */
+  readonly watchUrl?: string;
+  /** ReconcileDeps.leaseTtlMs. @default 10000 */
+  readonly leaseTtlMs?: number;
+  /** Batches handled at once. @default 2 */
+  readonly pollers?: number;
+  /** The queue's visibility timeout: how soon a failed record is retried. @default 2 */
+  readonly visibilityTimeoutSeconds?: number;
+  /** The rule pattern (and redrive count) to deploy. @default reconcilerRulePattern(), redrive after 5 receives */
+  readonly rule?: RuleSource;
+}
+
+/** PassRecord: one reconcile pass, as onPass saw it. */
+export interface PassRecord {
+  readonly generation: number;
+  readonly key: JobSetKey;
+  readonly plan: Plan;
+  readonly decision: Decision;
+}
+
+/**
+ * Pipeline: the whole controller around one API server. Start it with `Pipeline.start`, stop it
+ * in an `after` hook.
+ *
+ * @example
+ * const pipeline = await Pipeline.start({ kube, moto, dynamo, clusterId: 'e2e' });
+ * after(() => pipeline.stop());
+ * await pipeline.settle('story 1 created');
+ */
+export class Pipeline {
+  readonly clusterId: string;
+  readonly busName: string;
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+  readonly rule: RuleSource;
+  readonly counters = new ActivityCounters();
+  readonly logs: LogLine[] = [];
+  readonly passes: PassRecord[] = [];
+  readonly store: DynamoCheckpointStore;
+  /** Entries the forwarder (and the resync) put on the bus. */
+  readonly sink: RecordingSink;
+
+  private readonly options: PipelineOptions;
+  private readonly events: EventBridgeClient;
+  private readonly sqs: SQSClient;
+  private readonly dynamoClient: DynamoDBClient;
+  private readonly forwarderAbort = new AbortController();
+  private forwarderRun: Promise<void> = Promise.resolve();
+  private reconciler: Reconciler | undefined;
+  private generations = 0;
+  private killSwitch: { readonly spec: KillSwitch; seen: number; fire: () => void } | undefined;
+  private readonly log: Log;
+
+  private constructor(options: PipelineOptions, urls: { busName: string; queueUrl: string; dlqUrl: string }, clients: { events: EventBridgeClient; sqs: SQSClient; dynamo: DynamoDBClient }, rule: RuleSource) {
+    this.options = options;
+    this.clusterId = options.clusterId;
+    this.busName = urls.busName;
+    this.queueUrl = urls.queueUrl;
+    this.dlqUrl = urls.dlqUrl;
+    this.rule = rule;
+    this.events = clients.events;
+    this.sqs = clients.sqs;
+    this.dynamoClient = clients.dynamo;
+    this.log = (level, message, fields) => {
+      this.logs.push({ at: Date.now(), level, message, fields });
+      if (process.env.LINEUP_E2E_VERBOSE === '1') process.stderr.write(`${new Date().toISOString().slice(11, 23)} [${this.clusterId}] ${level}: ${message} ${JSON.stringify(fields ?? {})}\n`);
+    };
+    this.store = new DynamoCheckpointStore({ client: clients.dynamo, tableName: `lineup-${options.clusterId}`, counters: this.counters });
+    this.sink = new RecordingSink(new EventBridgeSink({ client: clients.events, eventBusName: urls.busName }), () => {
+      this.counters.lastActivity = Date.now();
+    });
+  }
+
+  /**
+   * start: create the bus, the rule (`options.rule`: pass `await synthesizedRule()` for the
+   * deployed one), the queue with its DLQ and redrive policy, and the checkpoint table; then
+   * start the forwarder and a reconciler.
+   */
+  static async start(options: PipelineOptions): Promise<Pipeline> {
+    const events = new EventBridgeClient(options.moto.clientConfig);
+    const sqs = new SQSClient(options.moto.clientConfig);
+    const dynamo = new DynamoDBClient(options.dynamo.clientConfig);
+    const prefix = `lineup-${options.clusterId}`;
+    const busName = prefix;
+    const rule = options.rule ?? { pattern: reconcilerRulePattern(), maxReceiveCount: undefined, from: 'reconcilerRulePattern()' };
+
+    await events.send(new CreateEventBusCommand({ Name: busName }));
+    const dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${prefix}-dlq` }))).QueueUrl ?? '';
+    const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn ?? '';
+    const queueUrl =
+      (
+        await sqs.send(
+          new CreateQueueCommand({
+            QueueName: `${prefix}-reconciler`,
+            Attributes: {
+              VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? 2),
+              RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: rule.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT }),
+            },
+          }),
+        )
+      ).QueueUrl ?? '';
+    const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn ?? '';
+    assert.ok(queueUrl && queueArn && dlqUrl && dlqArn, 'moto created the queues');
+    await events.send(new PutRuleCommand({ Name: `${prefix}-reconciler`, EventBusName: busName, EventPattern: JSON.stringify(rule.pattern) }));
+    await events.send(new PutTargetsCommand({ Rule: `${prefix}-reconciler`, EventBusName: busName, Targets: [{ Id: 'reconciler-queue', Arn: queueArn }] }));
+    await ensureCheckpointTable(dynamo, `${prefix}`);
+
+    const pipeline = new Pipeline(options, { busName, queueUrl, dlqUrl }, { events, sqs, dynamo }, rule);
+    pipeline.startForwarder();
+    pipeline.startReconciler();
+    return pipeline;
+  }
+
+  // ---- the forwarder -------------------------------------------------------------------------
+
+  /** watchKubeConfig: Lineup's user, aimed at watchUrl (same CA: the serving certificate names 127.0.0.1, whatever the port). */
+  private watchKubeConfig(): KubeConfig {
+    const base = this.options.kube.kubeConfig('lineup');
+    const cluster = base.getCurrentCluster();
+    assert.ok(cluster, 'the lineup kubeconfig has a cluster');
+    const config = new KubeConfig();
+    config.loadFromOptions({
+      clusters: [{ ...cluster, server: this.options.watchUrl ?? this.options.kube.url }],
+      users: base.users,
+      contexts: base.contexts,
+      currentContext: base.currentContext,
+    });
+    return config;
+  }
+
+  private startForwarder(): void {
+    const forwarder = new Forwarder({
+      cluster: this.clusterId,
+      source: new KubeWatchSource({ kubeConfig: this.watchKubeConfig(), counters: this.counters, retry: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 500 } }),
+      sink: this.sink,
+      bookmarks: this.store,
+      planOptions: DEFAULT_PLAN_OPTIONS,
+      counters: this.counters,
+      log: this.log,
+      now: Date.now,
+      batchWindowMs: 20,
+      checkpointIntervalMs: 200,
+      reconnectDelayMs: 50,
+      errorBackoff: { initialMs: 100, maxMs: 1_000 },
+    });
+    this.forwarderRun = forwarder.run(this.forwarderAbort.signal);
+  }
+
+  // ---- the reconciler ------------------------------------------------------------------------
+
+  /** clusterRecord: the static registry entry — the API server, its CA, Lineup's bearer token. */
+  private clusterRecord(): ClusterRecord {
+    const { kube } = this.options;
+    return { id: this.clusterId, endpoint: kube.url, caData: kube.caPem, auth: { type: 'token', token: kube.lineupToken } };
+  }
+
+  /** onWrite: the kill switch's verdict on one write of `reconciler`. */
+  private onWrite(reconciler: Reconciler, namespace: string, action: Action): 'go' | 'die' {
+    const armed = this.killSwitch;
+    if (armed === undefined || armed.spec.namespace !== namespace || !armed.spec.kinds.includes(action.kind)) return 'go';
+    armed.seen += 1;
+    if (armed.seen <= armed.spec.writes) return 'go';
+    reconciler.killed = true;
+    reconciler.abort.abort();
+    this.killSwitch = undefined;
+    this.log('warn', 'reconciler killed by the test between two writes', { generation: reconciler.generation, namespace, next: action.kind });
+    armed.fire();
+    return 'die';
+  }
+
+  private startReconciler(): void {
+    this.generations += 1;
+    const reconciler: Reconciler = { generation: this.generations, owner: `e2e-reconciler-${this.generations}-${randomUUID().slice(0, 8)}`, abort: new AbortController(), loops: [], killed: false, inFlight: 0 };
+    const resolve = resolveClusters({ static: [this.clusterRecord()], counters: this.counters });
+    const resolveCluster: ClusterResolver = async (id) => {
+      const gateway = await resolve(id);
+      return gateway === undefined ? undefined : new MortalGateway(gateway, reconciler, (namespace, action) => this.onWrite(reconciler, namespace, action));
+    };
+    const deps: ReconcileDeps = {
+      store: this.store,
+      resolveCluster,
+      planOptions: DEFAULT_PLAN_OPTIONS,
+      owner: reconciler.owner,
+      now: Date.now,
+      counters: this.counters,
+      log: this.log,
+      leaseTtlMs: this.options.leaseTtlMs ?? 10_000,
+      onPass: (key, plan, decision) => this.passes.push({ generation: reconciler.generation, key, plan, decision }),
+    };
+    const handler = makeSqsBatchHandler(deps);
+    for (let index = 0; index < (this.options.pollers ?? 2); index += 1) {
+      reconciler.loops.push(this.poll(reconciler, handler));
+    }
+    this.reconciler = reconciler;
+  }
+
+  /** toRecord: an SQS message as Lambda's event source mapping hands it to the handler. */
+  private toRecord(message: Message): SQSRecord {
+    const attributes = message.Attributes ?? {};
+    return {
+      messageId: message.MessageId ?? '',
+      receiptHandle: message.ReceiptHandle ?? '',
+      body: message.Body ?? '',
+      attributes: {
+        ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+        SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+        SenderId: attributes.SenderId ?? 'moto',
+        ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: message.MD5OfBody ?? '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: `arn:aws:sqs:${this.options.moto.clientConfig.region}:123456789012:lineup-${this.clusterId}-reconciler`,
+      awsRegion: this.options.moto.clientConfig.region,
+    };
+  }
+
+  /** poll: one event-source-mapping poller of `reconciler`, until it is stopped or killed. */
+  private async poll(reconciler: Reconciler, handler: (event: SQSEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>): Promise<void> {
+    const { signal } = reconciler.abort;
+    while (!signal.aborted) {
+      let messages: Message[];
+      try {
+        const out = await this.sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: this.queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }),
+          { abortSignal: signal },
+        );
+        messages = out.Messages ?? [];
+      } catch (error) {
+        if (signal.aborted) return;
+        this.log('warn', 'poller: ReceiveMessage failed', { error: String(error) });
+        await sleep(200);
+        continue;
+      }
+      if (messages.length === 0) continue;
+      reconciler.inFlight += 1;
+      this.counters.add('e2e.batches');
+      try {
+        const response = await handler({ Records: messages.map((message) => this.toRecord(message)) });
+        // A killed reconciler deletes nothing: its records come back after the visibility timeout.
+        if (reconciler.killed) return;
+        const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+        const done = messages.filter((message) => !failed.has(message.MessageId ?? ''));
+        this.counters.add('e2e.recordsFailed', failed.size);
+        if (done.length > 0) {
+          await this.sqs.send(
+            new DeleteMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })) }),
+          );
+        }
+      } catch (error) {
+        // The batch handler reports failures per record; a throw means the whole batch failed (retried after the visibility timeout).
+        this.log('error', 'poller: the batch failed as a whole', { error: String(error) });
+      } finally {
+        reconciler.inFlight -= 1;
+        this.counters.lastActivity = Date.now();
+      }
+    }
+  }
+
+  /**
+   * killReconciler: arm the kill switch; resolves once the reconciler died — after `writes`
+   * writes of `kinds` in `namespace`, the next one never happens and nothing after it.
+   */
+  killReconciler(spec: KillSwitch): Promise<void> {
+    return new Promise((resolve) => {
+      this.killSwitch = { spec, seen: 0, fire: resolve };
+    });
+  }
+
+  /** restartReconciler: a new reconciler process (new owner and gateways) on the same queue and store. */
+  restartReconciler(): void {
+    assert.ok(this.reconciler?.killed !== false, 'restartReconciler: the running reconciler is alive; kill it first');
+    this.startReconciler();
+  }
+
+  /** generation: how many reconciler processes were started. */
+  get generation(): number {
+    return this.generations;
+  }
+
+  // ---- the bus, the resync -------------------------------------------------------------------
+
+  /** putEntries: entries straight onto the bus (duplicates, replays of old events), as any producer would. */
+  async putEntries(entries: readonly PutEventsEntry[]): Promise<void> {
+    for (let start = 0; start < entries.length; start += 10) {
+      const result = await this.sink.put(entries.slice(start, start + 10).map((entry) => ({ ...entry, EventBusName: this.busName })));
+      assert.deepEqual(result.failed, [], 'PutEvents accepted every entry');
+    }
+  }
+
+  /** resync: one run of the resync Lambda (EventBridge Scheduler's job): Sync events for JobSets left behind. */
+  resync(full = false): Promise<{ synced: number }> {
+    return resync({ store: this.store, sink: this.sink, now: Date.now, counters: this.counters, log: this.log, eventBusName: this.busName }, { full });
+  }
+
+  /** queueDepth: visible + in-flight messages of a queue. */
+  async queueDepth(queueUrl: string = this.queueUrl): Promise<number> {
+    const out = await this.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    );
+    return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  }
+
+  /**
+   * settle: wait until the pipeline is quiet — no put or batch in flight, the queue empty, and
+   * nothing counted for `quietMs` (no watch event, request, pass) — so an assertion that
+   * something did NOT happen is made after the pipeline had every chance to do it.
+   */
+  async settle(what: string, options: { quietMs?: number; timeoutMs?: number } = {}): Promise<void> {
+    const quietMs = options.quietMs ?? 800;
+    await eventually(
+      `${what}: the pipeline settles`,
+      async () => {
+        const reconciler = this.reconciler;
+        assert.ok(reconciler !== undefined && !reconciler.killed, 'the reconciler is dead; restart it before waiting for the pipeline to settle');
+        assert.equal(this.sink.inFlight, 0, 'puts in flight');
+        assert.equal(reconciler.inFlight, 0, 'batches in flight');
+        const idle = Date.now() - this.counters.lastActivity;
+        assert.ok(idle >= quietMs, `active ${idle} ms ago`);
+        assert.equal(await this.queueDepth(), 0, 'messages on the queue');
+      },
+      options.timeoutMs ?? 30_000,
+      100,
+    );
+  }
+
+  /** passesOf: the passes over one JobSet, oldest first. */
+  passesOf(namespace: string, name: string): PassRecord[] {
+    return this.passes.filter((pass) => pass.key.namespace === namespace && pass.key.name === name);
+  }
+
+  /** problems: warn and error lines, optionally only those about one namespace. */
+  problems(namespace?: string): LogLine[] {
+    return this.logs.filter(
+      (line) => (line.level === 'warn' || line.level === 'error') && (namespace === undefined || JSON.stringify(line.fields ?? {}).includes(`${namespace}/`)),
+    );
+  }
+
+  /** stop: the forwarder (flushing), the pollers, the clients. Idempotent. */
+  async stop(): Promise<void> {
+    this.forwarderAbort.abort();
+    if (this.reconciler !== undefined) {
+      this.reconciler.abort.abort();
+      // A killed reconciler's loops never end; a live one's end within one receive.
+      if (!this.reconciler.killed) await Promise.all(this.reconciler.loops);
+    }
+    await this.forwarderRun;
+    this.events.destroy();
+    this.sqs.destroy();
+    this.dynamoClient.destroy();
+  }
+}

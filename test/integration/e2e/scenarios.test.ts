@@ -1,0 +1,291 @@
+/**
+ * End-to-end scenarios through the whole pipeline — kube-apiserver watch → forwarder →
+ * EventBridge (moto) → rule → SQS → reconciler batch handler → kube-apiserver, leases in
+ * DynamoDB (dynalite) — as Lineup's own user bound to the shipped ClusterRoles. The test plays
+ * kube-controller-manager: Job status through the status subresource, as upstream JobSet's
+ * integration tests do. Each scenario has a namespace of its own; one cluster serves the file.
+ * Order is read from the Jobs' suspend flags (R running, S suspended, D being deleted, one
+ * letter per Job) and the JobSet's conditions.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ConditionType, LineupKey, Reason } from '../../../lib/constants.ts';
+import type { JobSet } from '../../../lib/jobset/schema.ts';
+import { syncEntry } from '../../../lib/reconcile/resync.ts';
+import { makeJobSet } from '../../builders.ts';
+import { startDynalite, startMoto, type DynaliteServer, type MotoServer } from '../harness/index.ts';
+import { COLD_START_TIMEOUT_MS, eventually } from '../k8s/support.ts';
+import { exampleJobSet, startE2eCluster, type E2eCluster } from './cluster.ts';
+import { Pipeline, synthesizedRule, type RuleSource } from './pipeline.ts';
+import { Scenario, STEP_TIMEOUT_MS } from './scenario.ts';
+
+const CLUSTER_ID = 'e2e-scenarios';
+
+describe('end to end: forwarder → EventBridge → SQS → reconciler → kube-apiserver', { timeout: COLD_START_TIMEOUT_MS }, () => {
+  let cluster: E2eCluster | undefined;
+  let moto: MotoServer | undefined;
+  let dynamo: DynaliteServer | undefined;
+  let pipeline: Pipeline | undefined;
+
+  /** start: a scenario of `jobSet` in namespace `namespace`. */
+  const start = (namespace: string, jobSet: JobSet): Promise<Scenario> => {
+    assert.ok(cluster && pipeline, 'the servers and the pipeline started (see the before hook)');
+    return Scenario.start(cluster, pipeline, namespace, jobSet);
+  };
+
+  before(async (t) => {
+    let rule: RuleSource;
+    [cluster, moto, dynamo, rule] = await Promise.all([startE2eCluster(), startMoto(), startDynalite(), synthesizedRule()]);
+    pipeline = await Pipeline.start({ kube: cluster.kube, moto, dynamo, clusterId: CLUSTER_ID, rule });
+    t.diagnostic(`rbac: ${JSON.stringify(cluster.rbac)}; rule: ${rule.from}`);
+  });
+
+  after(async () => {
+    await pipeline?.stop();
+    await Promise.all([cluster?.kube.stop(), moto?.stop(), dynamo?.stop()]);
+  });
+
+  it('story 1: the workers start once the driver is Ready; StartupPolicyCompleted at the end', async () => {
+    const s = await start('story1', exampleJobSet('story1-driver-ready-worker-start.yaml', 'driver-ready'));
+    await s.expectFlags('every Job created, only the driver running', { driver: 'R', workers: 'S' });
+    await s.expectCondition(ConditionType.StartupPolicyInProgress, { status: 'True', reason: Reason.InOrderStartupPolicyInProgress, message: /waiting for driver/ });
+    await s.expectHeld('the workers wait for the driver', { driver: 'R', workers: 'S' });
+
+    await s.markReady('driver');
+    await s.expectFlags('the workers released', { driver: 'R', workers: 'R' });
+    await s.markReady('workers');
+    await s.expectStartupCompleted(Reason.InOrderStartupPolicyCompleted);
+    s.expectNoProblems();
+  });
+
+  it('story 2: message queue, then the drivers, then the workers; StartupPolicyCompleted at the end', async () => {
+    const s = await start('story2', exampleJobSet('story2-messagequeue-driver-worker.yaml', 'mq-driver-worker'));
+    await s.expectFlags('every Job created, only the message queue running', { messagequeue: 'R', driver: 'SS', worker: 'SS' });
+    await s.expectHeld('drivers and workers wait for the message queue', { messagequeue: 'R', driver: 'SS', worker: 'SS' });
+
+    await s.markReady('messagequeue');
+    await s.expectFlags('the drivers released', { messagequeue: 'R', driver: 'RR', worker: 'SS' });
+    await s.expectCondition(ConditionType.StartupPolicyInProgress, { status: 'True', reason: Reason.InOrderStartupPolicyInProgress, message: /waiting for driver/ });
+    await s.expectHeld('the workers wait for the drivers', { messagequeue: 'R', driver: 'RR', worker: 'SS' });
+
+    await s.markReady('driver');
+    await s.expectFlags('the workers released', { messagequeue: 'R', driver: 'RR', worker: 'RR' });
+    await s.markReady('worker');
+    await s.expectStartupCompleted(Reason.InOrderStartupPolicyCompleted);
+    s.expectNoProblems();
+  });
+
+  it('dependsOn Ready: the workers start once the driver is Ready', async () => {
+    const s = await start('depends-ready', exampleJobSet('seed-per-job-dependency.yaml', 'driver-then-workers'));
+    await s.expectFlags('only the driver running', { driver: 'R', workers: 'S' });
+    await s.expectCondition(ConditionType.StartupPolicyInProgress, { status: 'True', reason: Reason.DependsOnStartupInProgress, message: /driver/ });
+    await s.expectHeld('the workers wait for the driver', { driver: 'R', workers: 'S' });
+
+    await s.markReady('driver');
+    await s.expectFlags('the workers released', { driver: 'R', workers: 'R' });
+    await s.markReady('workers');
+    await s.expectStartupCompleted(Reason.DependsOnStartupCompleted);
+    s.expectNoProblems();
+  });
+
+  it('dependsOn chain: the launcher waits for the initializer to Complete (Ready is not enough), the workers for the launcher to be Ready', async () => {
+    const s = await start('depends-chain', exampleJobSet('depends-on.yaml', 'init-launch-work'));
+    await s.expectFlags('only the initializer running', { initializer: 'R', launcher: 'S', worker: 'S' });
+
+    await s.markReady('initializer');
+    await s.expectHeld('a Ready initializer does not release the launcher (it needs Complete)', { initializer: 'R', launcher: 'S', worker: 'S' });
+    await s.markComplete('initializer');
+    await s.expectFlags('the launcher released once the initializer completed', { initializer: 'R', launcher: 'R', worker: 'S' });
+    await s.expectHeld('the workers wait for the launcher to be Ready', { initializer: 'R', launcher: 'R', worker: 'S' });
+
+    await s.markReady('launcher');
+    await s.expectFlags('the workers released', { initializer: 'R', launcher: 'R', worker: 'R' });
+    await s.markReady('worker');
+    await s.expectStartupCompleted(Reason.DependsOnStartupCompleted);
+    s.expectNoProblems();
+  });
+
+  it('dependsOn two dependencies: the workers wait until both initializers are Complete', async () => {
+    const s = await start('depends-two', exampleJobSet('multiple-depends-on.yaml', 'two-inits'));
+    await s.expectFlags('both initializers running, the workers held', { 'dataset-initializer': 'R', 'model-initializer': 'R', worker: 'S' });
+
+    await s.markComplete('dataset-initializer');
+    await s.expectHeld('one of two dependencies Complete is not enough', { 'dataset-initializer': 'R', 'model-initializer': 'R', worker: 'S' });
+    await s.markComplete('model-initializer');
+    await s.expectFlags('the workers released once both completed', { 'dataset-initializer': 'R', 'model-initializer': 'R', worker: 'R' });
+    await s.markReady('worker');
+    await s.expectStartupCompleted(Reason.DependsOnStartupCompleted);
+    s.expectNoProblems();
+  });
+
+  it('ordered rules (the KEP draft): dataset Succeeded, then driver Ready, then the replicatedJobs no rule names', async () => {
+    const s = await start('draft-rules', exampleJobSet('seed-draft-rules.yaml', 'prepare-then-train'));
+    await s.expectFlags('only the datasets running', { dataset: 'RR', driver: 'S', workers: 'SSSS' });
+    await s.expectCondition(ConditionType.StartupPolicyInProgress, { status: 'True', reason: Reason.StartupRulesInProgress, message: /dataset/ });
+
+    await s.cluster.jobs.markComplete(s.namespace, s.job('dataset', 0));
+    await s.expectHeld('one of two datasets succeeded is not enough', { dataset: 'RR', driver: 'S', workers: 'SSSS' });
+    await s.cluster.jobs.markComplete(s.namespace, s.job('dataset', 1));
+    await s.expectFlags('the driver released once every dataset succeeded', { dataset: 'RR', driver: 'R', workers: 'SSSS' });
+    await s.expectHeld('the workers wait for the driver to be Ready', { dataset: 'RR', driver: 'R', workers: 'SSSS' });
+
+    await s.markReady('driver');
+    await s.expectFlags('the workers released after the last rule', { dataset: 'RR', driver: 'R', workers: 'RRRR' });
+    await s.markReady('workers');
+    await s.expectStartupCompleted(Reason.StartupRulesCompleted);
+    s.expectNoProblems();
+  });
+
+  it('suspended while starting, then resumed: the Jobs are suspended, and the sequence starts again from the first replicatedJob', async () => {
+    const s = await start('suspend-resume', exampleJobSet('story2-messagequeue-driver-worker.yaml', 'suspend-me'));
+    await s.expectFlags('only the message queue running', { messagequeue: 'R', driver: 'SS', worker: 'SS' });
+    await s.markReady('messagequeue');
+    await s.expectFlags('the drivers released', { messagequeue: 'R', driver: 'RR', worker: 'SS' });
+
+    // Act: the user suspends the JobSet after the first step.
+    await s.cluster.jobs.setJobSetSuspend(s.namespace, s.name, true);
+    await s.expectFlags('every Job suspended', { messagequeue: 'S', driver: 'SS', worker: 'SS' });
+    await s.expectCondition(ConditionType.Suspended, { status: 'True', reason: Reason.SuspendedJobs });
+    // The Job controller's part: the pods of the suspended Jobs are gone.
+    for (const name of [s.job('messagequeue'), s.job('driver', 0), s.job('driver', 1)]) await s.cluster.jobs.markSuspended(s.namespace, name);
+
+    // Act: resumed.
+    await s.cluster.jobs.setJobSetSuspend(s.namespace, s.name, false);
+    await s.expectFlags('the sequence starts again from the message queue', { messagequeue: 'R', driver: 'SS', worker: 'SS' });
+    await s.expectCondition(ConditionType.Suspended, { status: 'False', reason: Reason.ResumeJobs });
+    await s.expectHeld('the drivers wait for the message queue again (it was Ready before the suspend)', { messagequeue: 'R', driver: 'SS', worker: 'SS' });
+
+    await s.markReady('messagequeue');
+    await s.expectFlags('the drivers released again', { messagequeue: 'R', driver: 'RR', worker: 'SS' });
+    await s.markReady('driver');
+    await s.expectFlags('the workers released', { messagequeue: 'R', driver: 'RR', worker: 'RR' });
+    await s.markReady('worker');
+    await s.expectStartupCompleted(Reason.InOrderStartupPolicyCompleted);
+    s.expectNoProblems();
+  });
+
+  it('a failure restarts the JobSet: the old Jobs are deleted and the sequence re-runs from the first replicatedJob with restart-attempt 1', async () => {
+    const jobSet = makeJobSet('restart-me').inOrder().replicatedJob('driver', 1).replicatedJob('workers', 2).spec({ failurePolicy: { maxRestarts: 1 } }).obj();
+    const s = await start('failure-restart', jobSet);
+    await s.expectFlags('only the driver running', { driver: 'R', workers: 'SS' });
+    await s.markReady('driver');
+    await s.expectFlags('the workers released', { driver: 'R', workers: 'RR' });
+    const firstAttempt = await s.uids();
+
+    // Act: a worker fails.
+    await s.cluster.jobs.markFailed(s.namespace, s.job('workers', 0));
+    await eventually('restarts = 1', async () => assert.equal((await s.jobSet()).status?.restarts, 1), STEP_TIMEOUT_MS);
+    await s.expectCondition(ConditionType.RestartingJobSet, { status: 'True', reason: Reason.DefaultFailurePolicy });
+    await s.expectFlags('every Job of attempt 0 deleted in the foreground', { driver: 'D', workers: 'DD' });
+    // The garbage collector's part: no kube-controller-manager runs, so foreground deletion would
+    // leave each Job with its deletionTimestamp and the foregroundDeletion finalizer forever.
+    for (const name of Object.keys(firstAttempt)) await s.cluster.jobs.collectGarbage(s.namespace, name);
+
+    // Assess: attempt 1 starts from the first replicatedJob again.
+    await s.expectFlags('attempt 1 created, only the driver running', { driver: 'R', workers: 'SS' });
+    assert.deepEqual(await s.restartAttempts(), { [s.job('driver')]: '1', [s.job('workers', 0)]: '1', [s.job('workers', 1)]: '1' });
+    const secondAttempt = await s.uids();
+    for (const [name, uid] of Object.entries(firstAttempt)) assert.notEqual(secondAttempt[name], uid, `${name} was re-created`);
+    await s.expectHeld('the workers of attempt 1 wait for its driver', { driver: 'R', workers: 'SS' });
+
+    await s.markReady('driver');
+    await s.expectFlags('the workers of attempt 1 released', { driver: 'R', workers: 'RR' });
+    await s.markReady('workers');
+    await s.expectStartupCompleted(Reason.InOrderStartupPolicyCompleted);
+    await s.expectCondition(ConditionType.RestartingJobSet, { status: 'False', reason: Reason.JobsReady });
+  });
+
+  it('a Job deleted by its own TTL is recorded, not re-created, and the replicatedJob depending on it still runs', async () => {
+    const jobSet = makeJobSet('ttl-prepare')
+      .replicatedJob('prepare', 1, { jobSpec: { ttlSecondsAfterFinished: 0 } })
+      .replicatedJob('train', 1, { dependsOn: [{ name: 'prepare', status: 'Complete' }] })
+      .obj();
+    const s = await start('job-ttl', jobSet);
+    await s.expectFlags('only prepare running', { prepare: 'R', train: 'S' });
+    const prepare = await s.cluster.admin.job(s.namespace, s.job('prepare'));
+    assert.deepEqual(prepare.metadata.finalizers, [LineupKey.FinishedRecordFinalizer], 'a Job with a TTL holds the finished-record finalizer');
+
+    // Act: prepare completes and its TTL (0 s) deletes it at once, as the TTL-after-finished controller does.
+    await s.cluster.jobs.markComplete(s.namespace, s.job('prepare'));
+    await s.cluster.jobs.deleteAsTtlController(s.namespace, s.job('prepare'));
+
+    // Assess: the outcome is recorded, the Job is gone for good, and train runs.
+    await eventually('prepare recorded in lineup.dev/finished-jobs', async () => {
+      const record = (await s.jobSet()).metadata.annotations?.[LineupKey.FinishedJobsAnnotation];
+      assert.ok(record !== undefined, 'no finished-jobs annotation yet');
+      assert.deepEqual(JSON.parse(record), { restartAttempt: 0, succeeded: { prepare: '0' }, failed: {} });
+    }, STEP_TIMEOUT_MS);
+    await s.expectFlags('prepare gone, train released', { train: 'R' });
+    await s.expectHeld('prepare is not re-created', { train: 'R' });
+    const status = (await s.jobSet()).status?.replicatedJobsStatus?.find((r) => r.name === 'prepare');
+    assert.equal(status?.succeeded, 1, 'the recorded Job keeps counting as succeeded');
+
+    await s.cluster.jobs.markComplete(s.namespace, s.job('train'));
+    await s.expectCondition(ConditionType.Completed, { status: 'True', reason: Reason.AllJobsCompleted });
+    s.expectNoProblems();
+  });
+
+  it('a JobSet managed by another controller is left alone: no Jobs, status untouched', async () => {
+    const jobSet = makeJobSet('theirs').managedBy('example.com/other').inOrder().replicatedJob('driver', 1).replicatedJob('workers', 1).obj();
+    const s = await start('other-manager', jobSet);
+    // The forwarder drops its events; a Sync put straight on the bus makes sure the reconciler sees it too.
+    await s.pipeline.putEntries([syncEntry({ cluster: CLUSTER_ID, namespace: s.namespace, name: s.name })]);
+    await eventually('the reconciler made a pass over it', async () => assert.ok(s.pipeline.passesOf(s.namespace, s.name).length > 0), STEP_TIMEOUT_MS);
+    await s.pipeline.settle('another controller’s JobSet');
+
+    assert.deepEqual(await s.flags(), {}, 'no Jobs');
+    assert.equal((await s.jobSet()).status, undefined, 'status untouched');
+    assert.deepEqual(s.pipeline.passesOf(s.namespace, s.name).map((pass) => [pass.plan.skipped, pass.plan.actions.length]), [['NotManaged', 0]]);
+    assert.deepEqual(await s.cluster.admin.eventsOf(s.namespace, s.name), [], 'no Events');
+  });
+
+  it('an invalid JobSet (a self-dependency, which the CRD admits) starts nothing: Rejected condition and a Warning Event', async () => {
+    const jobSet = makeJobSet('self-dependent').replicatedJob('driver', 1).replicatedJob('workers', 1, { dependsOn: [{ name: 'workers', status: 'Ready' }] }).obj();
+    const s = await start('invalid', jobSet);
+    await s.expectCondition(ConditionType.Rejected, { status: 'True', reason: Reason.InvalidJobSet, message: /workers cannot depend on itself/ });
+    await eventually('a Warning Event', async () => {
+      const warnings = await s.cluster.jobs.warningEvents(s.namespace, s.name);
+      assert.ok(warnings.some((w) => w.reason === Reason.InvalidJobSet && /cannot depend on itself/.test(w.message ?? '')), JSON.stringify(warnings));
+    }, STEP_TIMEOUT_MS);
+    await s.expectHeld('nothing starts', {});
+  });
+
+  it('left nothing behind: the queue and its DLQ are empty, and no record failed for good', async () => {
+    assert.ok(pipeline);
+    await pipeline.settle('all scenarios');
+    assert.equal(await pipeline.queueDepth(pipeline.dlqUrl), 0, 'messages in the DLQ');
+    assert.deepEqual(pipeline.logs.filter((line) => line.level === 'error'), [], 'error lines');
+  });
+
+  // Runs last: while the bug it shows is open (lib/jobset/schema.ts JobConditionSchema refuses a null
+  // lastProbeTime, and the forwarder's watch re-reads the event it cannot parse forever), the stalled
+  // forwarder would fail every scenario after it. Bounded at 10 s: a healthy pipeline takes < 1 s.
+  it('a Job condition written without lastProbeTime (the API then serves "lastProbeTime": null) does not stall the pipeline', async () => {
+    assert.ok(cluster && pipeline);
+    const s = await start('null-probe-time', exampleJobSet('story1-driver-ready-worker-start.yaml', 'null-probe'));
+    await s.expectFlags('only the driver running', { driver: 'R', workers: 'S' });
+    const bystander = await start('null-probe-bystander', exampleJobSet('story1-driver-ready-worker-start.yaml', 'bystander'));
+    await bystander.expectFlags('only the driver running', { driver: 'R', workers: 'S' });
+
+    // Act: the driver turns Ready, its status carrying a condition without lastProbeTime — valid
+    // Kubernetes (JobCondition.lastProbeTime is optional; a zero metav1.Time is served as null),
+    // as clients that set only type, status and lastTransitionTime write it.
+    const driver = await cluster.admin.job(s.namespace, s.job('driver'));
+    const at = new Date().toISOString().slice(0, 19) + 'Z';
+    const response = await cluster.kube.request('PUT', `/apis/batch/v1/namespaces/${s.namespace}/jobs/${s.job('driver')}/status`, {
+      ...driver,
+      status: { startTime: at, active: 1, ready: 1, conditions: [{ type: 'Suspended', status: 'False', reason: 'JobResumed', message: 'Job resumed', lastTransitionTime: at }] },
+    });
+    assert.equal(response.status, 200, response.body.slice(0, 300));
+    assert.match(response.body, /"lastProbeTime":null/, 'the API server serves the missing lastProbeTime as null');
+    await bystander.markReady('driver');
+
+    // Assess: both JobSets go on — the one whose Job carries the condition, and one that has nothing to do with it.
+    await eventually(
+      'both JobSets release their workers',
+      async () => assert.deepEqual({ poisoned: await s.flags(), bystander: await bystander.flags() }, { poisoned: { driver: 'R', workers: 'R' }, bystander: { driver: 'R', workers: 'R' } }),
+      10_000,
+      200,
+    );
+  });
+});
