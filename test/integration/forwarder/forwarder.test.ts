@@ -9,7 +9,6 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_CONTROLLER_NAME, JOBSET_API_VERSION, Label, UPSTREAM_CONTROLLER_NAME } from '../../../lib/constants.ts';
@@ -18,57 +17,13 @@ import { Forwarder } from '../../../lib/forwarder/forwarder.ts';
 import { KubeWatchSource } from '../../../lib/k8s/watchSource.ts';
 import { MemoryCheckpointStore } from '../../../lib/store/memoryStore.ts';
 import { RecordingSink } from '../../forwarder/helpers.ts';
-import { LOOPBACK, startKubeApiServer, type KubeServer } from '../harness/index.ts';
+import { FlakyProxy } from '../harness/flakyProxy.ts';
+import { startKubeApiServer, type KubeServer } from '../harness/index.ts';
 
 const CLUSTER = 'it-kube';
 const NS = 'default';
 const JOBSETS = `/apis/jobset.x-k8s.io/v1alpha2/namespaces/${NS}/jobsets`;
 const JOBS = `/apis/batch/v1/namespaces/${NS}/jobs`;
-
-/** FlakyProxy: a loopback TCP proxy to the API server that can cut every connection and refuse new ones. */
-class FlakyProxy {
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
-  private refusing = false;
-
-  constructor(targetPort: number) {
-    this.server = createServer((client) => {
-      if (this.refusing) {
-        client.destroy();
-        return;
-      }
-      const upstream = connect(targetPort, LOOPBACK);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => {});
-      }
-      client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-    });
-  }
-
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, LOOPBACK, resolve));
-    return `https://${LOOPBACK}:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  /** outage: cut every open connection and refuse new ones until `restore`. */
-  outage(): void {
-    this.refusing = true;
-    for (const socket of this.sockets) socket.destroy();
-  }
-
-  restore(): void {
-    this.refusing = false;
-  }
-
-  async stop(): Promise<void> {
-    this.outage();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 /** eventually: poll `check` until it holds, or fail naming what was awaited and what was seen. */
 const eventually = async (what: string, check: () => boolean | Promise<boolean>, seen: () => unknown, timeoutMs = 20_000): Promise<void> => {
