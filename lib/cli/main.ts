@@ -23,7 +23,7 @@ const processIo: CliIo = {
 /** buildProgram: the commander program; `exit` receives each command's exit code. */
 export const buildProgram = (io: CliIo, exit: (code: number) => void): Command => {
   const program = new Command('lineup')
-    .description('Serverless startup sequencing for Kubernetes JobSets: validate, plan and simulate JobSets.')
+    .description('Serverless startup sequencing for Kubernetes JobSets: check and plan JobSets, simulate them, run the controller locally, or forward a cluster\'s changes to the deployed pipeline.')
     .showHelpAfterError('(run lineup --help for usage)')
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .exitOverride();
