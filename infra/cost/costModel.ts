@@ -87,10 +87,10 @@ export const Assumption = {
   /** Custom metrics the functions publish (Powertools, namespace Lineup): about 13 reconciler counters, 5 resync, the Lambda forwarder's, shared by every cluster. */
   customMetrics: 20,
   /**
-   * Days a JobSet stays known to the full resync. Today the state items of deleted JobSets are
-   * never removed (lib/reconcile/reconcileJobSet.ts returns 'gone' and keeps the item), so the
-   * full resync re-queues every JobSet ever seen and this grows without bound; 30 days is the
-   * cost once that is fixed with a TTL or a delete on 'gone'.
+   * Days a JobSet stays known to the full resync: it re-queues every JobSet whose state item
+   * exists, and the item is forgotten on the first pass after the JobSet is deleted
+   * (lib/reconcile/reconcileJobSet.ts forgetJobSet). Assumes finished JobSets are deleted
+   * (by hand or ttlSecondsAfterFinished) within 30 days.
    */
   knownJobSetDays: 30,
   /** One full-resync pass over a JobSet that is gone: one event, a get (404), markDirty, lease, release. */

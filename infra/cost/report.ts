@@ -11,6 +11,9 @@ import { parseArgs } from 'node:util';
 import { CountsFileSchema, DAYS_PER_MONTH, UPSTREAM_POD, costReport, startupWork } from './costModel.ts';
 import type { CostReport, ForwarderHost } from './costModel.ts';
 
+/** round2: a count per startup as people read it (sums of averages carry float noise). */
+const round2 = (value: number): number => Math.round(value * 100) / 100;
+
 /** DEFAULT_COUNTS_FILE: the committed story 2 counts. */
 export const DEFAULT_COUNTS_FILE = fileURLToPath(new URL('story2-counts.json', import.meta.url));
 /** DEFAULT_CLUSTERS and DEFAULT_STARTUPS_PER_DAY: the fleet the issue asks about. */
@@ -29,8 +32,8 @@ export const renderTable = (report: CostReport, countsFile: string): string => {
   const lines = [
     `Lineup cost model: us-east-1 list prices (2025), free tiers ignored, ${report.fleet.forwarder === 'pod' ? 'in-cluster forwarder pods' : 'Lambda forwarders'}`,
     `fleet: ${report.fleet.clusters} clusters, ${report.fleet.startupsPerDay.toLocaleString('en-US')} JobSet startups a day (${Math.round(report.startupsPerMonth).toLocaleString('en-US')} a month of ${DAYS_PER_MONTH.toFixed(2)} days)`,
-    `per startup (${countsFile}): ${work.events} events, ${work.reconcilerInvocations} reconciler invocations, ${work.kubeRequests} Kubernetes requests, ` +
-      `${work.dynamoRequests} DynamoDB requests (${work.dynamoWriteUnits.toFixed(1)} WRU, ${work.dynamoReadUnits.toFixed(1)} RRU)`,
+    `per startup (${countsFile}): ${round2(work.events)} events, ${round2(work.reconcilerInvocations)} reconciler invocations, ${round2(work.kubeRequests)} Kubernetes requests, ` +
+      `${round2(work.dynamoRequests)} DynamoDB requests (${work.dynamoWriteUnits.toFixed(1)} WRU, ${work.dynamoReadUnits.toFixed(1)} RRU)`,
     '',
     row('', 'per month', 'per 1,000 startups'),
     ...['startup', 'fixed'].flatMap((kind) => [

@@ -433,6 +433,14 @@ const applyStartupConditions = (draft: Draft, evaluation: StartupEvaluation, fac
   const complete = evaluation.complete || (facts.stillComplete && conditionIsTrue(draft.conditions, ConditionType.StartupPolicyCompleted));
   if (complete) {
     applyCondition(draft, { type: ConditionType.StartupPolicyCompleted, status: 'True', reason: text.completed[0], message: text.completed[1] });
+    // The exclusive flip keeps InProgress's text (upstream §8.3), but Lineup's text names what was
+    // awaited ("0/2 jobs ready"), stale once startup completed: put back the plain progress message,
+    // which is upstream's own, so a finished JobSet reads exactly as upstream's does.
+    draft.conditions = draft.conditions.map((condition) =>
+      condition.type === ConditionType.StartupPolicyInProgress && condition.status === 'False' && condition.message !== text.progress[1]
+        ? { ...condition, message: text.progress[1] }
+        : condition,
+    );
     return;
   }
   const waiting = evaluation.waitingOn ? `: ${evaluation.waitingOn.message}` : '';

@@ -91,6 +91,11 @@ describe('jobset_controller_test.go (integration entries)', () => {
     cluster.settle();
     assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True');
     assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.reason, 'InOrderStartupPolicyCompleted');
+    // Once complete, InProgress reads exactly as upstream's: no stale "waiting for …".
+    assert.deepEqual(
+      { status: cluster.condition(ConditionType.StartupPolicyInProgress)?.status, message: cluster.condition(ConditionType.StartupPolicyInProgress)?.message },
+      { status: 'False', message: 'in order startup policy is in progress' },
+    );
   });
 
   it('startupPolicy with InOrder; success policy restart; replicated-job-a ready than replicated-job-b should run', () => {
