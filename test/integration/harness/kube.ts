@@ -16,7 +16,7 @@
  * outside the repository.
  */
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { accessSync, constants as fsConstants, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +29,7 @@ import {
   createServerDir,
   httpRequest,
   removeServerDir,
+  runBuildScript,
   startServerProcess,
   type HttpResponse,
   type ServerProcess,
@@ -94,39 +95,16 @@ const fromKubebuilderAssets = (dir: string): KubeBinaries => ({
   pinnedVersion: undefined,
 });
 
-/** runBuildScript: runs build.sh, forwarding its progress to stderr, and parses the paths it prints. */
-const runBuildScript = (): Promise<KubeBinaries> =>
-  new Promise((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn('bash', [BUILD_SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderrTail = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      process.stderr.write(chunk);
-      stderrTail = (stderrTail + chunk).slice(-4_000);
-    });
-    child.once('error', (error) => reject(new Error(`cannot run ${BUILD_SCRIPT}: ${error.message}`, { cause: error })));
-    child.once('close', (code) => {
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      if (code !== 0) {
-        reject(new Error(`${BUILD_SCRIPT} failed with exit code ${String(code)} after ${seconds}s:\n${stderrTail}`));
-        return;
-      }
-      const path = (key: string): string => {
-        const match = new RegExp(`^${key}=(.+)$`, 'm').exec(stdout);
-        if (match?.[1] === undefined) throw new Error(`${BUILD_SCRIPT} printed no ${key}=... line; stdout was:\n${stdout}`);
-        return executable(match[1], BUILD_SCRIPT);
-      };
-      try {
-        resolve({ kubeApiServer: path('KUBE_APISERVER'), etcd: path('ETCD'), from: 'build.sh', pinnedVersion: pinnedVersions().kube });
-      } catch (error) {
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
-  });
+/** buildKubeBinaries: runs build.sh (progress on stderr) and reads the paths it prints. */
+const buildKubeBinaries = async (): Promise<KubeBinaries> => {
+  const { stdout } = await runBuildScript(BUILD_SCRIPT);
+  const path = (key: string): string => {
+    const match = new RegExp(`^${key}=(.+)$`, 'm').exec(stdout);
+    if (match?.[1] === undefined) throw new Error(`${BUILD_SCRIPT} printed no ${key}=... line; stdout was:\n${stdout}`);
+    return executable(match[1], BUILD_SCRIPT);
+  };
+  return { kubeApiServer: path('KUBE_APISERVER'), etcd: path('ETCD'), from: 'build.sh', pinnedVersion: pinnedVersions().kube };
+};
 
 let binaries: Promise<KubeBinaries> | undefined;
 
@@ -143,7 +121,7 @@ export const ensureKubeBinaries = (): Promise<KubeBinaries> => {
     const assets = process.env.KUBEBUILDER_ASSETS;
     if (assets !== undefined && assets !== '') return fromKubebuilderAssets(assets);
     process.stderr.write(`harness: finding kube-apiserver and etcd with ${BUILD_SCRIPT}\n`);
-    return runBuildScript();
+    return buildKubeBinaries();
   })();
   return binaries;
 };

@@ -28,7 +28,6 @@
  * `auditedApiServerArgs` gives kube-apiserver flags that log every write, so a test or benchmark
  * can count the writes each controller makes (by user agent) per JobSet startup.
  */
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +35,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
 import type { KubeServer } from './kube.ts';
 import { LOOPBACK, freePorts } from './ports.ts';
-import { createServerDir, httpRequest, removeServerDir, startServerProcess, type ServerProcess } from './process.ts';
+import { createServerDir, httpRequest, removeServerDir, runBuildScript, startServerProcess, type ServerProcess } from './process.ts';
 
 /** UPSTREAM_BUILD_SCRIPT: finds or builds the upstream controller; see its header. */
 export const UPSTREAM_BUILD_SCRIPT = fileURLToPath(new URL('../../../bench/upstream/build.sh', import.meta.url));
@@ -65,35 +64,13 @@ export interface UpstreamBinary {
   readonly buildMs: number;
 }
 
-/** runUpstreamBuild: runs build.sh, forwarding its progress to stderr; resolves with the path it prints. */
-const runUpstreamBuild = (): Promise<UpstreamBinary> =>
-  new Promise((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn('bash', [UPSTREAM_BUILD_SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderrTail = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      process.stderr.write(chunk);
-      stderrTail = (stderrTail + chunk).slice(-4_000);
-    });
-    child.once('error', (error) => reject(new Error(`cannot run ${UPSTREAM_BUILD_SCRIPT}: ${error.message}`, { cause: error })));
-    child.once('close', (code) => {
-      const buildMs = Date.now() - started;
-      if (code !== 0) {
-        reject(new Error(`${UPSTREAM_BUILD_SCRIPT} failed with exit code ${String(code)} after ${(buildMs / 1000).toFixed(1)}s:\n${stderrTail}`));
-        return;
-      }
-      const path = stdout.trim().split('\n').at(-1) ?? '';
-      if (path === '' || !existsSync(path)) {
-        reject(new Error(`${UPSTREAM_BUILD_SCRIPT} printed no existing binary path; stdout was:\n${stdout}`));
-        return;
-      }
-      resolve({ path, from: 'build.sh', version: upstreamPinnedVersion(), buildMs });
-    });
-  });
+/** runUpstreamBuild: runs build.sh (progress on stderr); resolves with the binary path it prints. */
+const runUpstreamBuild = async (): Promise<UpstreamBinary> => {
+  const { stdout, ms } = await runBuildScript(UPSTREAM_BUILD_SCRIPT);
+  const path = stdout.trim().split('\n').at(-1) ?? '';
+  if (path === '' || !existsSync(path)) throw new Error(`${UPSTREAM_BUILD_SCRIPT} printed no existing binary path; stdout was:\n${stdout}`);
+  return { path, from: 'build.sh', version: upstreamPinnedVersion(), buildMs: ms };
+};
 
 let upstreamBinary: Promise<UpstreamBinary> | undefined;
 
