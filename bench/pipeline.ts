@@ -257,6 +257,7 @@ const requestAudit = (): ApiAudit => {
         try {
           event = JSON.parse(line) as JsonObject;
         } catch {
+          // The audit log is read while the server writes it: the last line may be half written.
           return [];
         }
         const ref = (isObject(event.objectRef) ? event.objectRef : {}) as Record<string, string | undefined>;
@@ -447,6 +448,7 @@ class JobControllerStandIn {
         if (this.abort.signal.aborted) return;
         this.problems.push(`job watch failed, re-listing: ${(error as Error).message}`);
         await sleep(100);
+        // A failed re-list is retried on the next turn of the loop, with the problem recorded above.
         const listed = await this.source.list('Job').catch(() => undefined);
         if (listed !== undefined) {
           for (const job of listed.items) this.onJob(job);

@@ -15,6 +15,7 @@ import { DEFAULT_MANIFEST_OPTIONS, manifestFiles } from '../k8s/manifests.ts';
 /** MANIFESTS_DIR: where the committed manifests live. */
 export const MANIFESTS_DIR = fileURLToPath(new URL('.', import.meta.url));
 
+/** readOrEmpty: a committed manifest's text; a file not written yet compares as empty (so --check reports it stale). */
 const readOrEmpty = (path: string): string => {
   try {
     return readFileSync(path, 'utf8');
