@@ -14,7 +14,8 @@ const entry = join(here, '..', 'lib', 'cli', 'main.ts');
 const major = Number(process.versions.node.split('.')[0]);
 
 if (major >= REQUIRED_MAJOR) {
-  const { main } = await import(entry);
+  const { main, exitQuietlyOnClosedPipe } = await import(entry);
+  exitQuietlyOnClosedPipe();
   process.exitCode = await main(process.argv.slice(2));
 } else {
   const require = createRequire(import.meta.url);

@@ -29,10 +29,11 @@ export interface DemoFlags {
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`.padStart(7);
 
-/** describeEntry: one timeline entry in a few words. */
-const describeEntry = (entry: TimelineEntry): string => {
+/** describeEntry: one timeline entry in a few words; a Job is named without its JobSet's prefix, printed beside it. */
+const describeEntry = (jobSet: string, entry: TimelineEntry): string => {
   if (entry.condition) return `${entry.condition.type}=${entry.condition.status}${entry.condition.message ? `  ${entry.condition.message}` : ''}`;
-  const what = entry.job ?? entry.replicatedJob ?? '';
+  const job = entry.job?.startsWith(`${jobSet}-`) ? entry.job.slice(jobSet.length + 1) : entry.job;
+  const what = job ?? entry.replicatedJob ?? '';
   const extra = entry.suspended === undefined ? '' : entry.suspended ? ' (suspended)' : ' (running)';
   return `${what}${extra}${entry.message && !entry.job ? `  ${entry.message}` : ''}`;
 };
@@ -86,7 +87,7 @@ export const runDemoCommand = async (files: readonly string[], flags: DemoFlags,
     if (flags.verbose || level === 'error' || level === 'warn') io.stderr(`${level}: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`);
   };
   const width = Math.max(...jobSets.map((js) => (js.metadata.name ?? '').length));
-  io.stdout(`lineup demo: ${jobSets.length} JobSets through forwarder → bus → reconciler (DynamoDB leases) against a simulated cluster\n\n`);
+  io.stdout(`lineup demo: ${jobSets.length} ${jobSets.length === 1 ? 'JobSet' : 'JobSets'} through forwarder → bus → reconciler (DynamoDB leases) against a simulated cluster\n\n`);
   const summary = await runDemo({
     jobSets,
     behaviour,
@@ -94,7 +95,7 @@ export const runDemoCommand = async (files: readonly string[], flags: DemoFlags,
     planOptions: { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: true },
     realMsPerVirtualSecond,
     until,
-    onEntry: (name, entry) => io.stdout(`${seconds(entry.at)}  ${name.padEnd(width)}  ${entry.type.padEnd(16)}  ${describeEntry(entry)}\n`),
+    onEntry: (name, entry) => io.stdout(`${seconds(entry.at)}  ${name.padEnd(width)}  ${entry.type.padEnd(16)}  ${describeEntry(name, entry)}\n`),
     log,
   });
   io.stdout(`${summaryLines(summary).join('\n')}\n`);

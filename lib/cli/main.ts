@@ -122,6 +122,18 @@ export const main = async (argv: readonly string[], io: CliIo = processIo): Prom
   return code;
 };
 
+/**
+ * exitQuietlyOnClosedPipe: `lineup demo | head` closes stdout early; like any Unix tool, stop
+ * without a stack trace then. Any other stream error is a real failure and stays loud.
+ */
+export const exitQuietlyOnClosedPipe = (): void => {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+};
+
 if (import.meta.main) {
+  exitQuietlyOnClosedPipe();
   process.exitCode = await main(process.argv.slice(2));
 }
