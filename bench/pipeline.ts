@@ -34,14 +34,14 @@
  */
 import { Agent, request as httpsRequest } from 'node:https';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { stringify, parse } from 'yaml';
+import { parse } from 'yaml';
 import { ConditionType, DEFAULT_CONTROLLER_NAME, Label } from '../lib/constants.ts';
 import { CounterName, Counters } from '../lib/counters.ts';
 import type { Job } from '../lib/jobset/schema.ts';
@@ -53,13 +53,14 @@ import { Pipeline, synthesizedRule, type PassRecord } from '../test/integration/
 import { ADMIN_USER, LINEUP_USER, ensureKubeBinaries } from '../test/integration/harness/kube.ts';
 import { ensureMotoVenv, startMoto, type MotoServer } from '../test/integration/harness/moto.ts';
 import { startDynalite, type DynaliteServer } from '../test/integration/harness/dynamo.ts';
-import { createServerDir, removeServerDir } from '../test/integration/harness/process.ts';
 import {
   AUDITED_VERBS,
   UPSTREAM_USER_AGENT_PREFIX,
+  auditedApiServerArgs,
   describeWrites,
   ensureUpstreamBinary,
   startUpstreamController,
+  type ApiServerAudit,
   type AuditedWrite,
   type UpstreamController,
 } from '../test/integration/harness/upstream.ts';
@@ -211,80 +212,6 @@ const percentile = (sorted: readonly number[], p: number): number => sorted[Math
 
 // ---------------------------------------------------------------------------------------------
 // The API server's audit log: every request, so writes and reads can be told apart by user.
-
-/** ApiAudit: kube-apiserver flags that log every request once, and a reader of the log. */
-interface ApiAudit {
-  readonly args: readonly string[];
-  requests(): AuditedWrite[];
-  remove(): Promise<void>;
-}
-
-/** preciseMs: an RFC 3339 timestamp with up to nanoseconds as fractional epoch milliseconds. */
-const preciseMs = (text: string): number => {
-  const match = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(text);
-  if (match === null) return Date.parse(text);
-  const fraction = match[2] ?? '';
-  return Date.parse(`${match[1] ?? ''}${match[3] ?? ''}`) + (fraction === '' ? 0 : Number(`0.${fraction}`) * 1000);
-};
-
-/**
- * requestAudit: like harness/upstream.ts's auditedApiServerArgs (same Metadata level, blocking
- * JSON log, same record shape), but for every verb: a watch is logged once when its response
- * starts, anything else once when it completes.
- */
-const requestAudit = (): ApiAudit => {
-  const dir = createServerDir('bench-audit');
-  const policyPath = join(dir, 'audit-policy.yaml');
-  const logPath = join(dir, 'audit.log');
-  writeFileSync(
-    policyPath,
-    stringify({
-      apiVersion: 'audit.k8s.io/v1',
-      kind: 'Policy',
-      omitStages: ['RequestReceived', 'Panic'],
-      rules: [
-        { level: 'Metadata', verbs: ['watch'], omitStages: ['ResponseComplete'] },
-        { level: 'Metadata', omitStages: ['ResponseStarted'] },
-      ],
-    }),
-  );
-  const requests = (): AuditedWrite[] =>
-    readFileSync(logPath, 'utf8')
-      .split('\n')
-      .flatMap((line): AuditedWrite[] => {
-        if (line.trim() === '') return [];
-        let event: JsonObject;
-        try {
-          event = JSON.parse(line) as JsonObject;
-        } catch {
-          // The audit log is read while the server writes it: the last line may be half written.
-          return [];
-        }
-        const ref = (isObject(event.objectRef) ? event.objectRef : {}) as Record<string, string | undefined>;
-        const user = isObject(event.user) ? event.user : {};
-        const status = isObject(event.responseStatus) ? event.responseStatus : {};
-        return [
-          {
-            at: preciseMs(String(event.stageTimestamp)),
-            receivedAt: preciseMs(String(event.requestReceivedTimestamp)),
-            verb: String(event.verb),
-            // Non-resource requests (discovery, /version) have no objectRef: named by their path.
-            resource: ref.resource ?? String(event.requestURI ?? ''),
-            subresource: ref.subresource,
-            namespace: ref.namespace,
-            name: ref.name,
-            userAgent: String(event.userAgent ?? ''),
-            username: String(user.username ?? ''),
-            code: Number(status.code ?? 0),
-          },
-        ];
-      });
-  return {
-    args: [`--audit-policy-file=${policyPath}`, `--audit-log-path=${logPath}`, '--audit-log-mode=blocking', '--audit-log-format=json'],
-    requests,
-    remove: () => removeServerDir(dir),
-  };
-};
 
 /** actorOf: who sent a request — Lineup (its own user), upstream (its user agent; it runs as the admin), the bench, or the server itself. */
 const actorOf = (record: AuditedWrite): Controller | 'bench' | 'system' => {
@@ -920,7 +847,7 @@ interface Run {
   readonly pipeline: Pipeline;
   readonly client: AdminClient;
   readonly standIn: JobControllerStandIn;
-  readonly audit: ApiAudit;
+  readonly audit: ApiServerAudit;
   readonly base: JsonObject;
   readonly stages: readonly { name: string; jobs: number }[];
   readonly calls: readonly ServerCall[];
@@ -1075,7 +1002,7 @@ export const runPipelineBench = async (options: PipelineBenchOptions = {}): Prom
   await ensureMotoVenv();
   const binary = await ensureUpstreamBinary();
 
-  const audit = requestAudit();
+  const audit = auditedApiServerArgs();
   let cluster: E2eCluster | undefined;
   let moto: MotoServer | undefined;
   let dynamo: DynaliteServer | undefined;

@@ -97,7 +97,7 @@ export const ensureUpstreamBinary = (): Promise<UpstreamBinary> => {
 /** AUDITED_VERBS: the verbs counted as API writes. */
 export const AUDITED_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollection'] as const;
 
-/** AuditedWrite: one write the API server answered, from its audit log. */
+/** AuditedWrite: one request the API server answered, from its audit log (writes unless said otherwise). */
 export interface AuditedWrite {
   /** Milliseconds since the epoch (fractional: the log has microseconds), when the response was complete. */
   readonly at: number;
@@ -122,21 +122,25 @@ const preciseMs = (value: unknown): number => {
   return Date.parse(`${match[1] ?? ''}${match[3] ?? ''}`) + (fraction === '' ? 0 : Number(`0.${fraction}`) * 1000);
 };
 
-/** ApiServerAudit: flags for kube-apiserver and a reader of the writes it logged. */
+/** ApiServerAudit: flags for kube-apiserver and readers of the requests it logged. */
 export interface ApiServerAudit {
   /** Pass as `startKubeApiServer({ extraApiServerArgs })`. */
   readonly args: readonly string[];
   readonly logPath: string;
-  /** Every write logged so far, oldest first. */
+  /** Every request logged so far, oldest first: a watch once when its response starts, anything else once when it completes. */
+  requests(): AuditedWrite[];
+  /** The writes among them (AUDITED_VERBS). */
   writes(): AuditedWrite[];
   /** Removes the directory holding the policy and the log. */
   remove(): Promise<void>;
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
- * auditedApiServerArgs: an audit policy that logs every write (Metadata level, once per request at
- * ResponseComplete) and nothing else, to a file read by `writes()`. The log backend is blocking,
- * so a write is in the file before its response is sent.
+ * auditedApiServerArgs: an audit policy that logs every request at Metadata level, once each, to a
+ * file read by `requests()` and `writes()`. The log backend is blocking, so a request is in the
+ * file before its response is sent.
  *
  * @example
  * const audit = auditedApiServerArgs();
@@ -152,11 +156,14 @@ export const auditedApiServerArgs = (): ApiServerAudit => {
     stringify({
       apiVersion: 'audit.k8s.io/v1',
       kind: 'Policy',
-      omitStages: ['RequestReceived', 'ResponseStarted', 'Panic'],
-      rules: [{ level: 'Metadata', verbs: [...AUDITED_VERBS] }, { level: 'None' }],
+      omitStages: ['RequestReceived', 'Panic'],
+      rules: [
+        { level: 'Metadata', verbs: ['watch'], omitStages: ['ResponseComplete'] },
+        { level: 'Metadata', omitStages: ['ResponseStarted'] },
+      ],
     }),
   );
-  const writes = (): AuditedWrite[] => {
+  const requests = (): AuditedWrite[] => {
     if (!existsSync(logPath)) return [];
     return readFileSync(logPath, 'utf8')
       .split('\n')
@@ -168,15 +175,16 @@ export const auditedApiServerArgs = (): ApiServerAudit => {
         } catch {
           return []; // a line being written right now
         }
-        const ref = (event.objectRef ?? {}) as Record<string, string | undefined>;
-        const user = (event.user ?? {}) as Record<string, unknown>;
-        const status = (event.responseStatus ?? {}) as Record<string, unknown>;
+        const ref = (isRecord(event.objectRef) ? event.objectRef : {}) as Record<string, string | undefined>;
+        const user = isRecord(event.user) ? event.user : {};
+        const status = isRecord(event.responseStatus) ? event.responseStatus : {};
         return [
           {
             at: preciseMs(event.stageTimestamp),
             receivedAt: preciseMs(event.requestReceivedTimestamp),
             verb: String(event.verb),
-            resource: ref.resource ?? '',
+            // Non-resource requests (discovery, /version) have no objectRef: named by their path.
+            resource: ref.resource ?? String(event.requestURI ?? ''),
             subresource: ref.subresource,
             namespace: ref.namespace,
             name: ref.name,
@@ -187,9 +195,11 @@ export const auditedApiServerArgs = (): ApiServerAudit => {
         ];
       });
   };
+  const writes = (): AuditedWrite[] => requests().filter((request) => (AUDITED_VERBS as readonly string[]).includes(request.verb));
   return {
     args: [`--audit-policy-file=${policyPath}`, `--audit-log-path=${logPath}`, '--audit-log-mode=blocking', '--audit-log-format=json'],
     logPath,
+    requests,
     writes,
     remove: () => removeServerDir(dir),
   };
