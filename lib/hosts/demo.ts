@@ -10,7 +10,6 @@
  */
 import { CounterName, Counters } from '../counters.ts';
 import { reconcilerRulePattern } from '../events/pattern.ts';
-import { eventSource } from '../events/schema.ts';
 import { Forwarder } from '../forwarder/forwarder.ts';
 import type { EventSink } from '../forwarder/types.ts';
 import type { JobSet } from '../jobset/schema.ts';
@@ -209,6 +208,3 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
     await dynamo.stop();
   }
 };
-
-/** demoSource: the event source of the demo cluster (for replays and history). */
-export const demoSource = eventSource(DEMO_CLUSTER);

@@ -70,6 +70,3 @@ export const evaluateStartup = (
         : undefined;
   return { form: policy.form, gates, complete: waitingOn === undefined, waitingOn };
 };
-
-/** isGatedForm: forms that hold replicatedJobs back and therefore report startup conditions. */
-export const isGatedForm = (form: StartupPolicySpec['form']): boolean => form !== 'AnyOrder';
