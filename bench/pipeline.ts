@@ -65,7 +65,7 @@ import {
   type UpstreamController,
 } from '../test/integration/harness/upstream.ts';
 import type { KubeServer } from '../test/integration/harness/kube.ts';
-import { referencePath } from '../test/reference.ts';
+import { repoPath } from '../test/repoFiles.ts';
 
 /** DEFAULT_JOBSETS: JobSets per controller (the issue's 100). */
 export const DEFAULT_JOBSETS = 100;
@@ -462,7 +462,7 @@ class JobControllerStandIn {
  * same for both controllers but for managedBy.
  */
 const story2Manifest = (): JsonObject => {
-  const manifest: unknown = parse(readFileSync(referencePath(STORY), 'utf8'));
+  const manifest: unknown = parse(readFileSync(repoPath(STORY), 'utf8'));
   if (!isObject(manifest) || !isObject(manifest.spec) || !Array.isArray(manifest.spec.replicatedJobs)) throw new Error(`${STORY} is not a JobSet`);
   const { managedBy: _managedBy, ...spec } = manifest.spec;
   return {

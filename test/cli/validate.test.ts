@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { CliIo } from '../../lib/cli/io.ts';
 import { runValidate } from '../../lib/cli/validate.ts';
 import { AdmissionMessage, StartupRulesMessage, ValidationMessage } from '../../lib/constants.ts';
-import { exampleFiles } from '../reference.ts';
+import { exampleFiles } from '../repoFiles.ts';
 
 /** memoryIo: a CliIo over in-memory files that records what the command writes. */
 const memoryIo = (files: Readonly<Record<string, string>>): { io: CliIo; stdout: () => string; stderr: () => string } => {

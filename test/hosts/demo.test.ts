@@ -14,7 +14,7 @@ import { collectingLog } from '../../lib/log.ts';
 import { DEFAULT_PLAN_OPTIONS } from '../../lib/plan/planner.ts';
 import { EMPTY_BEHAVIOUR } from '../../lib/sim/behaviour.ts';
 import type { TimelineEntry } from '../../lib/sim/timeline.ts';
-import { exampleFiles, referencePath } from '../reference.ts';
+import { exampleFiles, examplePath } from '../repoFiles.ts';
 
 const load = (path: string): JobSet[] => loadedJobSets(loadJobSets(readFileSync(path, 'utf8'), path));
 
@@ -25,7 +25,7 @@ describe('hosts/demo', () => {
     const { log, lines } = collectingLog();
     // Act
     const summary = await runDemo({
-      jobSets: load(referencePath('examples/story2-messagequeue-driver-worker.yaml')),
+      jobSets: load(examplePath('story2-messagequeue-driver-worker.yaml')),
       behaviour: EMPTY_BEHAVIOUR,
       planOptions: DEFAULT_PLAN_OPTIONS,
       realMsPerVirtualSecond: 0,
@@ -48,7 +48,7 @@ describe('hosts/demo', () => {
     assert.deepEqual(lines.filter((line) => line.level === 'error'), []);
   });
 
-  it('runs every shared example to completion at once', async () => {
+  it('runs every example to completion at once', async () => {
     const jobSets = exampleFiles().flatMap(load);
     const summary = await runDemo({
       jobSets,

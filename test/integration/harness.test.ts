@@ -20,7 +20,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, ListQueuesCommand, Recei
 import { ConditionalCheckFailedException, CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { parse } from 'yaml';
-import { referencePath } from '../reference.ts';
+import { examplePath } from '../repoFiles.ts';
 import {
   LINEUP_USER,
   startDynalite,
@@ -119,7 +119,7 @@ describe('harness: kube-apiserver + etcd', () => {
 
   it('keeps every field of a JobSet created from the story 1 example (the CRD prunes nothing it should keep)', async () => {
     // Prepare
-    const example: unknown = parse(readFileSync(referencePath('examples/story1-driver-ready-worker-start.yaml'), 'utf8'));
+    const example: unknown = parse(readFileSync(examplePath('story1-driver-ready-worker-start.yaml'), 'utf8'));
     assert.ok(isObject(example));
     const objects = kube().kubeConfig('admin').makeApiClient(CustomObjectsApi);
     const ref = { group: 'jobset.x-k8s.io', version: 'v1alpha2', namespace, plural: 'jobsets' };

@@ -6,7 +6,7 @@ import { applyDefaults } from '../../lib/jobset/defaults.ts';
 import { loadedJobSets, loadJobSets } from '../../lib/jobset/load.ts';
 import type { JobSet, JobSetSpec, JobSpec, PodTemplateSpec, ReplicatedJob } from '../../lib/jobset/schema.ts';
 import { makeJobSet } from '../builders.ts';
-import { exampleFiles } from '../reference.ts';
+import { exampleFiles } from '../repoFiles.ts';
 
 // Upstream's defaulting cases build bare JobSets; Lineup's type needs apiVersion, kind and a name.
 const jobSet = (spec: JobSetSpec): JobSet => ({ apiVersion: JOBSET_API_VERSION, kind: JOBSET_KIND, metadata: { name: 'js' }, spec });

@@ -8,7 +8,7 @@ import { applyDefaults } from '../../lib/jobset/defaults.ts';
 import { loadJobSets } from '../../lib/jobset/load.ts';
 import { JobSetSchema } from '../../lib/jobset/schema.ts';
 import { validateJobSet } from '../../lib/jobset/validation.ts';
-import { exampleFiles, referencePath } from '../reference.ts';
+import { exampleFiles, jobSetCrdPath } from '../repoFiles.ts';
 
 /** The parts of an OpenAPI v3 schema node this test compares against. */
 interface CrdNode {
@@ -37,7 +37,7 @@ const CrdSchema = z.looseObject({
 
 /** crdRoot: the v1alpha2 openAPIV3Schema of the upstream CRD (parsed once; the file is ~820 KB). */
 const crdRoot = ((): CrdNode => {
-  const crd = CrdSchema.parse(parse(readFileSync(referencePath('crd/jobset.x-k8s.io_jobsets.yaml'), 'utf8')));
+  const crd = CrdSchema.parse(parse(readFileSync(jobSetCrdPath(), 'utf8')));
   const version = JOBSET_API_VERSION.split('/')[1];
   const found = crd.spec.versions.find((v) => v.name === version);
   if (!found) throw new Error(`the CRD has no ${version} version`);

@@ -7,7 +7,7 @@ import { loadedJobSets, loadJobSets } from '../../lib/jobset/load.ts';
 import { STARTUP_RULES_PATH, parseStartupRules, startupRulesOf } from '../../lib/jobset/startupRules.ts';
 import type { StartupRule } from '../../lib/policy/types.ts';
 import { makeJobSet } from '../builders.ts';
-import { referencePath } from '../reference.ts';
+import { examplePath } from '../repoFiles.ts';
 
 const at = (suffix: string): string => `${STARTUP_RULES_PATH}${suffix}`;
 
@@ -147,7 +147,7 @@ describe('jobset/startupRules', () => {
 
     it('parses the annotation of the seed example', () => {
       // Prepare
-      const file = referencePath('examples/seed-draft-rules.yaml');
+      const file = examplePath('seed-draft-rules.yaml');
       const [jobSet] = loadedJobSets(loadJobSets(readFileSync(file, 'utf8'), file));
       assert.ok(jobSet);
       // Act

@@ -14,13 +14,13 @@ import { SIM_EPOCH_MS } from '../../lib/sim/constants.ts';
 import { SimClusterGateway } from '../../lib/sim/gateway.ts';
 import { EventQueue } from '../../lib/sim/queue.ts';
 import type { CheckpointStore } from '../../lib/store/types.ts';
-import { referencePath } from '../reference.ts';
+import { examplePath } from '../repoFiles.ts';
 
 export const CLUSTER = 'test-cluster';
 
-/** story2: the KEP story 2 JobSet from the shared examples. */
+/** story2: the KEP story 2 JobSet from examples/. */
 export const story2 = (): JobSet => {
-  const path = referencePath('examples/story2-messagequeue-driver-worker.yaml');
+  const path = examplePath('story2-messagequeue-driver-worker.yaml');
   const [jobSet] = loadedJobSets(loadJobSets(readFileSync(path, 'utf8'), path));
   if (!jobSet) throw new Error(`no JobSet in ${path}`);
   return jobSet;

@@ -1,7 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
 import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
 import { loadJobSets } from '../../lib/jobset/load.ts';
 import type { JobSet } from '../../lib/jobset/schema.ts';
@@ -13,16 +12,15 @@ import { simulate, simulationReport } from '../../lib/sim/simulate.ts';
 import type { SimulationResult } from '../../lib/sim/simulate.ts';
 import type { TimelineEntry } from '../../lib/sim/timeline.ts';
 import { makeJobSet } from '../builders.ts';
+import { examplePath, repoPath } from '../repoFiles.ts';
 
-const EXAMPLES_DIR = fileURLToPath(new URL('../../../shared/reference/examples/', import.meta.url));
 // The upstream examples name no manager; a simulated cluster has no upstream controller to take them.
 const PLAN_OPTIONS: PlanOptions = { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: true };
 const DAY = 86_400_000;
 
-/** example: a JobSet from shared/reference/examples; fails loudly when shared/ is not where it should be. */
+/** example: a JobSet from the repository's examples/. */
 const example = (file: string): JobSet => {
-  const path = `${EXAMPLES_DIR}${file}`;
-  assert.ok(existsSync(path), `shared example ${path} is missing: is /work/shared next to the repository?`);
+  const path = examplePath(file);
   const { documents } = loadJobSets(readFileSync(path, 'utf8'), path);
   const [doc] = documents;
   assert.ok(doc?.outcome === 'loaded', `${file} does not load as a JobSet`);
@@ -108,7 +106,7 @@ describe('sim/simulate', () => {
     assert.equal(result.final.terminalState, 'Completed');
   });
 
-  describe('every shared example completes, each replicatedJob starting only when its turn has come', () => {
+  describe('every example completes, each replicatedJob starting only when its turn has come', () => {
     const expectations: Record<string, readonly [later: string, earlier: string, status: 'Ready' | 'Complete'][]> = {
       'depends-on.yaml': [
         ['launcher', 'initializer', 'Complete'],
@@ -130,10 +128,10 @@ describe('sim/simulate', () => {
         ['worker', 'driver', 'Ready'],
       ],
     };
-    const files = existsSync(EXAMPLES_DIR) ? readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.yaml')).sort() : [];
+    const files = readdirSync(repoPath('examples')).filter((f) => f.endsWith('.yaml')).sort();
 
     it('has an expectation for every example file (a new example needs a row here)', () => {
-      assert.ok(files.length > 0, `no examples found in ${EXAMPLES_DIR}`);
+      assert.ok(files.length > 0, 'no examples found in examples/');
       assert.deepEqual(files, Object.keys(expectations).sort());
     });
 

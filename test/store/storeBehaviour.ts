@@ -428,7 +428,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     const clusters: ClusterRecord[] = [
       { id: 'eks-prod', endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com', caData: 'LS0tLS1CRUdJTg==', auth: { type: 'eks', clusterName: 'prod', region: 'us-east-1', roleArn: 'arn:aws:iam::123456789012:role/lineup' } },
       { id: 'bare', endpoint: 'https://10.0.0.1:6443', auth: { type: 'token', tokenSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:bare' } },
-      { id: 'kind', endpoint: 'https://127.0.0.1:6443', auth: { type: 'kubeconfig', path: '/home/me/.kube/config', context: 'kind-kind' } },
+      { id: 'kind', endpoint: 'https://127.0.0.1:6443', auth: { type: 'kubeconfig', path: 'kubeconfigs/kind.yaml', context: 'kind-kind' } },
     ];
 
     it('round-trips every auth type and lists the clusters by id', async () => {

@@ -14,7 +14,7 @@ import { DEFAULT_CONTROLLER_NAME, Label } from '../../../lib/constants.ts';
 import { JobSchema, JobSetSchema } from '../../../lib/jobset/schema.ts';
 import type { Condition, Job, JobSet, JobStatus } from '../../../lib/jobset/schema.ts';
 import { KubeResource } from '../../../lib/k8s/gateway.ts';
-import { referencePath } from '../../reference.ts';
+import { examplePath } from '../../repoFiles.ts';
 import { LINEUP_GROUP, startKubeApiServer } from '../harness/index.ts';
 import type { KubeServer, KubeServerOptions } from '../harness/index.ts';
 import { withRestartableApiServer, type RestartableKubeServer } from '../harness/restartApiServer.ts';
@@ -100,11 +100,11 @@ export const asCreated = (jobSet: JobSet, name?: string): JobSet => {
 };
 
 /**
- * exampleJobSet: an example of shared/reference/examples under a new name, managed by Lineup
+ * exampleJobSet: an example of examples/ under a new name, managed by Lineup
  * (upstream's own examples name no manager; Lineup does not claim unmanaged JobSets by default).
  */
 export const exampleJobSet = (example: string, name: string): JobSet => {
-  const jobSet = JobSetSchema.parse(parse(readFileSync(referencePath(`examples/${example}`), 'utf8')));
+  const jobSet = JobSetSchema.parse(parse(readFileSync(examplePath(example), 'utf8')));
   return { ...jobSet, metadata: { ...jobSet.metadata, name }, spec: { ...jobSet.spec, managedBy: jobSet.spec.managedBy ?? DEFAULT_CONTROLLER_NAME } };
 };
 

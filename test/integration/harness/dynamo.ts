@@ -1,7 +1,6 @@
 /**
  * DynamoDB for the integration tests: dynalite (npm), a DynamoDB-API server that runs inside the
- * test process with an in-memory store and starts in milliseconds. Known gaps (see
- * shared/reference/real-servers.md): no TransactWriteItems, no UpdateTimeToLive, no streams, and
+ * test process with an in-memory store and starts in milliseconds. Known gaps: no TransactWriteItems, no UpdateTimeToLive, no streams, and
  * a failed condition does not return the old item.
  */
 import { createRequire } from 'node:module';

@@ -22,7 +22,6 @@ export {
 export {
   ADMIN_USER,
   FIELD_MANAGER,
-  JOBSET_CRD_FILE,
   LINEUP_GROUP,
   LINEUP_USER,
   ensureKubeBinaries,

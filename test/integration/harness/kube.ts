@@ -9,7 +9,8 @@
  *
  * No kube-controller-manager or scheduler runs: nothing creates Pods or updates Job status on its
  * own. Tests write Job status through the status subresource, as upstream JobSet's integration
- * tests do (see shared/reference/real-servers.md).
+ * tests do: the status subresource replaced whole, with the fields Kubernetes 1.32+ requires
+ * of a finished Job (startTime, completionTime, SuccessCriteriaMet / FailureTarget).
  *
  * Binaries come from $KUBEBUILDER_ASSETS (setup-envtest's layout) when set, otherwise from
  * test/integration/k8s-build/build.sh, which builds them from the Go module proxy into a cache
@@ -23,7 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAllDocuments } from 'yaml';
-import { referencePath } from '../../reference.ts';
+import { jobSetCrdPath } from '../../repoFiles.ts';
 import { LOOPBACK, freePorts } from './ports.ts';
 import {
   createServerDir,
@@ -41,8 +42,6 @@ export const ADMIN_USER = 'lineup-test-admin';
 export const LINEUP_USER = 'lineup';
 /** LINEUP_GROUP: the group the shipped ClusterRoleBinding is expected to bind. */
 export const LINEUP_GROUP = 'lineup:controllers';
-/** JOBSET_CRD_FILE: the upstream JobSet CRD, relative to shared/reference. */
-export const JOBSET_CRD_FILE = 'crd/jobset.x-k8s.io_jobsets.yaml';
 /** FIELD_MANAGER: the server-side-apply field manager of `applyYaml`. */
 export const FIELD_MANAGER = 'lineup-test-harness';
 
@@ -293,7 +292,7 @@ const documentsOf = (yaml: string, origin: string): KubernetesObject[] => {
  * const batch = kube.kubeConfig('admin').makeApiClient(BatchV1Api);
  */
 export const startKubeApiServer = async (options: KubeServerOptions = {}): Promise<KubeServer> => {
-  const crdFile = options.installJobSetCrd === false ? undefined : referencePath(JOBSET_CRD_FILE);
+  const crdFile = options.installJobSetCrd === false ? undefined : jobSetCrdPath();
   const bins = await ensureKubeBinaries();
   const dir = createServerDir('kube');
   const processes: ServerProcess[] = [];

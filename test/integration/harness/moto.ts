@@ -2,8 +2,9 @@
  * EventBridge and SQS for the integration tests: moto's server (PyPI `moto[server]`), which
  * evaluates every rule on a bus at PutEvents and delivers matches to SQS targets. It runs from a
  * virtualenv cached outside the repository (created with pip on first use) and listens on a
- * random loopback port. See shared/reference/real-servers.md for the pattern operators it
- * supports and its gaps (DISABLED rules still deliver; Lambda targets make PutEvents fail).
+ * random loopback port. Its pattern matcher supports exact, prefix, suffix,
+ * equals-ignore-case, numeric, anything-but, cidr, wildcard, exists and `$or`; its gaps: unknown
+ * operators match everything, DISABLED rules still deliver, Lambda targets make PutEvents fail.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';

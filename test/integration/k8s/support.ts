@@ -15,7 +15,7 @@ import { JobSchema, JobSetSchema } from '../../../lib/jobset/schema.ts';
 import type { Job, JobSet, JobStatus } from '../../../lib/jobset/schema.ts';
 import { actionVerbs, KubeResource, observeVerbs, watchVerbs } from '../../../lib/k8s/gateway.ts';
 import type { ApiAccess } from '../../../lib/k8s/gateway.ts';
-import { referencePath } from '../../reference.ts';
+import { examplePath } from '../../repoFiles.ts';
 import { LINEUP_GROUP, startKubeApiServer } from '../harness/index.ts';
 import type { KubeServer, KubeServerOptions } from '../harness/index.ts';
 
@@ -130,9 +130,9 @@ export class Admin {
     return stored;
   }
 
-  /** createExampleJobSet: an example from shared/reference/examples under a new name. */
+  /** createExampleJobSet: an example from examples/ under a new name. */
   async createExampleJobSet(example: string, name: string, namespace: string): Promise<JobSet> {
-    const manifest: unknown = parse(readFileSync(referencePath(`examples/${example}`), 'utf8'));
+    const manifest: unknown = parse(readFileSync(examplePath(example), 'utf8'));
     const jobSet = JobSetSchema.parse(manifest);
     return this.createJobSet({ ...jobSet, metadata: { ...jobSet.metadata, name } }, namespace);
   }

@@ -7,7 +7,7 @@
  * upstream reconciles it. Upstream's webhooks are not registered for that namespace, so the
  * manifest carries the fields its mutating webhook would default. The test plays
  * kube-controller-manager: it writes each started Job's status `{active, ready}` through the
- * status subresource (shared/reference/real-servers.md) and checks that upstream creates the next
+ * status subresource (as upstream's own integration tests do) and checks that upstream creates the next
  * replicatedJob's Jobs only then (upstream delays creation; it never creates them suspended) and
  * sets StartupPolicyInProgress, then StartupPolicyCompleted.
  *
@@ -26,7 +26,7 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { referencePath } from '../../reference.ts';
+import { examplePath } from '../../repoFiles.ts';
 import { startKubeApiServer, type KubeServer } from '../harness/index.ts';
 import {
   auditedApiServerArgs,
@@ -91,7 +91,7 @@ const eventually = async <T>(what: string, check: () => Promise<T | undefined>, 
 
 /** story2: KEP-104 story 2 without managedBy, with upstream's webhook defaults written out. */
 const story2 = (): JsonObject => {
-  const manifest: unknown = parse(readFileSync(referencePath('examples/story2-messagequeue-driver-worker.yaml'), 'utf8'));
+  const manifest: unknown = parse(readFileSync(examplePath('story2-messagequeue-driver-worker.yaml'), 'utf8'));
   assert.ok(isObject(manifest) && isObject(manifest.spec), 'story 2 example is not a JobSet');
   const { managedBy: _managedBy, ...spec } = manifest.spec;
   assert.ok(Array.isArray(spec.replicatedJobs));
@@ -252,7 +252,7 @@ describe(`upstream JobSet controller ${upstreamPinnedVersion()} against a real k
 
   it('serves its webhooks with a self-signed certificate where they are registered: defaults, then validates', async () => {
     // The plain example: no completionMode, no successPolicy; the mutating webhook adds them.
-    const manifest: unknown = parse(readFileSync(referencePath('examples/startup-driver-ready.yaml'), 'utf8'));
+    const manifest: unknown = parse(readFileSync(examplePath('startup-driver-ready.yaml'), 'utf8'));
     assert.ok(isObject(manifest));
     const stored = await api('POST', `${JOBSETS}/namespaces/${WEBHOOK_NS}/jobsets`, { ...manifest, metadata: { name: 'driver-ready', namespace: WEBHOOK_NS } });
     assert.equal(at(stored, 'spec', 'replicatedJobs', 0, 'template', 'spec', 'completionMode'), 'Indexed', 'defaulted by the mutating webhook');
