@@ -3,8 +3,7 @@
  * against the simulated cluster, in accelerated time, with a live timeline and a summary.
  */
 import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { DEFAULT_CONTROLLER_NAME } from '../constants.ts';
 import { CounterName } from '../counters.ts';
 import { loadedJobSets, readJobSetFile, worstOutcome } from '../jobset/load.ts';
@@ -15,9 +14,10 @@ import { EMPTY_BEHAVIOUR, loadBehaviour, type Behaviour } from '../sim/behaviour
 import { formatDuration, parseDuration } from '../sim/duration.ts';
 import type { TimelineEntry } from '../sim/timeline.ts';
 import { ExitCode, type CliIo } from './io.ts';
+import { INSTALL_ROOT } from '../installRoot.ts';
 
 /** The examples shipped with Lineup, run when no file is given. */
-export const EXAMPLES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples');
+export const EXAMPLES_DIR = join(INSTALL_ROOT, 'examples');
 
 /** DemoFlags: raw flag strings from commander. */
 export interface DemoFlags {
