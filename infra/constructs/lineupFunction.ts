@@ -5,6 +5,8 @@
  * construct that wires the function to a resource grants exactly what it needs, so no function
  * holds a managed policy or another function's rights.
  */
+import { existsSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -12,9 +14,23 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { INSTALL_ROOT } from '../../lib/installRoot.ts';
 
-/** REPO_ROOT: the repository root (bundling's project root). */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** PROJECT_ROOT: Lineup's own folder, a clone or an installed package (bundling's project root). */
+export const PROJECT_ROOT = INSTALL_ROOT;
+
+/**
+ * SOURCE_EXTENSION: `.ts` when the app runs from a clone's sources, `.js` when it runs from the
+ * package's built dist/ (where functions/ is JavaScript too).
+ */
+const SOURCE_EXTENSION = extname(fileURLToPath(import.meta.url));
+
+/**
+ * DEPS_LOCK_FILE: package-lock.json in a clone. npm packs no lock file, so an installed package
+ * names its package.json instead: bundling runs the local esbuild and installs nothing, and
+ * reads the file only to find the project root and the package manager (npm by default).
+ */
+const DEPS_LOCK_FILE = [join(INSTALL_ROOT, 'package-lock.json'), join(INSTALL_ROOT, 'package.json')].find((path) => existsSync(path));
 
 /** LAMBDA_RUNTIME: Node 24, the major Lineup is written for (type stripping, `import.meta.main`). */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
@@ -42,7 +58,7 @@ export const BUNDLING: nodejs.BundlingOptions = {
 
 /** LineupFunctionProps: what differs between Lineup's functions. */
 export interface LineupFunctionProps {
-  /** Entry point file under functions/, e.g. `reconciler.ts`. */
+  /** Entry point file under functions/, e.g. `reconciler.ts` (`reconciler.js` is bundled where the app runs built). */
   readonly entry: string;
   readonly description: string;
   readonly memorySize: number;
@@ -72,10 +88,10 @@ export class LineupFunction extends Construct {
     // CreateLogStream and PutLogEvents on this log group only (its ARN already ends in `:*`).
     this.logGroup.grantWrite(this.role);
     this.function = new nodejs.NodejsFunction(this, 'Resource', {
-      entry: fileURLToPath(new URL(`../../functions/${props.entry}`, import.meta.url)),
+      entry: fileURLToPath(new URL(`../../functions/${props.entry.replace(/\.ts$/, SOURCE_EXTENSION)}`, import.meta.url)),
       handler: 'handler',
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: fileURLToPath(new URL('../../package-lock.json', import.meta.url)),
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: DEPS_LOCK_FILE,
       runtime: LAMBDA_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize,

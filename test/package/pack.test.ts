@@ -1,17 +1,19 @@
 /**
  * The packed package works where a user installs it: `npm pack` (whose prepack builds the
  * JavaScript), then `npm install --global` of the tarball into a temporary prefix that knows
- * nothing of this clone, then every CLI command from there.
+ * nothing of this clone, then every CLI command from there, and the CDK app synthesized from
+ * the installed package with its optional peer dependencies beside it.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const PACKAGE_JSON = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
 const NPM_TIMEOUT_MS = 600_000;
 
 // The child sees no trace of the clone: PATH without its node_modules/.bin, cwd outside it.
@@ -98,5 +100,35 @@ describe('package', () => {
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /messagequeue-driver-worker +Completed/);
     assert.match(result.stdout, /reconciler +\d+ events handled/);
+  });
+
+  it('the CDK app synthesizes from the package installed into a deployment project beside its peers', () => {
+    // Prepare: a project that deploys Lineup, as a CDK user sets one up: the tarball and the
+    // CDK app's optional peers (aws-cdk-lib, constructs, cdk-nag, esbuild) at the versions it names.
+    const project = join(scratch, 'deploy');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), '{"name": "deploy-lineup", "private": true}\n');
+    const peers = Object.entries(PACKAGE_JSON.peerDependencies).map(([name, version]) => `${name}@${version}`);
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, ...peers], {
+      cwd: project,
+      encoding: 'utf8',
+      timeout: NPM_TIMEOUT_MS,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PATH: PATH_WITHOUT_CLONE },
+    });
+    // Act
+    const outdir = join(project, 'cdk.out');
+    const result = spawnSync(process.execPath, [join(project, 'node_modules', 'lineup', 'dist', 'infra', 'synth.js'), '--outdir', outdir], {
+      cwd: project,
+      encoding: 'utf8',
+      timeout: 300_000,
+      env: { ...process.env, PATH: PATH_WITHOUT_CLONE },
+    });
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stderr, /cdk-nag AwsSolutions clean/);
+    const functions = [...result.stdout.matchAll(/Type: AWS::Lambda::Function\n/g)];
+    assert.ok(functions.length >= 2, `expected the reconciler and resync functions in the template:\n${result.stdout.slice(0, 2000)}`);
+    const bundles = readdirSync(outdir).filter((name) => name.startsWith('asset.') && existsSync(join(outdir, name, 'index.mjs')));
+    assert.ok(bundles.length >= 2, `expected a bundle per function in ${outdir}, found ${bundles.join(', ')}`);
   });
 });
