@@ -11,6 +11,7 @@ import { runPlan } from './plan.ts';
 import { DEFAULT_STATE_DIR, historyCommand, runCommand } from './run.ts';
 import { DEFAULT_CONTROLLER_NAME } from '../constants.ts';
 import { runSimulate } from './simulate.ts';
+import { SIMULATE_OUTPUTS } from '../sim/constants.ts';
 import { runValidate } from './validate.ts';
 
 /** processIo: the CliIo of a real process. */
@@ -98,7 +99,7 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--behaviour <file>', 'when Jobs become ready, succeed or fail, and outside actions (YAML)')
     .option('--until <duration>', 'stop at this virtual time, e.g. 2h', '24h')
     .option('--latency <duration>', 'delay between a change and the reconcile pass that sees it', '0ms')
-    .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(new Option('--output <format>', 'output format (html: one self-contained page drawing the timeline)').choices([...SIMULATE_OUTPUTS]).default('text'))
     .addHelpText('after', '\nExit codes: 0 finished or reached --until; 1 the JobSet was rejected; 2 unusable input.')
     .action((file: string, options: { behaviour?: string; until: string; latency: string; output: string }) =>
       exit(runSimulate(file, options, io)),

@@ -1,6 +1,7 @@
 /**
- * `lineup simulate FILE [--behaviour B] [--until 2h] [--latency 0ms] [--output text|json]`
- * (DESIGN §4): the real reconcile code against the simulated cluster, in virtual time.
+ * `lineup simulate FILE [--behaviour B] [--until 2h] [--latency 0ms] [--output text|json|html]`
+ * (DESIGN §4): the real reconcile code against the simulated cluster, in virtual time. `html`
+ * writes one self-contained page drawing the timeline (lib/render).
  */
 import { ConditionType, DEFAULT_CONTROLLER_NAME, Reason } from '../constants.ts';
 import { InvalidInputError, LineupError } from '../errors.ts';
@@ -15,6 +16,8 @@ import { formatSimulationText } from '../sim/format.ts';
 import { simulate, simulationReport } from '../sim/simulate.ts';
 import type { SimulationReport } from '../sim/simulate.ts';
 import { TimelineType } from '../sim/timeline.ts';
+import { simulationDrawing } from '../render/simulationDrawing.ts';
+import { renderTimelineHtml } from '../render/timelineHtml.ts';
 import { ExitCode } from './io.ts';
 import type { CliIo } from './io.ts';
 
@@ -125,7 +128,19 @@ const simulateFile = (file: string, options: SimulateFlags, io: CliIo): number =
   if (doc.outcome === 'invalid') {
     const report = rejectedReport(`${DEFAULT_NAMESPACE}/${doc.name ?? ''}`, doc.errors);
     if (output === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-    else io.stdout(`JobSet ${report.jobSet} rejected:\n${doc.errors.map((e) => `  ${e.path}: ${e.message}\n`).join('')}`);
+    else if (output === 'html') {
+      const detail = doc.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+      io.stdout(
+        renderTimelineHtml({
+          title: `lineup simulate ${report.jobSet}`,
+          subtitle: `rejected: ${detail}`,
+          endAt: 1,
+          lanes: [],
+          markers: [{ at: 0, kind: 'rejected', label: 'Rejected', detail: `rejected: ${detail}` }],
+          ticks: [],
+        }),
+      );
+    } else io.stdout(`JobSet ${report.jobSet} rejected:\n${doc.errors.map((e) => `  ${e.path}: ${e.message}\n`).join('')}`);
     return ExitCode.Invalid;
   }
   if (doc.outcome !== 'loaded') throw new InvalidInputError(`${file}: not a JobSet`);
@@ -137,6 +152,7 @@ const simulateFile = (file: string, options: SimulateFlags, io: CliIo): number =
   }
   const result = simulate(jobSet, behaviour, { until, latency, planOptions: PLAN_OPTIONS });
   if (output === 'json') io.stdout(`${JSON.stringify(simulationReport(result), null, 2)}\n`);
+  else if (output === 'html') io.stdout(renderTimelineHtml(simulationDrawing(result)));
   else io.stdout(formatSimulationText(result, { jobSet, until, latency, behaviourFile: options.behaviour }));
   return wasRejected(result) ? ExitCode.Invalid : ExitCode.Ok;
 };

@@ -59,6 +59,6 @@ export const SimulateDefaults = {
   output: 'text',
 } as const;
 /** Output formats of `lineup simulate`. */
-export const SIMULATE_OUTPUTS = ['text', 'json'] as const;
+export const SIMULATE_OUTPUTS = ['text', 'json', 'html'] as const;
 /** Namespace given to a JobSet that names none. */
 export const DEFAULT_NAMESPACE = 'default';

@@ -67,12 +67,23 @@ export interface SimulationCounters {
   readonly errors: number;
 }
 
+/** PassRecord: one reconcile pass of the run: when, what the planner said, which actions it carried out. */
+export interface PassRecord {
+  readonly at: number;
+  /** The planner's one-line reason for the pass. */
+  readonly reason: string;
+  /** The actions carried out, in order (a refused action ends the list; see errors). */
+  readonly actions: readonly ActionKind[];
+}
+
 /** Why the run stopped. */
 export type StopReason = 'quiescent' | 'until' | 'deleted';
 
 /** SimulationResult: the report plus what is not part of the JSON contract. */
 export interface SimulationResult extends SimulationReport {
   readonly counters: SimulationCounters;
+  /** Every pass that observed the JobSet, in order. */
+  readonly passes: readonly PassRecord[];
   readonly errors: readonly PassError[];
   /** Virtual time of the last event run (or `until` when the run was cut off). */
   readonly endedAt: number;
@@ -133,6 +144,7 @@ export const simulate = (jobSet: JobSet, behaviour: Behaviour, options: Simulate
   });
 
   let passes = 0;
+  const passLog: PassRecord[] = [];
   let controllerWrites = 0;
   const actions = new Map<ActionKind, number>();
   const errors: PassError[] = [];
@@ -153,6 +165,8 @@ export const simulate = (jobSet: JobSet, behaviour: Behaviour, options: Simulate
       );
     }
     startupForm = decided.startup?.form ?? startupForm;
+    const carriedOut: ActionKind[] = [];
+    passLog.push({ at, reason: decided.reason, actions: carriedOut });
     for (const action of decided.actions) {
       const writesBefore = cluster.writes();
       try {
@@ -168,6 +182,7 @@ export const simulate = (jobSet: JobSet, behaviour: Behaviour, options: Simulate
       }
       controllerWrites += cluster.writes() - writesBefore;
       actions.set(action.kind, (actions.get(action.kind) ?? 0) + 1);
+      carriedOut.push(action.kind);
     }
     backoff = RETRY_BACKOFF_MS;
     if (decided.requeueAfterMs !== undefined) schedulePass(at + Math.max(0, decided.requeueAfterMs));
@@ -203,6 +218,7 @@ export const simulate = (jobSet: JobSet, behaviour: Behaviour, options: Simulate
       terminalState: terminalStateOf(finalJobSet ?? lastJobSet),
     },
     counters: { passes, writes: controllerWrites, actions: Object.fromEntries(counted), errors: errors.length },
+    passes: passLog,
     errors,
     endedAt,
     stoppedBy: cutOff ? 'until' : finalJobSet ? 'quiescent' : 'deleted',

@@ -8,7 +8,9 @@
 #    flock; installs Debian's python3-venv with apt-get only if venv is unusable;
 # 2. builds kube-apiserver and etcd into ~/.cache/lineup/k8s (k8s-build/build.sh; about 4 min
 #    cold on 2 cores, 2.4 GB GOCACHE + 0.8 GB GOMODCACHE), unless KUBEBUILDER_ASSETS is set;
-# 3. creates moto's virtualenv in ~/.cache/lineup/moto-<version> (pip; about 35 s cold).
+# 3. creates moto's virtualenv in ~/.cache/lineup/moto-<version> (pip; about 35 s cold);
+# 4. installs Debian's chromium with apt-get when no Chromium is on PATH (the drawn timeline's
+#    tests load the page in it headless; about a minute cold). $LINEUP_CHROMIUM names another.
 # dynalite needs nothing: it is an npm devDependency and runs in the test process.
 set -euo pipefail
 
@@ -59,5 +61,20 @@ step_started=$SECONDS
   process.stderr.write('setup: moto_server at ' + (await ensureMotoVenv()) + '\n');
 "
 step "moto: ready ($((SECONDS - step_started))s)"
+
+step "chromium: finding or installing it"
+if [[ -n ${LINEUP_CHROMIUM:-} ]]; then
+  [[ -x $LINEUP_CHROMIUM ]] || die "LINEUP_CHROMIUM=$LINEUP_CHROMIUM is not an executable"
+elif ! command -v chromium >/dev/null; then
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+    step_started=$SECONDS
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+    step "chromium: installed with apt-get ($((SECONDS - step_started))s)"
+  else
+    die "no chromium on PATH; install Debian's chromium (apt-get install chromium) or set LINEUP_CHROMIUM"
+  fi
+fi
+step "chromium: $("${LINEUP_CHROMIUM:-chromium}" --version 2>/dev/null | head -n 1)"
 
 step "done in $((SECONDS - started))s"
