@@ -3,6 +3,7 @@
  * default. Where Lineup copies upstream JobSet behaviour the strings are upstream's exactly
  * (upstream `api/jobset/v1alpha2/jobset_types.go`, `pkg/constants/constants.go`).
  */
+import type { RetryPolicy } from './retry.ts';
 
 /** API group/version of the JobSet resource Lineup reconciles. */
 export const JOBSET_API_VERSION = 'jobset.x-k8s.io/v1alpha2';
@@ -329,6 +330,43 @@ export const LoadMessage = {
   wrongApiVersion: (seen: string): string => `not a JobSet: apiVersion is ${seen}, expected ${JOBSET_API_VERSION}`,
 } as const;
 
+/** KubeconfigMessage: why a kubeconfig file (`--kubeconfig`, $KUBECONFIG, ~/.kube/config) gives no cluster to talk to (exit 2). */
+export const KubeconfigMessage = {
+  missing: (path: string): string => `kubeconfig ${path}: no such file, expected a kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config)`,
+  unreadable: (path: string, detail: string): string => `kubeconfig ${path}: cannot read it: ${detail}`,
+  notYaml: (path: string, detail: string): string => `kubeconfig ${path}: not valid YAML: ${detail}`,
+  invalid: (path: string, detail: string): string => `kubeconfig ${path}: not a valid kubeconfig: ${detail}`,
+  noSuchContext: (path: string, context: string, known: readonly string[]): string =>
+    `kubeconfig ${path}: no context ${JSON.stringify(context)}, expected one of: ${known.length > 0 ? known.join(', ') : '(the file defines none)'}`,
+  noCurrentContext: (path: string, known: readonly string[]): string =>
+    `kubeconfig ${path}: no current-context set and no --context given, expected one of: ${known.length > 0 ? known.join(', ') : '(the file defines none)'}`,
+  noCluster: (path: string, context: string, cluster: string): string =>
+    `kubeconfig ${path}: context ${JSON.stringify(context)} names cluster ${JSON.stringify(cluster)}, which the file does not define`,
+} as const;
+
+/** RunFix: the fix `lineup run` names for each way its first contact with the API server fails. */
+export const RunFix = {
+  /** A server that cannot be reached or does not accept the credentials. */
+  checkConnection: 'check the kubeconfig context / credentials / that the server is reachable',
+  /** A user without Lineup's verbs. */
+  grantAccess: 'apply infra/manifests/clusterrole.yaml (and its binding) for this user',
+  /** A server without JobSets. */
+  installCrd: 'install the JobSet CRD (https://github.com/kubernetes-sigs/jobset/releases)',
+} as const;
+
+/**
+ * RunMessage: why `lineup run` could not start (exit 2): what the API server at `server` answered
+ * its first list (`detail`), and the fix.
+ */
+export const RunMessage = {
+  unreachable: (server: string, detail: string): string => `cannot reach the API server ${server} (${detail}): ${RunFix.checkConnection}`,
+  unauthenticated: (server: string, detail: string): string => `the API server ${server} did not accept the credentials (${detail}): ${RunFix.checkConnection}`,
+  forbidden: (server: string, detail: string): string =>
+    `the API server ${server} does not let this user list and watch jobsets and jobs (${detail}): ${RunFix.grantAccess}`,
+  noJobSetCrd: (server: string, detail: string): string => `the API server ${server} does not serve ${JOBSET_API_VERSION} jobsets (${detail}): ${RunFix.installCrd}`,
+  failed: (server: string, detail: string): string => `the API server ${server} refused the first list (${detail}): ${RunFix.checkConnection}`,
+} as const;
+
 /** ValidateOutput: the fixed words `lineup validate` prints around FieldErrors. */
 export const ValidateOutput = {
   /** After `FILE: ` (and `NAME: ` in a file of several JobSets) when a JobSet has no error. */
@@ -355,16 +393,24 @@ export const PUT_EVENTS_MAX_ENTRIES = 10;
 export const PUT_EVENTS_MAX_BYTES = 256 * 1024;
 /** How long the batcher waits for more entries before a put; short, since events are hints a reconciler waits on. */
 export const FORWARDER_BATCH_WINDOW_MS = 100;
-/** Delay before retrying the failed entries of a put (or a put that threw): doubles from initialMs up to maxMs. */
-export const PUT_RETRY_BACKOFF = { initialMs: 100, maxMs: 5_000 } as const;
+/**
+ * PUT_RETRY: the failed entries of a put (or a put that threw) are retried until they succeed,
+ * the delay doubling from baseDelayMs up to maxDelayMs. Jittered: every cluster's forwarder puts
+ * to one bus, and EventBridge throttles per account, so a throttled fleet must not come back together.
+ */
+export const PUT_RETRY = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 100, maxDelayMs: 5_000, jitter: 'equal' } as const satisfies RetryPolicy;
 /** Puts in flight at once; more calls wait, so a failing sink is not hammered by every new batch. */
 export const PUT_MAX_CONCURRENCY = 4;
 /** Entries waiting in the batcher above which the forwarder stops taking watch events until puts catch up. */
 export const FORWARDER_MAX_PENDING_ENTRIES = 1_000;
 /** Pause before reconnecting a watch the server closed (API servers end watches every 5–10 minutes). */
 export const WATCH_RECONNECT_DELAY_MS = 100;
-/** Delay before reconnecting after a transport error or a failed list: doubles from initialMs up to maxMs. */
-export const WATCH_ERROR_BACKOFF = { initialMs: 200, maxMs: 30_000 } as const;
+/**
+ * WATCH_RETRY: after a failed list or a watch that broke, the forwarder tries again until it
+ * succeeds, the delay doubling from baseDelayMs up to maxDelayMs; a server's Retry-After replaces
+ * the delay. Not jittered: one forwarder per cluster is the API server's only such caller.
+ */
+export const WATCH_RETRY = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 200, maxDelayMs: 30_000, jitter: 'none' } as const satisfies RetryPolicy;
 /** Least time between two checkpoint writes of one watched kind; bounds store writes under a steady event stream. */
 export const WATCH_CHECKPOINT_INTERVAL_MS = 1_000;
 /** Longest Lambda watch session: under Lambda's 15-minute limit, leaving a minute to flush and checkpoint. */
@@ -414,7 +460,7 @@ export const ForwarderLog = {
  * the most a Retry-After is honoured, since a reconcile pass has a deadline and the resync
  * picks up what it leaves.
  */
-export const KUBE_RETRY = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 10_000 } as const;
+export const KUBE_RETRY = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 10_000, jitter: 'equal' } as const satisfies RetryPolicy;
 /** Items per page of the forwarder's list requests (limit/continue), so a large cluster is not read in one response. */
 export const KUBE_LIST_PAGE_SIZE = 500;
 /**

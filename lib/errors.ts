@@ -7,6 +7,7 @@ export const ErrorCode = {
   SIMULATION_DIVERGED: 'SIMULATION_DIVERGED',
   ALREADY_EXISTS: 'ALREADY_EXISTS',
   FORBIDDEN: 'FORBIDDEN',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
   UNAVAILABLE: 'UNAVAILABLE',
   WATCH_EXPIRED: 'WATCH_EXPIRED',
   UNKNOWN_CLUSTER: 'UNKNOWN_CLUSTER',
@@ -77,17 +78,29 @@ export class AlreadyExistsError extends LineupError {
   }
 }
 
-/** ForbiddenError: the server refused the caller (HTTP 401/403); retrying will not help. */
+/** ForbiddenError: the server refused the caller (Kubernetes: HTTP 403; AWS: 401/403, access denied); retrying will not help. */
 export class ForbiddenError extends LineupError {
   constructor(message: string, options?: ErrorOptions) {
     super(ErrorCode.FORBIDDEN, message, options);
   }
 }
 
-/** UnavailableError: the server kept answering 429/5xx (or not at all) through every retry. */
-export class UnavailableError extends LineupError {
+/** UnauthenticatedError: the server did not accept the caller's credentials (HTTP 401); retrying will not help. */
+export class UnauthenticatedError extends LineupError {
   constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.UNAUTHENTICATED, message, options);
+  }
+}
+
+/**
+ * UnavailableError: the server answered "not now" (429, 5xx) or not at all — through every retry
+ * when it comes from a retrying layer. `retryAfterMs` is the wait the server asked for, when it did.
+ */
+export class UnavailableError extends LineupError {
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options?: ErrorOptions & { readonly retryAfterMs?: number | undefined }) {
     super(ErrorCode.UNAVAILABLE, message, options);
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
 

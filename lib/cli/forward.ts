@@ -5,11 +5,11 @@
  * LINEUP_FORWARDER_CLUSTER, …); the cluster is the pod's own unless --kubeconfig is given.
  * SIGTERM flushes every accepted event and writes the last checkpoint before exiting.
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import { Counters } from '../counters.ts';
 import { forwarderFor, inClusterKubeConfig } from '../hosts/forwarderHost.ts';
 import { readLambdaConfig } from '../hosts/lambdaConfig.ts';
 import { lambdaSink, lambdaStore } from '../hosts/lambdaDeps.ts';
+import { loadKubeConfigFile } from '../k8s/auth.ts';
 import type { Log } from '../log.ts';
 import { ExitCode, type CliIo } from './io.ts';
 
@@ -20,11 +20,7 @@ export const forwardCommand = async (flags: { kubeconfig?: string | undefined },
   try {
     const config = readLambdaConfig(process.env);
     const counters = new Counters();
-    let kubeConfig: KubeConfig;
-    if (flags.kubeconfig) {
-      kubeConfig = new KubeConfig();
-      kubeConfig.loadFromFile(flags.kubeconfig);
-    } else kubeConfig = inClusterKubeConfig();
+    const kubeConfig = flags.kubeconfig ? loadKubeConfigFile(flags.kubeconfig) : inClusterKubeConfig();
     const forwarder = await forwarderFor({ config, store: lambdaStore(config, counters), sink: lambdaSink(config), counters, log, kubeConfig });
     await forwarder.run(signal);
     log('info', 'forwarder stopped', counters.snapshot());

@@ -12,31 +12,16 @@ import {
   PUT_EVENTS_MAX_BYTES,
   PUT_EVENTS_MAX_ENTRIES,
   PUT_MAX_CONCURRENCY,
-  PUT_RETRY_BACKOFF,
+  PUT_RETRY,
 } from '../constants.ts';
 import { CounterName } from '../counters.ts';
 import { entrySize, type PutEventsEntry } from '../events/envelope.ts';
 import { MAX_EVENT_BYTES } from '../events/schema.ts';
+import { Backoff, sleep, type RetryPolicy, type Sleep } from '../retry.ts';
 import type { EventSink } from './types.ts';
 
 import type { CounterSink } from '../counters.ts';
 import type { Log } from '../log.ts';
-
-/** Sleep: waits `ms`; injectable so tests run retries and backoffs without waiting. */
-export type Sleep = (ms: number) => Promise<void>;
-
-/** realSleep: a timer-based Sleep. */
-export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Backoff: a doubling delay from initialMs, capped at maxMs. */
-export interface Backoff {
-  readonly initialMs: number;
-  readonly maxMs: number;
-}
-
-/** backoffDelay: the delay before retry number `attempt` (0 for the first retry). */
-export const backoffDelay = (backoff: Backoff, attempt: number): number =>
-  Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(attempt, 30));
 
 /** BatcherOptions: where entries go and how they are grouped and retried. */
 export interface BatcherOptions {
@@ -51,10 +36,12 @@ export interface BatcherOptions {
   readonly maxBytes?: number | undefined;
   /** Puts in flight at once. @default PUT_MAX_CONCURRENCY */
   readonly maxConcurrency?: number | undefined;
-  /** Retry delays of failed puts. @default PUT_RETRY_BACKOFF */
-  readonly backoff?: Backoff | undefined;
-  /** @default realSleep */
+  /** Retry delays of failed puts; its maxAttempts is not used: an accepted entry is retried until delivered. @default PUT_RETRY */
+  readonly retry?: RetryPolicy | undefined;
+  /** @default sleep */
   readonly sleep?: Sleep | undefined;
+  /** Source of the retry delays' jitter, in [0, 1). @default Math.random */
+  readonly random?: (() => number) | undefined;
 }
 
 /** One accepted entry and whom to tell when it is delivered. */
@@ -73,8 +60,9 @@ export class Batcher {
   private readonly maxEntries: number;
   private readonly maxBytes: number;
   private readonly maxConcurrency: number;
-  private readonly backoff: Backoff;
+  private readonly retry: RetryPolicy;
   private readonly sleep: Sleep;
+  private readonly random: () => number;
   private waiting: Pending[] = [];
   /** Set when the waiting entries should go now (window passed or a flush asked), not at the next full call. */
   private due = false;
@@ -92,8 +80,9 @@ export class Batcher {
     this.maxEntries = options.maxEntries ?? PUT_EVENTS_MAX_ENTRIES;
     this.maxBytes = options.maxBytes ?? PUT_EVENTS_MAX_BYTES;
     this.maxConcurrency = options.maxConcurrency ?? PUT_MAX_CONCURRENCY;
-    this.backoff = options.backoff ?? PUT_RETRY_BACKOFF;
-    this.sleep = options.sleep ?? realSleep;
+    this.retry = { ...(options.retry ?? PUT_RETRY), maxAttempts: Number.POSITIVE_INFINITY };
+    this.sleep = options.sleep ?? sleep;
+    this.random = options.random ?? Math.random;
   }
 
   /** pending: entries accepted and not yet delivered; the forwarder pauses reading above a bound. */
@@ -163,13 +152,18 @@ export class Batcher {
     return this.waiting.splice(0, count);
   }
 
-  /** deliver: put one call's entries until every one succeeded, retrying only what failed. */
+  /**
+   * deliver: put one call's entries until every one succeeded, retrying only what failed. This is
+   * the one retry layer of puts: the deployed sink sends each call once (lambdaSink builds its
+   * EventBridge client with maxAttempts 1), so the SDK's own retries do not run inside these.
+   */
   private async deliver(call: readonly Pending[]): Promise<void> {
     let remaining = call;
+    const backoff = new Backoff(this.retry, { sleep: this.sleep, random: this.random });
     for (let attempt = 0; remaining.length > 0; attempt += 1) {
       if (attempt > 0) {
         this.counters.add(CounterName.EventsRetried, remaining.length);
-        await this.sleep(backoffDelay(this.backoff, attempt - 1));
+        await backoff.wait();
       }
       this.counters.add(CounterName.PutEventsCalls);
       let failed: ReadonlySet<number>;

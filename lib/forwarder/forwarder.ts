@@ -9,27 +9,32 @@
  *
  * It never ends on its own error: a failed list, watch or checkpoint is logged and retried
  * with bounded backoff. It ends when its signal aborts, after flushing what it accepted.
+ *
+ * Retry layers: each kind's loop here is the ONE layer that retries lists and watches (the
+ * source sends each request once); the batcher is the one layer that retries puts. Both wait on
+ * the project's one policy (lib/retry.ts).
  */
 import {
   BookmarkResource,
   ForwarderLog,
   FORWARDER_MAX_PENDING_ENTRIES,
   WATCH_CHECKPOINT_INTERVAL_MS,
-  WATCH_ERROR_BACKOFF,
   WATCH_RECONNECT_DELAY_MS,
+  WATCH_RETRY,
   WATCH_SESSION_MAX_MS,
 } from '../constants.ts';
 import { CounterName } from '../counters.ts';
 import { EventTooLargeError, toPutEventsEntry } from '../events/envelope.ts';
 import { CLUSTER_ID_PATTERN, type LineupEvent } from '../events/schema.ts';
-import { ErrorCode, InvalidInputError, LineupError } from '../errors.ts';
+import { ErrorCode, InvalidInputError, LineupError, UnavailableError } from '../errors.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
 import { isManagedByLineup } from '../plan/planner.ts';
 import type { PlanOptions } from '../plan/types.ts';
 import type { CheckpointStore } from '../store/types.ts';
 import type { CounterSink } from '../counters.ts';
 import type { Log } from '../log.ts';
-import { Batcher, backoffDelay, reportOversize, type Backoff } from './batcher.ts';
+import { Backoff, sleep, type RetryPolicy, type Sleep } from '../retry.ts';
+import { Batcher, reportOversize } from './batcher.ts';
 import {
   changeOf,
   filterEvent,
@@ -42,22 +47,6 @@ import {
   type SeenObject,
 } from './filter.ts';
 import type { EventSink, WatchEvent, WatchSource, WatchedKind } from './types.ts';
-
-/** AbortableSleep: waits `ms`, resolving early when `signal` aborts; injectable so tests skip backoffs. */
-export type AbortableSleep = (ms: number, signal: AbortSignal) => Promise<void>;
-
-/** abortableSleep: a timer-based AbortableSleep. */
-export const abortableSleep: AbortableSleep = (ms, signal) =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /** ForwarderOptions: the cluster, its source, where events and checkpoints go, and timings. */
 export interface ForwarderOptions {
@@ -84,23 +73,28 @@ export interface ForwarderOptions {
   readonly eventBusName?: string | undefined;
   /** Pause before reconnecting a watch the server closed. @default WATCH_RECONNECT_DELAY_MS */
   readonly reconnectDelayMs?: number | undefined;
-  /** Backoff after a watch transport error or a failed list. @default WATCH_ERROR_BACKOFF */
-  readonly errorBackoff?: Backoff | undefined;
-  /** Backoff of put retries. @default PUT_RETRY_BACKOFF */
-  readonly putBackoff?: Backoff | undefined;
+  /**
+   * Retry delays after a watch transport error or a failed list (its Retry-After honoured); its
+   * maxAttempts is not used: the forwarder retries until it succeeds. @default WATCH_RETRY
+   */
+  readonly watchRetry?: RetryPolicy | undefined;
+  /** Retry delays of failed puts. @default PUT_RETRY */
+  readonly putRetry?: RetryPolicy | undefined;
   /** Least time between two checkpoint writes per kind. @default WATCH_CHECKPOINT_INTERVAL_MS */
   readonly checkpointIntervalMs?: number | undefined;
   /** Undelivered entries above which watch events wait for puts to catch up. @default FORWARDER_MAX_PENDING_ENTRIES */
   readonly maxPendingEntries?: number | undefined;
-  /** @default abortableSleep */
-  readonly sleep?: AbortableSleep | undefined;
+  /** @default sleep */
+  readonly sleep?: Sleep | undefined;
+  /** Source of the retry delays' jitter, in [0, 1). @default Math.random */
+  readonly random?: (() => number) | undefined;
 }
 
 /** The kinds watched, each in its own loop. */
 const WATCHED_KINDS: readonly WatchedKind[] = ['JobSet', 'Job'];
 
-/** A signal that never aborts: put retries go on through shutdown, since accepted entries are never dropped. */
-const NEVER = new AbortController().signal;
+/** retryAfterOf: the wait a failed list or watch asked for (a 429's Retry-After), when it did. */
+const retryAfterOf = (error: unknown): number | undefined => (error instanceof UnavailableError ? error.retryAfterMs : undefined);
 
 /** jobSetKey: the key of the managed-JobSet map. */
 const jobSetKey = (namespace: string, name: string): string => `${namespace}/${name}`;
@@ -142,14 +136,14 @@ interface Session {
  */
 export class Forwarder {
   private readonly options: ForwarderOptions;
-  private readonly sleep: AbortableSleep;
+  private readonly sleep: Sleep;
 
   constructor(options: ForwarderOptions) {
     if (!CLUSTER_ID_PATTERN.test(options.cluster)) {
       throw new InvalidInputError(`cluster id ${JSON.stringify(options.cluster)} is not a DNS label, expected ${CLUSTER_ID_PATTERN}`);
     }
     this.options = options;
-    this.sleep = options.sleep ?? abortableSleep;
+    this.sleep = options.sleep ?? sleep;
   }
 
   /**
@@ -163,8 +157,10 @@ export class Forwarder {
       counters,
       log,
       windowMs: this.options.batchWindowMs,
-      backoff: this.options.putBackoff,
-      sleep: (ms) => this.sleep(ms, NEVER),
+      retry: this.options.putRetry,
+      // Without a signal: put retries go on through shutdown, since accepted entries are never dropped.
+      sleep: this.sleep,
+      random: this.options.random,
     });
     const session: Session = {
       signal,
@@ -211,25 +207,29 @@ export class Forwarder {
     const { source, counters, log, cluster } = this.options;
     const { kind } = state;
     const { signal } = session;
-    const errorBackoff = this.options.errorBackoff ?? WATCH_ERROR_BACKOFF;
-    const reconnectDelayMs = this.options.reconnectDelayMs ?? WATCH_RECONNECT_DELAY_MS;
+    const watchRetry = this.options.watchRetry ?? WATCH_RETRY;
+    const seams = { sleep: this.sleep, random: this.options.random };
+    // Never used up: the forwarder retries until it succeeds or its signal aborts.
+    const errors = new Backoff({ ...watchRetry, maxAttempts: Number.POSITIVE_INFINITY }, seams);
+    // A server that closes watches at once without events should not be hammered: reconnects back
+    // off from reconnectDelayMs while watches end quiet, and start over after one that delivered.
+    const closes = new Backoff({ ...watchRetry, baseDelayMs: this.options.reconnectDelayMs ?? WATCH_RECONNECT_DELAY_MS, maxAttempts: Number.POSITIVE_INFINITY }, seams);
     const resync = kind === 'JobSet' ? this.options.resyncIntervalMs : undefined;
 
     state.resourceVersion = await this.readBookmark(kind, signal);
     state.checkpointed = state.resourceVersion;
     if (state.resourceVersion !== undefined) log('info', ForwarderLog.resumed, { cluster, kind, resourceVersion: state.resourceVersion });
     let mustList = state.resourceVersion === undefined;
-    let errors = 0;
-    let quietCloses = 0;
     while (!signal.aborted) {
       if (mustList) {
         try {
           await this.list(session, state);
           mustList = false;
-          errors = 0;
+          errors.reset();
         } catch (error) {
-          log('warn', ForwarderLog.listFailed, { cluster, kind, attempt: errors, error: String(error) });
-          await this.sleep(backoffDelay(errorBackoff, errors++), signal);
+          const retryInMs = errors.next(retryAfterOf(error)) ?? 0;
+          log('warn', ForwarderLog.listFailed, { cluster, kind, attempt: errors.failures, retryInMs, error: String(error) });
+          await this.sleep(retryInMs, signal);
           continue;
         }
       }
@@ -245,7 +245,7 @@ export class Forwarder {
           return this.onEvent(session, state, event);
         }, watchSignal);
         if (signal.aborted) break;
-        errors = 0;
+        errors.reset();
         if (end === 'expired') {
           counters.add(CounterName.Relists);
           log('warn', ForwarderLog.watchExpired, { cluster, kind, resourceVersion: state.resourceVersion });
@@ -253,9 +253,8 @@ export class Forwarder {
         } else if (resyncTimer?.signal.aborted) {
           mustList = true;
         } else {
-          // A server that closes watches at once without events should not be hammered.
-          quietCloses = events > 0 ? 0 : quietCloses + 1;
-          await this.sleep(Math.min(errorBackoff.maxMs, reconnectDelayMs * 2 ** Math.min(quietCloses, 30)), signal);
+          if (events > 0) closes.reset();
+          await closes.wait(signal);
         }
       } catch (error) {
         if (signal.aborted) break;
@@ -272,8 +271,11 @@ export class Forwarder {
           continue;
         }
         counters.add(CounterName.WatchErrors);
-        log('warn', ForwarderLog.watchFailed, { cluster, kind, resourceVersion: state.resourceVersion, attempt: errors, error: String(error) });
-        await this.sleep(backoffDelay(errorBackoff, errors++), signal);
+        // A watch that delivered before it broke shows the server was serving: reconnect soon.
+        if (events > 0) errors.reset();
+        const retryInMs = errors.next(retryAfterOf(error)) ?? 0;
+        log('warn', ForwarderLog.watchFailed, { cluster, kind, resourceVersion: state.resourceVersion, attempt: errors.failures, retryInMs, error: String(error) });
+        await this.sleep(retryInMs, signal);
       } finally {
         clearTimeout(timer);
       }
@@ -426,7 +428,7 @@ export class Forwarder {
     const write = async () => {
       while (state.delivered !== undefined && state.delivered !== state.checkpointed) {
         const wait = state.lastCheckpointAt + interval - now();
-        if (!final && wait > 0) await this.sleep(wait, NEVER);
+        if (!final && wait > 0) await this.sleep(wait);
         const resourceVersion = state.delivered;
         try {
           await bookmarks.putBookmark(cluster, BookmarkResource[state.kind], resourceVersion, now());

@@ -20,6 +20,10 @@ export const lambdaStore = (config: LambdaConfig, counters: Counters): DynamoChe
 export const lambdaClusters = (config: LambdaConfig, store: CheckpointStore, counters: Counters): ClusterResolver =>
   resolveClusters({ store, static: config.staticClusters, counters });
 
-/** lambdaSink: PutEvents onto the configured bus. */
+/**
+ * lambdaSink: PutEvents onto the configured bus. One attempt per call: the forwarder's batcher is
+ * the one layer that retries puts (lib/forwarder/batcher.ts), and an SDK retry inside it would
+ * multiply the two policies.
+ */
 export const lambdaSink = (config: LambdaConfig): EventBridgeSink =>
-  new EventBridgeSink({ client: new EventBridgeClient({}), eventBusName: config.eventBusName });
+  new EventBridgeSink({ client: new EventBridgeClient({ maxAttempts: 1 }), eventBusName: config.eventBusName });

@@ -3,14 +3,23 @@
  * watching it, the in-process bus with the deployed rule pattern, the same reconciler batch
  * handler, and an embedded DynamoDB-API server keeping its data under the state directory.
  * Stopping (Ctrl-C) flushes the forwarder, drains the bus and closes the store.
+ *
+ * Before anything starts, one list of each watched kind (retried a few seconds on KUBE_RETRY)
+ * checks that the server is there, takes the credentials, grants the verbs and serves JobSets:
+ * the forwarder would retry any of these for ever, which suits a Deployment waiting for its
+ * cluster, not a person at a terminal. After that first good list, failures are retried as the
+ * forwarder always does.
  */
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { InProcessBus } from '../bus/inProcessBus.ts';
+import { RunMessage } from '../constants.ts';
 import { Counters } from '../counters.ts';
+import { ErrorCode, LineupError, type ErrorCodeName } from '../errors.ts';
 import { reconcilerRulePattern } from '../events/pattern.ts';
 import { Forwarder } from '../forwarder/forwarder.ts';
 import { kubeConfigFor } from '../k8s/auth.ts';
+import type { RetryTuning } from '../k8s/gateway.ts';
 import { resolveClusters } from '../k8s/registry.ts';
 import { KubeWatchSource } from '../k8s/watchSource.ts';
 import type { Log } from '../log.ts';
@@ -32,6 +41,8 @@ export interface LocalRunOptions {
   /** A pass that did something (the live timeline). */
   readonly onPass: (key: JobSetKey, plan: Plan, decision: Decision) => void;
   readonly signal: AbortSignal;
+  /** Retries of the first contact with the API server. @default KUBE_RETRY */
+  readonly accessCheckRetry?: RetryTuning | undefined;
 }
 
 /** defaultKubeconfig: where kubectl would look. */
@@ -44,6 +55,24 @@ export const openStateStore = async (stateDir: string, counters: Counters): Prom
   return { dynamo, store: new DynamoCheckpointStore({ client: dynamo.client, tableName: dynamo.tableName, counters }) };
 };
 
+/** The message of each way the first list can fail, by the Lineup error code it failed with. */
+const START_FAILURE: Partial<Record<ErrorCodeName, (server: string, detail: string) => string>> = {
+  [ErrorCode.UNAVAILABLE]: RunMessage.unreachable,
+  [ErrorCode.UNAUTHENTICATED]: RunMessage.unauthenticated,
+  [ErrorCode.FORBIDDEN]: RunMessage.forbidden,
+  [ErrorCode.NOT_FOUND]: RunMessage.noJobSetCrd,
+};
+
+/**
+ * startFailure: the error `lineup run` stops with when its first list failed: the server's URL,
+ * what it answered, and the fix for that answer (RunMessage); the code stays the list's.
+ */
+export const startFailure = (error: unknown, server: string): LineupError => {
+  const detail = error instanceof Error ? error.message : String(error);
+  const code = error instanceof LineupError ? error.code : ErrorCode.UNAVAILABLE;
+  return new LineupError(code, (START_FAILURE[code] ?? RunMessage.failed)(server, detail), { cause: error });
+};
+
 /** runLocal: run until `signal` aborts; resolves with the counters of the run. */
 export const runLocal = async (options: LocalRunOptions): Promise<Record<string, number>> => {
   const counters = new Counters();
@@ -53,6 +82,13 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
     auth: { type: 'kubeconfig', path: options.kubeconfig ?? defaultKubeconfig(process.env), context: options.context },
   };
   const kubeConfig = await kubeConfigFor(record);
+  const server = kubeConfig.getCurrentCluster()?.server ?? 'named by the kubeconfig';
+  const source = new KubeWatchSource({ kubeConfig, counters, log: options.log });
+  try {
+    await source.checkAccess(options.accessCheckRetry);
+  } catch (error) {
+    throw startFailure(error, server);
+  }
   const { dynamo, store } = await openStateStore(options.stateDir, counters);
   const abort = new AbortController();
   const stop = (): void => abort.abort();
@@ -74,7 +110,7 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
     bus = new InProcessBus({ pattern: reconcilerRulePattern(), handler, log: options.log });
     const forwarder = new Forwarder({
       cluster: options.clusterId,
-      source: new KubeWatchSource({ kubeConfig, counters, log: options.log }),
+      source,
       sink: bus,
       bookmarks: store,
       planOptions: options.planOptions,
@@ -82,7 +118,7 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
       log: options.log,
       now: Date.now,
     });
-    options.log('info', `watching ${kubeConfig.getCurrentCluster()?.server ?? 'the cluster'} as cluster ${options.clusterId}; state in ${options.stateDir}`);
+    options.log('info', `watching ${server} as cluster ${options.clusterId}; state in ${options.stateDir}`);
     await forwarder.run(abort.signal);
     await bus.idle();
     return counters.snapshot();

@@ -15,7 +15,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { User } from '@kubernetes/client-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { EksToken } from '../constants.ts';
+import { EksToken, KubeconfigMessage } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { ClusterAuth, ClusterRecord } from '../store/types.ts';
 
@@ -210,6 +210,38 @@ const tokenOf = async (record: ClusterRecord, auth: Extract<ClusterAuth, { type:
   return options.resolveSecret(auth.tokenSecretArn);
 };
 
+/** firstLine: the first line of an error message (a YAML error goes on with a code excerpt). */
+const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]?.trim() ?? '';
+
+/**
+ * loadKubeConfigFile: the kubeconfig at `path` with `context` (or the file's current-context)
+ * selected, as kubectl would read it; InvalidInputError naming the file (and the context) when it
+ * is missing, unreadable, not YAML, not a kubeconfig, or has no such context or its cluster.
+ *
+ * @example
+ * const kubeConfig = loadKubeConfigFile(join(homedir(), '.kube', 'config'), 'kind-dev');
+ */
+export const loadKubeConfigFile = (path: string, context?: string): KubeConfig => {
+  const kubeConfig = new KubeConfig();
+  try {
+    kubeConfig.loadFromFile(path);
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? error.code : undefined;
+    if (code === 'ENOENT') throw new InvalidInputError(KubeconfigMessage.missing(path), { cause: error });
+    if (typeof code === 'string') throw new InvalidInputError(KubeconfigMessage.unreadable(path, firstLine(error)), { cause: error });
+    if (error instanceof Error && error.name === 'YAMLException') throw new InvalidInputError(KubeconfigMessage.notYaml(path, firstLine(error)), { cause: error });
+    throw new InvalidInputError(KubeconfigMessage.invalid(path, firstLine(error)), { cause: error });
+  }
+  const known = kubeConfig.getContexts().map((candidate) => candidate.name);
+  const selected = context ?? (kubeConfig.getCurrentContext() || undefined);
+  if (selected === undefined) throw new InvalidInputError(KubeconfigMessage.noCurrentContext(path, known));
+  const found = kubeConfig.getContextObject(selected);
+  if (!found) throw new InvalidInputError(KubeconfigMessage.noSuchContext(path, selected, known));
+  kubeConfig.setCurrentContext(selected);
+  if (!kubeConfig.getCurrentCluster()) throw new InvalidInputError(KubeconfigMessage.noCluster(path, selected, found.cluster));
+  return kubeConfig;
+};
+
 /**
  * kubeConfigFor: a KubeConfig for a registered cluster.
  * - `kubeconfig`: the file (and context, when named) as kubectl would read it;
@@ -224,9 +256,7 @@ export const kubeConfigFor = async (record: ClusterRecord, options: AuthOptions 
   const auth = record.auth;
   switch (auth.type) {
     case 'kubeconfig':
-      kubeConfig.loadFromFile(auth.path);
-      if (auth.context !== undefined) kubeConfig.setCurrentContext(auth.context);
-      return kubeConfig;
+      return loadKubeConfigFile(auth.path, auth.context);
     case 'token':
       kubeConfig.loadFromClusterAndUser(clusterOf(record), { name: record.id, token: await tokenOf(record, auth, options) });
       return kubeConfig;

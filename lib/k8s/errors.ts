@@ -12,6 +12,7 @@ import {
   InvalidObjectError,
   LineupError,
   NotFoundError,
+  UnauthenticatedError,
   UnavailableError,
   WatchExpiredError,
 } from '../errors.ts';
@@ -77,6 +78,18 @@ export const headerOf = (error: unknown, name: string): string | undefined => {
   return undefined;
 };
 
+/**
+ * retryAfterMs: the wait a failed request's Retry-After header asks for — delay-seconds or an HTTP
+ * date (RFC 9110 §10.2.3) — or undefined when there is none or it does not parse.
+ */
+export const retryAfterMs = (error: unknown, now: number): number | undefined => {
+  const value = headerOf(error, 'retry-after')?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+};
+
 /** describeError: one line for a failed request — the server's Status message when it sent one, else the error's own. */
 export const describeError = (error: unknown): string => {
   const code = httpStatusOf(error);
@@ -97,17 +110,19 @@ export const fieldCauses = (status: KubeStatus | undefined): FieldError[] =>
  * statusToLineupError: the Lineup error for an HTTP status and its Status body. `what` names the
  * object ("job ns/name") and starts the message, so logs say which write failed.
  */
-export const statusToLineupError = (code: number, status: KubeStatus | undefined, what: string, cause: unknown): LineupError => {
+export const statusToLineupError = (code: number, status: KubeStatus | undefined, what: string, cause: unknown, now: number = Date.now()): LineupError => {
   const message = `${what}: ${status?.message ?? `HTTP ${code}`}`;
   const options = { cause };
   if (code === 409 && status?.reason === StatusReason.AlreadyExists) return new AlreadyExistsError(message, options);
   if (code === 409) return new ConflictError(message, undefined, options);
   if (code === 404) return new NotFoundError(message, options);
-  if (code === 401 || code === 403) return new ForbiddenError(message, options);
+  if (code === 401) return new UnauthenticatedError(message, options);
+  if (code === 403) return new ForbiddenError(message, options);
   if (code === 410) return new WatchExpiredError(message, options);
   // 400 is the server refusing the request itself (a malformed patch): as final as 422.
   if (code === 422 || code === 400) return new InvalidObjectError(message, fieldCauses(status), options);
-  return new UnavailableError(message, options);
+  // 429 and 5xx: "not now", with the wait the server asked for, for the layer that retries.
+  return new UnavailableError(message, { ...options, retryAfterMs: retryAfterMs(cause, now) });
 };
 
 /**

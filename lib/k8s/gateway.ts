@@ -34,9 +34,10 @@ import { JobSchema, JobSetSchema, ServiceSchema } from '../jobset/schema.ts';
 import type { Job, JobSet, JobStatus, Service } from '../jobset/schema.ts';
 import type { Action, ActionKind, Observed } from '../plan/types.ts';
 import type { ClusterGateway } from '../reconcile/types.ts';
+import type { CounterSink } from '../counters.ts';
+import type { RetryPolicy, RetrySeams } from '../retry.ts';
 import { toLineupError } from './errors.ts';
 import { withRetry } from './retry.ts';
-import type { CounterSink, Sleep } from './retry.ts';
 
 /** KubeVerb: the Kubernetes API verbs Lineup uses (RBAC's words). */
 export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
@@ -102,13 +103,20 @@ export const observeVerbs: readonly ApiAccess[] = [
 /** watchVerbs: what the forwarder's KubeWatchSource uses (all namespaces). */
 export const watchVerbs: readonly ApiAccess[] = [jobSets(['list', 'watch']), jobs(['list', 'watch'])];
 
-/** RetryTuning: the retry knobs a host may change (defaults KUBE_RETRY) and the sleep tests replace. */
-export interface RetryTuning {
+/** RetryTuning: the retry knobs a host may change (defaults KUBE_RETRY) and the seams tests replace. */
+export interface RetryTuning extends RetrySeams {
   readonly maxAttempts?: number | undefined;
   readonly baseDelayMs?: number | undefined;
   readonly maxDelayMs?: number | undefined;
-  readonly sleep?: Sleep | undefined;
 }
+
+/** kubeRetryPolicy: KUBE_RETRY with a host's tuning applied. */
+export const kubeRetryPolicy = (tuning: RetryTuning): RetryPolicy => ({
+  maxAttempts: tuning.maxAttempts ?? KUBE_RETRY.maxAttempts,
+  baseDelayMs: tuning.baseDelayMs ?? KUBE_RETRY.baseDelayMs,
+  maxDelayMs: tuning.maxDelayMs ?? KUBE_RETRY.maxDelayMs,
+  jitter: KUBE_RETRY.jitter,
+});
 
 /** KubeClusterGatewayOptions: the cluster, where request counts go, and retry tuning. */
 export interface KubeClusterGatewayOptions {
@@ -467,7 +475,12 @@ export class KubeClusterGateway implements ClusterGateway {
     );
   }
 
-  /** call: one request through withRetry, each attempt counted as k8s.<verb>, failures as Lineup errors. */
+  /**
+   * call: one request through withRetry, each attempt counted as k8s.<verb>, failures as Lineup
+   * errors. This is the one layer that retries 429/5xx/connection failures of a pass's requests.
+   * The read-modify-write loops above (KUBE_RMW_ATTEMPTS) do not nest on the same failure: they
+   * re-run only after a 409 lost to Lineup's own race, which withRetry never retries, and do not wait.
+   */
   private async call<T>(verb: KubeVerb, what: string, request: () => Promise<T>): Promise<T> {
     try {
       return await withRetry(
@@ -475,14 +488,7 @@ export class KubeClusterGateway implements ClusterGateway {
           this.counters.add(`${CounterName.KubePrefix}${verb}`);
           return request();
         },
-        {
-          counters: this.counters,
-          maxAttempts: this.retry.maxAttempts ?? KUBE_RETRY.maxAttempts,
-          baseDelayMs: this.retry.baseDelayMs ?? KUBE_RETRY.baseDelayMs,
-          maxDelayMs: this.retry.maxDelayMs ?? KUBE_RETRY.maxDelayMs,
-          sleep: this.retry.sleep,
-          what: `${verb} ${what}`,
-        },
+        { counters: this.counters, policy: kubeRetryPolicy(this.retry), sleep: this.retry.sleep, random: this.retry.random, what: `${verb} ${what}` },
       );
     } catch (error) {
       throw toLineupError(error, what);

@@ -3,6 +3,7 @@ export {
   EksAuthenticator,
   EksTokenSource,
   kubeConfigFor,
+  loadKubeConfigFile,
   presignEksToken,
   stsHost,
   type AuthOptions,
@@ -19,6 +20,7 @@ export {
   kubeStatusOf,
   KubeStatusSchema,
   parseStatus,
+  retryAfterMs,
   StatusReason,
   statusToLineupError,
   toLineupError,
@@ -28,6 +30,7 @@ export {
   actionVerbs,
   KubeClusterGateway,
   KubeResource,
+  kubeRetryPolicy,
   observeVerbs,
   parseObject,
   truncateUtf8,
@@ -38,15 +41,5 @@ export {
   type RetryTuning,
 } from './gateway.ts';
 export { resolveClusters, type ResolveClustersOptions } from './registry.ts';
-export {
-  backoffMs,
-  isConnectionError,
-  isRetryable,
-  realSleep,
-  retryAfterMs,
-  withRetry,
-  type CounterSink,
-  type RetryOptions,
-  type Sleep,
-} from './retry.ts';
+export { isConnectionError, isRetryable, kubeVerdict, withRetry, type KubeRetryOptions } from './retry.ts';
 export { KubeWatchSource, type KubeWatchSourceOptions } from './watchSource.ts';

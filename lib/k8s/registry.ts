@@ -10,7 +10,7 @@ import { kubeConfigFor } from './auth.ts';
 import type { AuthOptions } from './auth.ts';
 import { KubeClusterGateway } from './gateway.ts';
 import type { RetryTuning } from './gateway.ts';
-import type { CounterSink } from './retry.ts';
+import type { CounterSink } from '../counters.ts';
 
 /** ResolveClustersOptions: where cluster records come from, and what every gateway shares. */
 export interface ResolveClustersOptions {

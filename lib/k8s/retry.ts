@@ -1,37 +1,23 @@
 /**
- * Retries of Kubernetes requests: the answers that mean "not now" — 429 Too Many Requests (API
- * Priority and Fairness), 5xx, a connection refused or dropped — are retried with exponential
- * backoff and jitter, honouring the server's Retry-After; every other answer is final and goes
- * back to the caller at once.
+ * Retries of Kubernetes requests, on the project's one policy (lib/retry.ts): the answers that
+ * mean "not now" — 429 Too Many Requests (API Priority and Fairness), 5xx, a connection refused
+ * or dropped — are retried with exponential backoff and jitter, honouring the server's
+ * Retry-After; every other answer is final and goes back to the caller at once.
+ *
+ * Where this layer is used: the reconciler's gateway (every request of a pass: a pass has no
+ * retry loop of its own, a failed pass is re-queued by SQS and the resync, minutes later) and
+ * `lineup run`'s access check. The forwarder's list and watch requests are NOT retried here:
+ * the forwarder's own loop, which never gives up, is their one retry layer (lib/forwarder).
  */
-import { CounterName } from '../counters.ts';
+import { CounterName, type CounterSink } from '../counters.ts';
 import { LineupError, UnavailableError } from '../errors.ts';
-import { describeError, headerOf, httpStatusOf } from './errors.ts';
+import { retry, type RetryPolicy, type RetrySeams, type RetryVerdict } from '../retry.ts';
+import { describeError, httpStatusOf, retryAfterMs } from './errors.ts';
 
-/** CounterSink: the part of Counters the Kubernetes adapter uses. */
-export interface CounterSink {
-  add(name: string, by?: number): void;
-}
-
-/** Sleep: waits `ms`; injectable so tests run backoffs without waiting. */
-export type Sleep = (ms: number) => Promise<void>;
-
-/** realSleep: a timer-based Sleep. */
-export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** RetryOptions: how often and how long to retry (defaults in KUBE_RETRY), and the seams tests replace. */
-export interface RetryOptions {
+/** KubeRetryOptions: the policy (KUBE_RETRY by default at the callers), where retries are counted, and the seams. */
+export interface KubeRetryOptions extends RetrySeams {
   readonly counters: CounterSink;
-  /** Attempts in all, the first included. */
-  readonly maxAttempts: number;
-  /** Delay before the first retry; doubles per attempt. */
-  readonly baseDelayMs: number;
-  /** Longest delay, also the longest Retry-After honoured. */
-  readonly maxDelayMs: number;
-  /** @default realSleep */
-  readonly sleep?: Sleep | undefined;
-  /** Source of jitter in [0, 1). @default Math.random */
-  readonly random?: (() => number) | undefined;
+  readonly policy: RetryPolicy;
   /** Wall clock, for a Retry-After given as an HTTP date. @default Date.now */
   readonly now?: (() => number) | undefined;
   /** Names the request in the UnavailableError message ("get jobset ns/name"). @default 'kubernetes request' */
@@ -89,57 +75,30 @@ export const isRetryable = (error: unknown): boolean => {
   return isConnectionError(error);
 };
 
-/**
- * retryAfterMs: the wait a Retry-After header asks for — delay-seconds or an HTTP date (RFC 9110
- * §10.2.3) — or undefined when there is none or it does not parse.
- */
-export const retryAfterMs = (error: unknown, now: number): number | undefined => {
-  const value = headerOf(error, 'retry-after')?.trim();
-  if (value === undefined || value === '') return undefined;
-  if (/^\d+$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-};
-
-/**
- * backoffMs: the delay before retry number `retry` (1 for the first): baseDelayMs doubled per
- * retry, capped at maxDelayMs, with "equal jitter" — half fixed, half random — so a fleet of
- * Lambdas throttled together does not come back together, yet none retries at once.
- */
-export const backoffMs = (retry: number, options: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs'>, random: () => number): number => {
-  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (retry - 1));
-  return Math.round(ceiling / 2 + (ceiling / 2) * random());
-};
+/** kubeVerdict: how the retry policy judges a failed Kubernetes request (raw client-node error) at `now`. */
+export const kubeVerdict = (error: unknown, now: number): RetryVerdict =>
+  isRetryable(error) ? { retry: true, afterMs: retryAfterMs(error, now) } : { retry: false };
 
 /**
  * withRetry: run `fn` (told its attempt number, from 1) until it succeeds, fails with an error
- * that is not retryable (rethrown as it is, for the caller to map), or has failed maxAttempts
- * times (UnavailableError with the attempt count, the last error as `cause`). Each retry is
- * counted as `k8s.retries`.
+ * that is not retryable (rethrown as it is, for the caller to map), or has failed
+ * policy.maxAttempts times (UnavailableError with the attempt count, the last error as `cause`).
+ * Each retry is counted as `k8s.retries`.
  *
  * @example
- * const jobSet = await withRetry(() => api.getNamespacedCustomObject(request), { counters, ...KUBE_RETRY });
+ * const jobSet = await withRetry(() => api.getNamespacedCustomObject(request), { counters, policy: KUBE_RETRY });
  */
-export const withRetry = async <T>(fn: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> => {
-  const sleep = options.sleep ?? realSleep;
-  const random = options.random ?? Math.random;
+export const withRetry = <T>(fn: (attempt: number) => Promise<T>, options: KubeRetryOptions): Promise<T> => {
   const now = options.now ?? Date.now;
-  const maxAttempts = Math.max(1, options.maxAttempts);
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await fn(attempt);
-    } catch (error) {
-      if (!isRetryable(error)) throw error;
-      if (attempt >= maxAttempts) {
-        throw new UnavailableError(
-          `${options.what ?? 'kubernetes request'}: gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${describeError(error)}`,
-          { cause: error },
-        );
-      }
-      const asked = retryAfterMs(error, now());
-      const delay = asked === undefined ? backoffMs(attempt, options, random) : Math.min(asked, options.maxDelayMs);
-      options.counters.add(CounterName.KubeRetries);
-      await sleep(delay);
-    }
-  }
+  return retry(fn, {
+    policy: options.policy,
+    sleep: options.sleep,
+    random: options.random,
+    classify: (error) => kubeVerdict(error, now()),
+    onRetry: () => options.counters.add(CounterName.KubeRetries),
+    exhausted: (error, attempts) =>
+      new UnavailableError(`${options.what ?? 'kubernetes request'}: gave up after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${describeError(error)}`, {
+        cause: error,
+      }),
+  });
 };

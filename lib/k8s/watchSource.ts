@@ -6,17 +6,15 @@
 import { CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { KUBE_LIST_PAGE_SIZE, KUBE_RETRY, KUBE_RMW_ATTEMPTS, Label } from '../constants.ts';
-import { CounterName } from '../counters.ts';
-import { ErrorCode, LineupError } from '../errors.ts';
+import { KUBE_LIST_PAGE_SIZE, Label } from '../constants.ts';
+import { CounterName, type CounterSink } from '../counters.ts';
 import { JobSchema, JobSetSchema } from '../jobset/schema.ts';
 import type { Log } from '../log.ts';
 import type { ListResult, WatchEnd, WatchEvent, WatchedKind, WatchedObject, WatchSource } from '../forwarder/types.ts';
 import { httpStatusOf, parseStatus, statusToLineupError, toLineupError } from './errors.ts';
-import { KubeResource, parseObject } from './gateway.ts';
+import { KubeResource, kubeRetryPolicy, parseObject } from './gateway.ts';
 import type { RetryTuning } from './gateway.ts';
 import { withRetry } from './retry.ts';
-import type { CounterSink, RetryOptions } from './retry.ts';
 
 /** What is listed and watched per kind: the API path, the label selector, the schema. */
 const watched = {
@@ -46,14 +44,12 @@ const WatchPhase = {
 /** isTimeout: client-node's Watch aborts a silent connection with a TimeoutError (30 s without a byte). */
 const isTimeout = (error: unknown): boolean => error instanceof Error && error.name === 'TimeoutError';
 
-/** KubeWatchSourceOptions: the cluster, where request counts go, list paging and retry tuning. */
+/** KubeWatchSourceOptions: the cluster, where request counts go, list paging and watch length. */
 export interface KubeWatchSourceOptions {
   readonly kubeConfig: KubeConfig;
   readonly counters: CounterSink;
   /** Items per list page. @default KUBE_LIST_PAGE_SIZE */
   readonly pageSize?: number | undefined;
-  /** Retries of list requests and of opening a watch. @default KUBE_RETRY */
-  readonly retry?: RetryTuning | undefined;
   /**
    * Ask the server to end each watch after this many seconds ('closed'); a Lambda watch session
    * sets it below its remaining time. Shortly before the end the server sends a bookmark, when
@@ -70,10 +66,12 @@ export interface KubeWatchSourceOptions {
 }
 
 /**
- * KubeWatchSource: list and watch JobSets and labelled Jobs in all namespaces. Lists go through
- * withRetry (counted `k8s.list` per page), and so does opening a watch (`k8s.watch` per
- * attempt); a watch that fails after it opened goes back to the forwarder, which backs off and
- * reconnects from the last resourceVersion it saw.
+ * KubeWatchSource: list and watch JobSets and labelled Jobs in all namespaces. Each list page
+ * (`k8s.list`) and each watch (`k8s.watch`) is ONE request: a failure goes back to the caller as a
+ * Lineup error — UnavailableError for "not now" (429, 5xx, no connection, with the server's
+ * Retry-After) — and the forwarder's loop, which retries until it succeeds, is the one layer that
+ * retries it. Retrying here as well would multiply the two policies (a failing list once made
+ * about 40 requests in 11 s).
  *
  * @example
  * const source = new KubeWatchSource({ kubeConfig, counters });
@@ -85,7 +83,6 @@ export class KubeWatchSource implements WatchSource {
   private readonly custom: CustomObjectsApi;
   private readonly counters: CounterSink;
   private readonly pageSize: number;
-  private readonly retry: RetryTuning;
   private readonly timeoutSeconds: number | undefined;
   private readonly log: Log;
 
@@ -95,20 +92,34 @@ export class KubeWatchSource implements WatchSource {
     this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
     this.counters = options.counters;
     this.pageSize = options.pageSize ?? KUBE_LIST_PAGE_SIZE;
-    this.retry = options.retry ?? {};
     this.timeoutSeconds = options.timeoutSeconds;
   }
 
   /**
-   * list: every object of the kind, page by page; the resourceVersion is the first page's (the
-   * snapshot the pages belong to). A continue token that expired mid-list (410) restarts the list.
+   * checkAccess: one list request of at most one object per kind, retried on KUBE_RETRY (or
+   * `tuning`): for a host that must stop with a clear error when the server cannot be reached,
+   * refuses the credentials or the verbs, or serves no JobSets (`lineup run`), where the forwarder
+   * would retry for ever. Rejects with the request's Lineup error (UnavailableError once the
+   * retries are used up, UnauthenticatedError, ForbiddenError, NotFoundError).
    */
-  async list<K extends WatchedKind>(kind: K): Promise<ListResult<K>> {
-    for (let attempt = 1; ; attempt += 1) {
+  async checkAccess(tuning: RetryTuning = {}): Promise<void> {
+    for (const kind of ['JobSet', 'Job'] as const) {
+      const target = watched[kind];
+      const what = `list ${target.what}`;
       try {
-        return await this.listOnce(kind);
+        await withRetry(
+          () => {
+            this.counters.add(`${CounterName.KubePrefix}list`);
+            return this.custom.listClusterCustomObject({
+              ...target.resource,
+              ...(target.labelSelector === undefined ? {} : { labelSelector: target.labelSelector }),
+              limit: 1,
+            }) as Promise<unknown>;
+          },
+          { counters: this.counters, policy: kubeRetryPolicy(tuning), sleep: tuning.sleep, random: tuning.random, what },
+        );
       } catch (error) {
-        if (!(error instanceof LineupError && error.code === ErrorCode.WATCH_EXPIRED) || attempt >= KUBE_RMW_ATTEMPTS) throw error;
+        throw toLineupError(error, what);
       }
     }
   }
@@ -124,8 +135,12 @@ export class KubeWatchSource implements WatchSource {
     }
   }
 
-  /** listOnce: one paged list from the first page on. */
-  private async listOnce<K extends WatchedKind>(kind: K): Promise<ListResult<K>> {
+  /**
+   * list: every object of the kind, page by page; the resourceVersion is the first page's (the
+   * snapshot the pages belong to). A failed page fails the list (a continue token that expired
+   * is WatchExpiredError): the caller lists again from the first page.
+   */
+  async list<K extends WatchedKind>(kind: K): Promise<ListResult<K>> {
     const target = watched[kind];
     const items: WatchedObject<K>[] = [];
     let resourceVersion: string | undefined;
@@ -133,7 +148,7 @@ export class KubeWatchSource implements WatchSource {
     do {
       const what = `list ${target.what}`;
       const continueToken = token;
-      const raw = await this.call(what, () =>
+      const raw = await this.request(what, () =>
         this.custom.listClusterCustomObject({
           ...target.resource,
           ...(target.labelSelector === undefined ? {} : { labelSelector: target.labelSelector }),
@@ -157,32 +172,13 @@ export class KubeWatchSource implements WatchSource {
    * in order (a slow handler holds the rest back). Ends 'expired' on an ERROR event with code 410
    * (client-node then closes the stream without an error, so the event is the only sign);
    * 'closed' when the server ends the watch, the connection goes silent (client-node's 30 s idle
-   * timeout: reconnect from the last resourceVersion) or `signal` aborts. Opening the watch is
-   * retried like any request (429/5xx/connection, e.g. the 429 a CRD's watch cache answers while
-   * it initialises), with backoff only: client-node's Watch keeps the status code of a refused
-   * watch but drops its Retry-After. Once events flow, a failure is final — a retry from the same
-   * resourceVersion would repeat delivered events — and rejects with a Lineup error, as do other
-   * ERROR events, HTTP errors and a throwing `onEvent`.
+   * timeout: reconnect from the last resourceVersion) or `signal` aborts. Rejects with a Lineup
+   * error on a refused watch (UnavailableError for 429/5xx/connection, e.g. the 429 a CRD's watch
+   * cache answers while it initialises — client-node's Watch keeps its status code but drops its
+   * Retry-After), other ERROR events, a transport failure and a throwing `onEvent`; the caller
+   * reconnects from the last resourceVersion it took in.
    */
   async watch<K extends WatchedKind>(
-    kind: K,
-    resourceVersion: string,
-    onEvent: (event: WatchEvent<K>) => void | Promise<void>,
-    signal: AbortSignal,
-  ): Promise<WatchEnd> {
-    const what = `watch ${watched[kind].what}`;
-    try {
-      return await withRetry(() => this.watchOnce(kind, resourceVersion, onEvent, signal), this.retryOptions(what));
-    } catch (error) {
-      throw toLineupError(error, what);
-    }
-  }
-
-  /**
-   * watchOnce: one watch request (counted as k8s.watch). Rejects with the raw error when the
-   * request failed before the stream opened (for withRetry to judge), with a LineupError after.
-   */
-  private watchOnce<K extends WatchedKind>(
     kind: K,
     resourceVersion: string,
     onEvent: (event: WatchEvent<K>) => void | Promise<void>,
@@ -211,7 +207,7 @@ export class KubeWatchSource implements WatchSource {
         if (settled) return;
         settle();
         stopped = true;
-        reject(established ? toLineupError(error, what) : error);
+        reject(toLineupError(error, what));
       };
       const end = (outcome: WatchEnd, drain: boolean): void => {
         if (settled) return;
@@ -291,25 +287,11 @@ export class KubeWatchSource implements WatchSource {
     });
   }
 
-  /** retryOptions: withRetry's options for a request of this source. */
-  private retryOptions(what: string): RetryOptions {
-    return {
-      counters: this.counters,
-      maxAttempts: this.retry.maxAttempts ?? KUBE_RETRY.maxAttempts,
-      baseDelayMs: this.retry.baseDelayMs ?? KUBE_RETRY.baseDelayMs,
-      maxDelayMs: this.retry.maxDelayMs ?? KUBE_RETRY.maxDelayMs,
-      sleep: this.retry.sleep,
-      what,
-    };
-  }
-
-  /** call: one list request through withRetry, each attempt counted as k8s.list. */
-  private async call<T>(what: string, request: () => Promise<T>): Promise<T> {
+  /** request: one list request (counted as k8s.list, never retried here), its failure as a Lineup error. */
+  private async request<T>(what: string, send: () => Promise<T>): Promise<T> {
+    this.counters.add(`${CounterName.KubePrefix}list`);
     try {
-      return await withRetry(() => {
-        this.counters.add(`${CounterName.KubePrefix}list`);
-        return request();
-      }, this.retryOptions(what));
+      return await send();
     } catch (error) {
       throw toLineupError(error, what);
     }

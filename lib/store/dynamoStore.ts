@@ -18,6 +18,7 @@ import {
 import { DEFAULT_DECISION_RETENTION_MS } from '../constants.ts';
 import { CounterName, Counters } from '../counters.ts';
 import { UnavailableError } from '../errors.ts';
+import { Backoff, type RetryPolicy, type RetrySeams } from '../retry.ts';
 import {
   clusterAttributes,
   clusterFromItem,
@@ -73,6 +74,8 @@ export interface DynamoCheckpointStoreOptions {
    * @default DEFAULT_DECISION_RETENTION_MS
    */
   readonly decisionRetentionMs?: number;
+  /** The waits between BatchGetItem attempts at unprocessed keys, replaced in tests. */
+  readonly retrySeams?: RetrySeams;
 }
 
 /** The DynamoDB operations the store sends, as counted. */
@@ -80,9 +83,13 @@ type Operation = 'UpdateItem' | 'GetItem' | 'PutItem' | 'DeleteItem' | 'Query' |
 
 /** BatchGetItem's limit on keys per request. */
 const BATCH_GET_MAX_KEYS = 100;
-/** Attempts at the keys BatchGetItem leaves unprocessed (throttling) before giving up, and the first backoff. */
-const BATCH_GET_ATTEMPTS = 5;
-const BATCH_GET_BACKOFF_MS = 50;
+/**
+ * BATCH_GET_RETRY: how the keys BatchGetItem leaves unprocessed (throttling) are asked for again
+ * before giving up. Jittered: a fleet of reconciler Lambdas throttled together must not come back
+ * together. This is the one retry layer of unprocessed keys: the SDK retries a request that failed
+ * as a whole (its standard mode, 3 attempts), never keys of a request that succeeded.
+ */
+export const BATCH_GET_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 50, maxDelayMs: 1_000, jitter: 'equal' };
 
 /** A table key as the document client takes it. */
 type TableKey = Readonly<Record<(typeof TABLE_KEY)[keyof typeof TABLE_KEY], string>>;
@@ -132,9 +139,6 @@ const leaseFromItem = (item: Item, owner: string, expiresAt: number): Lease => {
   return { owner, expiresAt, dirty: typeof dirty === 'number' ? dirty : 0 };
 };
 
-/** sleep: wait `ms` (backoff between BatchGetItem attempts). */
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** DynamoCheckpointStore: CheckpointStore on a DynamoDB table laid out by ./table.ts. */
 export class DynamoCheckpointStore implements CheckpointStore {
   /** Where requests are counted (the one given, or the store's own). */
@@ -142,6 +146,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
   private readonly decisionRetentionMs: number;
+  private readonly retrySeams: RetrySeams;
 
   constructor(options: DynamoCheckpointStoreOptions) {
     this.client =
@@ -149,6 +154,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
     this.tableName = options.tableName;
     this.counters = options.counters ?? new Counters();
     this.decisionRetentionMs = options.decisionRetentionMs ?? DEFAULT_DECISION_RETENTION_MS;
+    this.retrySeams = options.retrySeams ?? {};
   }
 
   /** markDirty: `ADD dirty 1`, creating the item; it also becomes a resync candidate until a release finds it quiescent. */
@@ -518,19 +524,19 @@ export class DynamoCheckpointStore implements CheckpointStore {
 
   /**
    * batchGet: the items of `keys` (missing ones skipped), strongly consistent so a listing filters
-   * on current state, retrying the keys DynamoDB leaves unprocessed with a doubling backoff.
+   * on current state, retrying the keys DynamoDB leaves unprocessed on BATCH_GET_RETRY.
    */
   private async batchGet(keys: TableKey[]): Promise<Item[]> {
     const items: Item[] = [];
     for (let start = 0; start < keys.length; start += BATCH_GET_MAX_KEYS) {
       let pending: TableKey[] = keys.slice(start, start + BATCH_GET_MAX_KEYS);
-      for (let attempt = 0; pending.length > 0; attempt += 1) {
-        if (attempt === BATCH_GET_ATTEMPTS) {
+      const backoff = new Backoff(BATCH_GET_RETRY, this.retrySeams);
+      for (let attempt = 1; pending.length > 0; attempt += 1) {
+        if (attempt > 1 && !(await backoff.wait())) {
           throw new UnavailableError(
-            `dynamodb BatchGetItem on table ${this.tableName} left ${pending.length} keys unprocessed after ${BATCH_GET_ATTEMPTS} attempts, expected none`,
+            `dynamodb BatchGetItem on table ${this.tableName} left ${pending.length} keys unprocessed after ${attempt - 1} attempts, expected none`,
           );
         }
-        if (attempt > 0) await sleep(BATCH_GET_BACKOFF_MS * 2 ** (attempt - 1));
         const requested = pending;
         const output = await this.send('BatchGetItem', () =>
           this.client.send(

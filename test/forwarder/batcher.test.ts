@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PUT_EVENTS_MAX_BYTES } from '../../lib/constants.ts';
+import { PUT_EVENTS_MAX_BYTES, PUT_RETRY } from '../../lib/constants.ts';
 import { CounterName, Counters } from '../../lib/counters.ts';
 import { entrySize, type PutEventsEntry } from '../../lib/events/envelope.ts';
 import { MAX_EVENT_BYTES } from '../../lib/events/schema.ts';
@@ -55,6 +55,8 @@ const setup = (sink: EventSink, windowMs = 5) => {
     sleep: async (ms) => {
       sleeps.push(ms);
     },
+    // The fixed half of PUT_RETRY's equal jitter: the schedule is exact.
+    random: () => 0,
   });
   return { batcher, counters, logs, sleeps };
 };
@@ -99,7 +101,7 @@ describe('forwarder batcher', () => {
     await Promise.all(range(5).map((n) => batcher.add(entry(n))));
     // Assess
     assert.deepEqual(sink.numbers(), [[0, 1, 2, 3, 4], [1, 3], [1]]);
-    assert.deepEqual(sleeps, [100, 200]);
+    assert.deepEqual(sleeps, [PUT_RETRY.baseDelayMs / 2, PUT_RETRY.baseDelayMs]);
     assert.deepEqual(
       { calls: counters.get(CounterName.PutEventsCalls), put: counters.get(CounterName.EventsPut), retried: counters.get(CounterName.EventsRetried) },
       { calls: 3, put: 5, retried: 3 },
@@ -113,7 +115,7 @@ describe('forwarder batcher', () => {
     await batcher.add(entry(7));
     assert.equal(sink.calls.length, 13);
     assert.equal(counters.get(CounterName.EventsPut), 1);
-    assert.equal(Math.max(...sleeps), 5_000, 'backoff is bounded by PUT_RETRY_BACKOFF.maxMs');
+    assert.equal(Math.max(...sleeps), PUT_RETRY.maxDelayMs / 2, 'backoff is bounded by PUT_RETRY.maxDelayMs (its fixed half here)');
   });
 
   it('retries a put that throws with the whole call', async () => {

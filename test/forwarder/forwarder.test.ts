@@ -244,7 +244,7 @@ describe('Forwarder', () => {
     await runUntilIdle(forwarder, source);
     assert.deepEqual(source.watchesOf('Job'), ['100', '101', '101', '102']);
     assert.equal(counters.get(CounterName.WatchErrors), 2);
-    assert.deepEqual(sleeps.slice(0, 2), [200, 400], 'backoff doubles from WATCH_ERROR_BACKOFF.initialMs');
+    assert.deepEqual(sleeps.slice(0, 2), [200, 400], 'backoff doubles from WATCH_RETRY.baseDelayMs');
     assert.equal(logs.filter((l) => l === 'warn: watch failed, reconnecting after backoff').length, 2);
     assert.equal(sink.summary().filter((s) => s.startsWith('Job Changed')).length, 2);
   });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { EksToken } from '../../lib/constants.ts';
 import { Counters } from '../../lib/counters.ts';
 import { ErrorCode, LineupError } from '../../lib/errors.ts';
-import { EksTokenSource, kubeConfigFor, presignEksToken } from '../../lib/k8s/auth.ts';
+import { EksTokenSource, kubeConfigFor, loadKubeConfigFile, presignEksToken } from '../../lib/k8s/auth.ts';
 import type { AwsCredentials } from '../../lib/k8s/auth.ts';
 import { KubeClusterGateway } from '../../lib/k8s/gateway.ts';
 import { KubeWatchSource } from '../../lib/k8s/watchSource.ts';
@@ -220,6 +220,81 @@ describe('kubeConfigFor', () => {
       // Assess
       assert.equal(kubeConfig.getCurrentCluster()?.server, 'https://two.example.com');
       assert.equal(kubeConfig.getCurrentUser()?.token, 'file-token');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('loadKubeConfigFile', () => {
+  const config = (overrides: Record<string, unknown> = {}): string =>
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'one', cluster: { server: 'https://one.example.com' } }],
+      users: [{ name: 'me', user: { token: 'file-token' } }],
+      contexts: [
+        { name: 'first', context: { cluster: 'one', user: 'me' } },
+        { name: 'orphan', context: { cluster: 'gone', user: 'me' } },
+      ],
+      'current-context': 'first',
+      ...overrides,
+    });
+
+  /** Each case: the file's text (undefined: no file at all), the context asked for, and the one-line error expected. */
+  const cases: { name: string; text: string | undefined; context?: string; message: (path: string) => string }[] = [
+    { name: 'a missing file', text: undefined, message: (path) => `kubeconfig ${path}: no such file, expected a kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config)` },
+    { name: 'unparseable YAML', text: 'clusters: [\n  - {{\n', message: (path) => `kubeconfig ${path}: not valid YAML: missed comma between flow collection entries (2:3)` },
+    { name: 'an empty file', text: '', message: (path) => `kubeconfig ${path}: not valid YAML: expected a document, but the input is empty` },
+    {
+      name: 'no such context',
+      text: config(),
+      context: 'prod',
+      message: (path) => `kubeconfig ${path}: no context "prod", expected one of: first, orphan`,
+    },
+    {
+      name: 'no current-context and no context asked for',
+      text: config({ 'current-context': '' }),
+      message: (path) => `kubeconfig ${path}: no current-context set and no --context given, expected one of: first, orphan`,
+    },
+    {
+      name: 'a context whose cluster the file does not define',
+      text: config(),
+      context: 'orphan',
+      message: (path) => `kubeconfig ${path}: context "orphan" names cluster "gone", which the file does not define`,
+    },
+  ];
+  for (const tc of cases) {
+    it(`refuses ${tc.name} with one line naming the file${tc.context ? ' and the context' : ''}`, () => {
+      // Prepare
+      const dir = mkdtempSync(join(tmpdir(), 'lineup-kubeconfig-'));
+      try {
+        const file = join(dir, 'config');
+        if (tc.text !== undefined) writeFileSync(file, tc.text);
+        // Act + Assess
+        assert.throws(
+          () => loadKubeConfigFile(file, tc.context),
+          (error: unknown) => {
+            assert.ok(error instanceof LineupError && error.code === ErrorCode.INVALID_INPUT, String(error));
+            assert.equal(error.message, tc.message(file));
+            assert.ok(!error.message.includes('\n'), 'one line');
+            return true;
+          },
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  it("selects the file's current-context when none is asked for", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lineup-kubeconfig-'));
+    try {
+      const file = join(dir, 'config');
+      writeFileSync(file, config());
+      const kubeConfig = loadKubeConfigFile(file);
+      assert.equal(kubeConfig.getCurrentContext(), 'first');
+      assert.equal(kubeConfig.getCurrentCluster()?.server, 'https://one.example.com');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

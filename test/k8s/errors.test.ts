@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiException } from '@kubernetes/client-node';
-import { ErrorCode, InvalidObjectError, LineupError, NotFoundError } from '../../lib/errors.ts';
+import { ErrorCode, InvalidObjectError, LineupError, NotFoundError, UnavailableError } from '../../lib/errors.ts';
 import { describeError, parseStatus, toLineupError } from '../../lib/k8s/errors.ts';
 
 /** apiError: an ApiException as client-node throws it: the Status body as JSON text. */
@@ -15,7 +15,7 @@ describe('toLineupError', () => {
     { name: '409 Conflict is STALE_RESOURCE_VERSION', error: apiError(409, 'Conflict'), want: ErrorCode.STALE_RESOURCE_VERSION },
     { name: '409 without a body is STALE_RESOURCE_VERSION', error: new ApiException(409, 'Conflict', undefined, {}), want: ErrorCode.STALE_RESOURCE_VERSION },
     { name: '404 is NOT_FOUND', error: apiError(404, 'NotFound'), want: ErrorCode.NOT_FOUND },
-    { name: '401 (client-node sends no body) is FORBIDDEN', error: new ApiException(401, 'Unauthorized', undefined, {}), want: ErrorCode.FORBIDDEN },
+    { name: '401 (client-node sends no body) is UNAUTHENTICATED', error: new ApiException(401, 'Unauthorized', undefined, {}), want: ErrorCode.UNAUTHENTICATED },
     { name: '403 is FORBIDDEN', error: apiError(403, 'Forbidden'), want: ErrorCode.FORBIDDEN },
     { name: '410 is WATCH_EXPIRED', error: apiError(410, 'Expired'), want: ErrorCode.WATCH_EXPIRED },
     { name: '422 is INVALID_OBJECT', error: apiError(422, 'Invalid'), want: ErrorCode.INVALID_OBJECT },
@@ -44,6 +44,14 @@ describe('toLineupError', () => {
     assert.ok(mapped instanceof InvalidObjectError);
     assert.equal(mapped.message, 'job ns/x: Job.batch "x" is invalid: spec.template: Invalid value');
     assert.deepEqual(mapped.causes, [{ path: 'spec.template', message: 'field is immutable' }]);
+  });
+
+  it("keeps a 429's Retry-After on the UnavailableError, for the layer that retries", () => {
+    const throttled = new ApiException(429, 'Too Many Requests', JSON.stringify({ kind: 'Status', code: 429, reason: 'TooManyRequests', message: 'slow down' }), { 'Retry-After': '4' });
+    const mapped = toLineupError(throttled, 'list jobsets');
+    assert.ok(mapped instanceof UnavailableError);
+    assert.equal(mapped.retryAfterMs, 4_000);
+    assert.equal((toLineupError(apiError(503, 'ServiceUnavailable'), 'list jobsets') as UnavailableError).retryAfterMs, undefined);
   });
 
   it('passes a Lineup error through unchanged', () => {

@@ -10,7 +10,8 @@ import { CounterName, Counters } from '../../lib/counters.ts';
 import { ErrorCode, InvalidObjectError, LineupError, UnavailableError } from '../../lib/errors.ts';
 import { kubeConfigFor } from '../../lib/k8s/auth.ts';
 import { KubeClusterGateway } from '../../lib/k8s/gateway.ts';
-import { backoffMs, isRetryable, retryAfterMs, withRetry } from '../../lib/k8s/retry.ts';
+import { retryAfterMs } from '../../lib/k8s/errors.ts';
+import { isRetryable, withRetry } from '../../lib/k8s/retry.ts';
 import { makeJobSet } from '../builders.ts';
 import { freeClosedPort, startLoopback, status } from './loopback.ts';
 import type { Answer, LoopbackServer, RecordedRequest } from './loopback.ts';
@@ -242,14 +243,6 @@ describe('retry decisions', () => {
     for (const tc of cases) assert.equal(isRetryable(tc.error), tc.want, tc.name);
   });
 
-  it('doubles the backoff per retry up to the cap, half of it fixed', () => {
-    const options = { baseDelayMs: 100, maxDelayMs: 1_000 };
-    assert.equal(backoffMs(1, options, () => 0), 50);
-    assert.equal(backoffMs(1, options, () => 0.999999), 100);
-    assert.equal(backoffMs(3, options, () => 0), 200);
-    assert.equal(backoffMs(10, options, () => 0.999999), 1_000);
-  });
-
   it('caps a long Retry-After at maxDelayMs, and rethrows a final error untouched', async () => {
     // Prepare
     const sleeps: number[] = [];
@@ -262,10 +255,12 @@ describe('retry decisions', () => {
         if (calls === 1) throw apiError(429, { 'retry-after': '3600' });
         return 'done';
       },
-      { counters, maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 2_000, sleep: async (ms) => void sleeps.push(ms) },
+      { counters, policy: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 2_000, jitter: 'equal' }, sleep: async (ms) => void sleeps.push(ms) },
     );
     const final = apiError(404);
-    const thrown = await withRetry(() => Promise.reject(final), { counters, maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 20 }).catch((error: unknown) => error);
+    const thrown = await withRetry(() => Promise.reject(final), { counters, policy: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 20, jitter: 'equal' } }).catch(
+      (error: unknown) => error,
+    );
     // Assess
     assert.equal(result, 'done');
     assert.deepEqual(sleeps, [2_000]);

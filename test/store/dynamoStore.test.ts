@@ -5,18 +5,19 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DynamoDBClient, type BatchGetItemCommandOutput } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_DECISION_RETENTION_MS } from '../../lib/constants.ts';
 import { CounterName, Counters } from '../../lib/counters.ts';
 import { ErrorCode, LineupError } from '../../lib/errors.ts';
-import { DynamoCheckpointStore } from '../../lib/store/dynamoStore.ts';
+import { BATCH_GET_RETRY, DynamoCheckpointStore } from '../../lib/store/dynamoStore.ts';
 import { ensureCheckpointTable, startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded.ts';
 import {
   Attr,
   KeyPart,
   LIST_INDEX,
   RESYNC_INDEX,
+  TABLE_KEY,
   TTL_ATTRIBUTE,
   jobSetPk,
   tableDefinition,
@@ -197,6 +198,69 @@ describe('store/dynamoStore', () => {
       await store.listNeedingResync(T0);
       assert.equal(counters.get('dynamodb.Query'), 16);
       assert.equal(counters.get('dynamodb.BatchGetItem'), 1);
+    });
+  });
+
+  describe('unprocessed keys', () => {
+    /**
+     * throttlingStore: a store on a fresh table whose client has dynalite answer the first
+     * `throttled` BatchGetItem calls with only their first `kept` items, the other keys left
+     * unprocessed — as DynamoDB does when a read is throttled (dynalite never does by itself).
+     */
+    const throttlingStore = async (throttled: number, kept: number) => {
+      const { tableName } = await freshStore();
+      const client = new DynamoDBClient({ endpoint: server().endpoint, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+      let batchGets = 0;
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          const result = await next(args);
+          if (context.commandName !== 'BatchGetItemCommand' || (batchGets += 1) > throttled) return result;
+          const output = result.output as BatchGetItemCommandOutput;
+          const items = output.Responses?.[tableName] ?? [];
+          output.Responses = { [tableName]: items.slice(0, kept) };
+          output.UnprocessedKeys = {
+            [tableName]: { Keys: items.slice(kept).map((item) => ({ [TABLE_KEY.partitionKey]: item[TABLE_KEY.partitionKey]!, [TABLE_KEY.sortKey]: item[TABLE_KEY.sortKey]! })) },
+          };
+          return result;
+        },
+        { step: 'initialize', name: 'leaveKeysUnprocessed' },
+      );
+      const counters = new Counters();
+      const sleeps: number[] = [];
+      const store = new DynamoCheckpointStore({ client, tableName, counters, retrySeams: { sleep: async (ms) => void sleeps.push(ms) } });
+      for (const name of ['a', 'b', 'c', 'd']) await store.markDirty(jobSet(name), T0);
+      return { store, counters, sleeps, close: () => client.destroy() };
+    };
+
+    it('asks again for the keys left unprocessed, on BATCH_GET_RETRY, until every item came', async () => {
+      const { store, counters, sleeps, close } = await throttlingStore(2, 1);
+      try {
+        const listed = await store.listJobSets('c1');
+        assert.deepEqual(listed.map((state) => state.key.name), ['a', 'b', 'c', 'd']);
+        assert.equal(counters.get('dynamodb.BatchGetItem'), 3);
+        assert.equal(sleeps.length, 2);
+        sleeps.forEach((delay, index) => {
+          const ceiling = BATCH_GET_RETRY.baseDelayMs * 2 ** index;
+          assert.ok(delay >= ceiling / 2 && delay <= ceiling, `retry ${index + 1} waited ${delay} ms, expected ${ceiling / 2}..${ceiling}`);
+        });
+      } finally {
+        close();
+      }
+    });
+
+    it('gives up with UnavailableError after BATCH_GET_RETRY.maxAttempts requests that leave keys unprocessed', async () => {
+      const { store, counters, sleeps, close } = await throttlingStore(Number.POSITIVE_INFINITY, 0);
+      try {
+        await assert.rejects(store.listJobSets('c1'), (error: unknown) => {
+          assert.ok(error instanceof LineupError && error.code === ErrorCode.UNAVAILABLE, String(error));
+          assert.match(error.message, /left \d+ keys unprocessed after 5 attempts/);
+          return true;
+        });
+        assert.equal(counters.get('dynamodb.BatchGetItem'), BATCH_GET_RETRY.maxAttempts);
+        assert.equal(sleeps.length, BATCH_GET_RETRY.maxAttempts - 1);
+      } finally {
+        close();
+      }
     });
   });
 

@@ -369,7 +369,7 @@ export class Pipeline {
   private startForwarder(): void {
     const forwarder = new Forwarder({
       cluster: this.clusterId,
-      source: new KubeWatchSource({ kubeConfig: this.watchKubeConfig(), counters: this.counters, retry: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 500 } }),
+      source: new KubeWatchSource({ kubeConfig: this.watchKubeConfig(), counters: this.counters }),
       sink: this.sink,
       bookmarks: this.store,
       planOptions: DEFAULT_PLAN_OPTIONS,
@@ -379,7 +379,7 @@ export class Pipeline {
       batchWindowMs: 20,
       checkpointIntervalMs: 200,
       reconnectDelayMs: 50,
-      errorBackoff: { initialMs: 100, maxMs: 1_000 },
+      watchRetry: { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 100, maxDelayMs: 1_000, jitter: 'none' },
     });
     this.forwarderRun = forwarder.run(this.forwarderAbort.signal);
   }

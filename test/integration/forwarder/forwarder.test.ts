@@ -91,7 +91,7 @@ const startForwarder = (kubeConfig: KubeConfig, bookmarks: MemoryCheckpointStore
   const logs: string[] = [];
   const forwarder = new Forwarder({
     cluster: CLUSTER,
-    source: new KubeWatchSource({ kubeConfig, counters, retry: { maxAttempts: 2, baseDelayMs: 50, maxDelayMs: 200 } }),
+    source: new KubeWatchSource({ kubeConfig, counters }),
     sink,
     bookmarks,
     planOptions: { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false },
@@ -101,7 +101,7 @@ const startForwarder = (kubeConfig: KubeConfig, bookmarks: MemoryCheckpointStore
     batchWindowMs: 10,
     checkpointIntervalMs: 0,
     reconnectDelayMs: 50,
-    errorBackoff: { initialMs: 100, maxMs: 500 },
+    watchRetry: { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 100, maxDelayMs: 500, jitter: 'none' },
   });
   const controller = new AbortController();
   const running = forwarder.run(controller.signal);

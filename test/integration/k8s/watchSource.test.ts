@@ -191,7 +191,7 @@ describe('KubeWatchSource against kube-apiserver', () => {
     assert.equal(counters.get(`${CounterName.KubePrefix}watch`), watchesBefore);
   });
 
-  it('refused credentials fail the list and the watch with ForbiddenError', async () => {
+  it('credentials the server does not know (401) fail the list and the watch with UnauthenticatedError', async () => {
     // Prepare: the right server and CA, a token it does not know.
     const config = new KubeConfig();
     config.loadFromOptions({
@@ -202,7 +202,7 @@ describe('KubeWatchSource against kube-apiserver', () => {
     });
     const stranger = new KubeWatchSource({ kubeConfig: config, counters: new Counters() });
     // Act + Assess
-    await assertLineupError(stranger.list('JobSet'), ErrorCode.FORBIDDEN);
-    await assertLineupError(stranger.watch('JobSet', '0', () => undefined, new AbortController().signal), ErrorCode.FORBIDDEN);
+    await assertLineupError(stranger.list('JobSet'), ErrorCode.UNAUTHENTICATED);
+    await assertLineupError(stranger.watch('JobSet', '0', () => undefined, new AbortController().signal), ErrorCode.UNAUTHENTICATED);
   });
 });
