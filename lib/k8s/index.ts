@@ -30,7 +30,6 @@ export {
   KubeResource,
   observeVerbs,
   parseObject,
-  truncateUtf8,
   watchVerbs,
   type ApiAccess,
   type KubeClusterGatewayOptions,
