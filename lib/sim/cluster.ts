@@ -13,8 +13,8 @@
 import { ConditionType, JobConditionType, Label } from '../constants.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { subdomainOf } from '../jobset/keys.ts';
-import { eventNote } from '../k8s/eventNote.ts';
 import type { Job, JobCondition, JobSet, JobSetStatus, JobStatus, ObjectMeta, PodTemplateSpec, Service } from '../jobset/schema.ts';
+import { eventNote } from '../k8s/eventNote.ts';
 import type { Action, ActionKind, Observed, PodTemplateMerge } from '../plan/types.ts';
 import { resolveBehaviour, EMPTY_BEHAVIOUR } from './behaviour.ts';
 import type { JobTiming } from './behaviour.ts';
