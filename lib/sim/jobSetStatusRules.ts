@@ -25,24 +25,27 @@ const invalid = (path: string, value: unknown, detail: string): FieldError => ({
 const tooLong = (path: string, max: number): FieldError => ({ path, message: `Too long: may not be more than ${max} bytes` });
 const duplicate = (path: string, key: Record<string, string>): FieldError => ({ path, message: `Duplicate value: ${JSON.stringify(key)}` });
 
-/** conditionViolations: the metav1.Condition rules for conditions[index]. */
+/** inBody: how the server names a field in a schema message, relative to the status (`conditions[0].reason`). */
+const inBody = (path: string): string => path.replace(/^status\./, '');
+
+/** conditionViolations: the metav1.Condition rules for conditions[index], in the server's order (by field name). */
 const conditionViolations = (condition: Record<string, unknown>, path: string): FieldError[] => {
   const causes: FieldError[] = [];
   const { type, reason, message, lastTransitionTime } = condition;
-  if (typeof type === 'string') {
-    if (type.length > TYPE_MAX_LENGTH) causes.push(tooLong(`${path}.type`, TYPE_MAX_LENGTH));
-    else if (!TYPE_PATTERN.test(type)) causes.push(invalid(`${path}.type`, type, `${path}.type in body should match '${TYPE_PATTERN.source}'`));
-  }
-  if (reason === undefined) causes.push(required(`${path}.reason`));
-  else if (typeof reason === 'string') {
-    if (reason.length > REASON_MAX_LENGTH) causes.push(tooLong(`${path}.reason`, REASON_MAX_LENGTH));
-    else if (!REASON_PATTERN.test(reason)) causes.push(invalid(`${path}.reason`, reason, `${path}.reason in body should match '${REASON_PATTERN.source}'`));
+  if (lastTransitionTime === undefined) causes.push(required(`${path}.lastTransitionTime`));
+  else if (typeof lastTransitionTime === 'string' && !DATE_TIME.test(lastTransitionTime)) {
+    causes.push(invalid(`${path}.lastTransitionTime`, lastTransitionTime, `${inBody(path)}.lastTransitionTime in body must be of type date-time`));
   }
   if (message === undefined) causes.push(required(`${path}.message`));
   else if (typeof message === 'string' && Buffer.byteLength(message, 'utf8') > MESSAGE_MAX_LENGTH) causes.push(tooLong(`${path}.message`, MESSAGE_MAX_LENGTH));
-  if (lastTransitionTime === undefined) causes.push(required(`${path}.lastTransitionTime`));
-  else if (typeof lastTransitionTime === 'string' && !DATE_TIME.test(lastTransitionTime)) {
-    causes.push(invalid(`${path}.lastTransitionTime`, lastTransitionTime, `${path}.lastTransitionTime in body must be of type date-time`));
+  if (reason === undefined) causes.push(required(`${path}.reason`));
+  else if (typeof reason === 'string') {
+    if (reason.length > REASON_MAX_LENGTH) causes.push(tooLong(`${path}.reason`, REASON_MAX_LENGTH));
+    else if (!REASON_PATTERN.test(reason)) causes.push(invalid(`${path}.reason`, reason, `${inBody(path)}.reason in body should match '${REASON_PATTERN.source}'`));
+  }
+  if (typeof type === 'string') {
+    if (type.length > TYPE_MAX_LENGTH) causes.push(tooLong(`${path}.type`, TYPE_MAX_LENGTH));
+    else if (!TYPE_PATTERN.test(type)) causes.push(invalid(`${path}.type`, type, `${inBody(path)}.type in body should match '${TYPE_PATTERN.source}'`));
   }
   return causes;
 };
@@ -71,7 +74,15 @@ const fieldPath = (segments: readonly PropertyKey[]): string =>
 export const jobSetStatusViolations = (status: JobSetStatus): FieldError[] => {
   const parsed = JobSetStatusSchema.safeParse(status);
   if (!parsed.success) {
-    return parsed.error.issues.map((issue) => ({ path: fieldPath(['status', ...issue.path]), message: `Invalid value: ${issue.message}` }));
+    return parsed.error.issues.map((issue) => {
+      const path = fieldPath(['status', ...issue.path]);
+      // An enum (a condition's status) is refused as the server words it: the value and what it allows.
+      if (issue.code === 'invalid_value') {
+        const value = issue.path.reduce<unknown>((at, key) => (at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined), status);
+        return { path, message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${issue.values.map((allowed) => JSON.stringify(allowed)).join(', ')}` };
+      }
+      return { path, message: `Invalid value: ${issue.message}` };
+    });
   }
   const conditions = (parsed.data.conditions ?? []) as Record<string, unknown>[];
   const replicatedJobs = (parsed.data.replicatedJobsStatus ?? []) as Record<string, unknown>[];

@@ -537,13 +537,14 @@ describe('sim/cluster', () => {
       ]);
     });
 
+    // The paths, in order, are what kube-apiserver 1.36 with the JobSet CRD lists for the same status.
     const badStatuses: { name: string; status: NonNullable<JobSet['status']>; paths: string[] }[] = [
       {
         name: 'a condition status outside True/False/Unknown',
         status: { conditions: [{ type: 'Completed', status: 'Yes', reason: 'Done', message: '', lastTransitionTime: toTimestamp(0) }] } as unknown as NonNullable<JobSet['status']>,
         paths: ['status.conditions[0].status'],
       },
-      { name: 'a condition without reason, message and lastTransitionTime', status: { conditions: [{ type: 'Completed', status: 'True' }] }, paths: ['status.conditions[0].reason', 'status.conditions[0].message', 'status.conditions[0].lastTransitionTime'] },
+      { name: 'a condition without reason, message and lastTransitionTime', status: { conditions: [{ type: 'Completed', status: 'True' }] }, paths: ['status.conditions[0].lastTransitionTime', 'status.conditions[0].message', 'status.conditions[0].reason'] },
       { name: 'a reason that is not CamelCase', status: { conditions: [{ type: 'Completed', status: 'True', reason: 'all done', message: '', lastTransitionTime: toTimestamp(0) }] }, paths: ['status.conditions[0].reason'] },
       {
         name: 'two conditions of one type',
