@@ -102,9 +102,21 @@ export const describeError = (error: unknown): string => {
   return String(error);
 };
 
-/** fieldCauses: the Status's field causes as Lineup FieldErrors (422 Invalid lists one per broken rule). */
+/**
+ * NO_FIELD: how apimachinery writes a cause's nil field path. The CRD validator sends such a cause
+ * beside the real ones ("some validation rules were not checked because the object was invalid"):
+ * a notice about its own work, not a field of the object that is wrong.
+ */
+const NO_FIELD = '<nil>';
+
+/**
+ * fieldCauses: the Status's field causes as Lineup FieldErrors (422 Invalid lists one per broken
+ * rule). Causes that name no field are left out; the error's message still carries their text.
+ */
 export const fieldCauses = (status: KubeStatus | undefined): FieldError[] =>
-  (status?.details?.causes ?? []).map((cause) => ({ path: cause.field ?? '', message: cause.message ?? cause.reason ?? '' }));
+  (status?.details?.causes ?? [])
+    .filter((cause) => cause.field !== undefined && cause.field !== '' && cause.field !== NO_FIELD)
+    .map((cause) => ({ path: cause.field ?? '', message: cause.message ?? cause.reason ?? '' }));
 
 /**
  * statusToLineupError: the Lineup error for an HTTP status and its Status body. `what` names the

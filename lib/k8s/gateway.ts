@@ -18,7 +18,6 @@ import type { CoreV1Event, KubeConfig, V1Service } from '@kubernetes/client-node
 import type { z } from 'zod';
 import {
   EVENT_ACTION,
-  EVENT_NOTE_MAX_BYTES,
   EVENT_REPORTER,
   JOBSET_API_VERSION,
   JOBSET_KIND,
@@ -29,6 +28,7 @@ import {
 } from '../constants.ts';
 import { CounterName } from '../counters.ts';
 import { AlreadyExistsError, ConflictError, ErrorCode, InvalidObjectError, LineupError, NotFoundError } from '../errors.ts';
+import { eventNote } from './eventNote.ts';
 import { subdomainOf } from '../jobset/keys.ts';
 import { JobSchema, JobSetSchema, ServiceSchema } from '../jobset/schema.ts';
 import type { Job, JobSet, JobStatus, Service } from '../jobset/schema.ts';
@@ -144,24 +144,6 @@ export const parseObject = <S extends z.ZodType>(schema: S, raw: unknown, what: 
 
 /** isCode: the error is a Lineup error with this code. */
 const isCode = (error: unknown, code: string): boolean => error instanceof LineupError && error.code === code;
-
-/**
- * truncateUtf8: at most `maxBytes` bytes of `text`, cut on a character boundary, with an
- * ellipsis when cut — the API server refuses an Event whose message is longer (NoteLengthLimit).
- */
-export const truncateUtf8 = (text: string, maxBytes: number): string => {
-  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
-  const ellipsis = '…';
-  let budget = maxBytes - Buffer.byteLength(ellipsis, 'utf8');
-  let out = '';
-  for (const char of text) {
-    const size = Buffer.byteLength(char, 'utf8');
-    if (size > budget) break;
-    out += char;
-    budget -= size;
-  }
-  return out + ellipsis;
-};
 
 /** withoutStartTime: a Job status minus startTime (upstream resumeJob clears it before changing the template). */
 const withoutStartTime = (status: JobStatus | undefined): JobStatus => {
@@ -447,7 +429,7 @@ export class KubeClusterGateway implements ClusterGateway {
       involvedObject: { apiVersion: JOBSET_API_VERSION, kind: JOBSET_KIND, name: jobSetName, namespace, ...(uid === undefined ? {} : { uid }) },
       type: action.eventType,
       reason: action.reason,
-      message: truncateUtf8(action.message, EVENT_NOTE_MAX_BYTES),
+      message: eventNote(action.message),
       action: EVENT_ACTION,
       source: { component: EVENT_REPORTER },
       reportingComponent: EVENT_REPORTER,

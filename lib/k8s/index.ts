@@ -33,7 +33,6 @@ export {
   kubeRetryPolicy,
   observeVerbs,
   parseObject,
-  truncateUtf8,
   watchVerbs,
   type ApiAccess,
   type KubeClusterGatewayOptions,

@@ -7,9 +7,11 @@ import type { Action, Observed } from '../plan/types.ts';
 
 /**
  * ClusterGateway: one cluster. Errors are Lineup errors (lib/errors.ts): ConflictError on a stale
- * resourceVersion (re-observe and re-plan), AlreadyExistsError on a create of an existing name,
- * ForbiddenError, UnavailableError after retries, NotFoundError on a write to a missing object
- * (a DeleteJob of a missing Job is not an error).
+ * resourceVersion or uid precondition (re-observe and re-plan), AlreadyExistsError on a create of
+ * an existing Job name (re-plan), NotFoundError on a write to a missing object, InvalidObjectError
+ * on a write the API server refuses as invalid (422), ForbiddenError, UnavailableError after
+ * retries. Deleting a missing Job or JobSet, removing a finalizer from a missing Job and creating
+ * a Service that exists succeed. test/k8s/gatewayBehaviour.ts holds both implementations to this.
  */
 export interface ClusterGateway {
   /** observe: the JobSet, its Jobs (label jobset.sigs.k8s.io/jobset-name) and its Service; undefined when the JobSet is gone. */

@@ -1,9 +1,11 @@
 /**
  * An in-memory Kubernetes API server plus the parts of kube-controller-manager a JobSet run
  * needs (the Job controller, garbage collection, the TTL-after-finished controller), in virtual
- * time. It carries out the planner's Actions the way the API server would — AlreadyExists,
- * resourceVersion conflicts, foreground deletion with finalizers, the 1.32+ Job status rules —
- * so `lineup simulate` exercises the real reconcile code against realistic answers.
+ * time. It carries out the planner's Actions the way the real gateway (lib/k8s/gateway.ts) does
+ * against a real API server — AlreadyExists, resourceVersion conflicts, foreground deletion with
+ * finalizers, the Job status rules, the JobSet CRD's status schema — and fails with the same
+ * Lineup errors (test/k8s/gatewayBehaviour.ts runs the same cases against both), so
+ * `lineup simulate` exercises the real reconcile code against realistic answers.
  *
  * Objects are never mutated: every write replaces the stored object with a new one (sharing
  * the unchanged parts), so the planner can be handed the stored objects without copying.
@@ -11,13 +13,14 @@
 import { ConditionType, JobConditionType, Label } from '../constants.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { subdomainOf } from '../jobset/keys.ts';
-import { JobSetStatusSchema } from '../jobset/schema.ts';
 import type { Job, JobCondition, JobSet, JobSetStatus, JobStatus, ObjectMeta, PodTemplateSpec, Service } from '../jobset/schema.ts';
+import { eventNote } from '../k8s/eventNote.ts';
 import type { Action, ActionKind, Observed, PodTemplateMerge } from '../plan/types.ts';
 import { resolveBehaviour, EMPTY_BEHAVIOUR } from './behaviour.ts';
 import type { JobTiming } from './behaviour.ts';
 import { DEFAULT_NAMESPACE, DeleteReason, FOREGROUND_FINALIZER, JobMessage, JobReason, POD_TERMINATION_MS, SIM_EPOCH_MS } from './constants.ts';
-import { AlreadyExistsError, InvalidObjectError } from './errors.ts';
+import { alreadyExists, invalidObject } from './errors.ts';
+import { jobSetStatusViolations } from './jobSetStatusRules.ts';
 import { jobIsFinished, jobStatusViolations } from './jobStatusRules.ts';
 import { Phase } from './queue.ts';
 import type { EventHandle, EventQueue } from './queue.ts';
@@ -91,14 +94,13 @@ const normalise = (value: unknown): unknown => {
   return value;
 };
 
-/** union: `existing` then the items of `added` not already present (upstream MergeSlices, deterministic order). */
-const union = <T>(existing: readonly T[] | undefined, added: readonly T[]): T[] => {
-  const seen = new Set((existing ?? []).map(canonical));
-  return [...(existing ?? []), ...added.filter((item) => !seen.has(canonical(item)))];
-};
-
-/** mergePodTemplate: upstream resume's "merge, never delete" of the replicatedJob's pod template into a Job's. */
-export const mergePodTemplate = (template: PodTemplateSpec, merge: PodTemplateMerge): PodTemplateSpec => ({
+/**
+ * patchPodTemplate: a Job's pod template after the resume's JSON merge patch, as the real gateway
+ * sends it (lib/k8s/gateway.ts resumeJob): labels, annotations and nodeSelector merged key by key,
+ * tolerations and schedulingGates replaced whole — a merge patch replaces lists, and the planner
+ * already merged them (lib/plan/resume.ts, upstream's "merge, never delete").
+ */
+export const patchPodTemplate = (template: PodTemplateSpec, merge: PodTemplateMerge): PodTemplateSpec => ({
   ...template,
   metadata: {
     ...template.metadata,
@@ -108,10 +110,21 @@ export const mergePodTemplate = (template: PodTemplateSpec, merge: PodTemplateMe
   spec: {
     ...template.spec,
     nodeSelector: { ...template.spec?.nodeSelector, ...merge.nodeSelector },
-    tolerations: union(template.spec?.tolerations, merge.tolerations),
-    schedulingGates: union(template.spec?.schedulingGates, merge.schedulingGates),
+    tolerations: [...merge.tolerations],
+    schedulingGates: [...merge.schedulingGates],
   },
 });
+
+/**
+ * templateMutable: whether a 1.36 API server lets a Job's pod template change (the scheduling
+ * directives resume merges): only while the Job is suspended, has no pods, and either never
+ * started or has been marked Suspended by the Job controller (pkg/registry/batch/job
+ * shouldAllowMutablePodTemplate, MutableSchedulingDirectivesForSuspendedJobs on by default).
+ */
+const templateMutable = (job: Job): boolean =>
+  job.spec.suspend === true &&
+  (job.status?.startTime === undefined || (job.status.conditions ?? []).some((c) => c.type === JobConditionType.Suspended && c.status === 'True')) &&
+  (job.status?.active ?? 0) === 0;
 
 const isControlledBy = (meta: ObjectMeta, uid: string | undefined): boolean =>
   uid !== undefined && (meta.ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === uid);
@@ -215,7 +228,7 @@ export class SimCluster {
     const namespace = jobSet.metadata.namespace ?? DEFAULT_NAMESPACE;
     const name = jobSet.metadata.name ?? '';
     const key = objectKey(namespace, name);
-    if (this.jobSets.has(key)) throw new AlreadyExistsError('JobSet', namespace, name);
+    if (this.jobSets.has(key)) throw alreadyExists('JobSet', namespace, name);
     const { status: _ignored, ...rest } = jobSet;
     const stored: JobSet = {
       ...rest,
@@ -252,7 +265,7 @@ export class SimCluster {
     const namespace = job.metadata.namespace ?? DEFAULT_NAMESPACE;
     const name = job.metadata.name ?? '';
     const key = objectKey(namespace, name);
-    if (this.jobs.has(key)) throw new AlreadyExistsError('Job', namespace, name);
+    if (this.jobs.has(key)) throw alreadyExists('Job', namespace, name);
     const spec = job.spec;
     // batch/v1 defaulting: both unset means one pod to one completion; parallelism alone is a work queue.
     const parallelism = spec.parallelism ?? 1;
@@ -332,10 +345,13 @@ export class SimCluster {
   // ---- the controller's writes ------------------------------------------------------------
 
   /**
-   * apply: carry out one planner Action for JobSet namespace/jobSetName as the API server would.
-   * Throws ConflictError on a stale resourceVersion or uid precondition, AlreadyExistsError
-   * on a taken name, NotFoundError on a missing object (deletes of missing objects succeed),
-   * InvalidObjectError on a status a real server refuses.
+   * apply: carry out one planner Action for JobSet namespace/jobSetName as the real gateway does
+   * against an API server (the ClusterGateway contract, lib/reconcile/types.ts). Throws
+   * ConflictError on a stale resourceVersion or uid precondition (and on a pod template the
+   * server does not let change yet), AlreadyExistsError on a Job name that is taken,
+   * NotFoundError on a write to a missing object, InvalidObjectError on a write a real server
+   * refuses as invalid. Deleting a missing object, removing a finalizer from a missing Job and
+   * creating a Service that exists succeed without a write.
    */
   apply(namespace: string, jobSetName: string, action: Action, now: number): void {
     const applier = this.appliers[action.kind] as Applier<ActionKind>;
@@ -363,7 +379,9 @@ export class SimCluster {
       this.deleteJob(namespace, action.name, action.propagation, now, action.reason);
     },
     RemoveJobFinalizer: (namespace, _jobSetName, action, now) => {
-      const record = this.requireJob(namespace, action.name);
+      // A Job that is gone holds no finalizer: nothing left to remove.
+      const record = this.jobs.get(objectKey(namespace, action.name));
+      if (!record) return;
       this.checkResourceVersion(record.job, action.resourceVersion, `job ${namespace}/${action.name}`);
       const finalizers = record.job.metadata.finalizers ?? [];
       if (!finalizers.includes(action.finalizer)) return;
@@ -378,7 +396,8 @@ export class SimCluster {
       const serviceNamespace = action.service.metadata.namespace ?? namespace;
       const name = action.service.metadata.name ?? '';
       const key = objectKey(serviceNamespace, name);
-      if (this.services.has(key)) throw new AlreadyExistsError('Service', serviceNamespace, name);
+      // Upstream never updates an existing Service: one of this name is the one wanted.
+      if (this.services.has(key)) return;
       this.services.set(key, {
         ...action.service,
         apiVersion: 'v1',
@@ -407,7 +426,7 @@ export class SimCluster {
     EmitEvent: (namespace, jobSetName, action, now) => {
       const key = objectKey(namespace, jobSetName);
       const list = this.eventLog.get(key) ?? [];
-      list.push({ at: now, eventType: action.eventType, reason: action.reason, message: action.message });
+      list.push({ at: now, eventType: action.eventType, reason: action.reason, message: eventNote(action.message) });
       this.eventLog.set(key, list);
       // An Event is an object of its own: it takes a resourceVersion but is no JobSet change.
       this.nextResourceVersion();
@@ -426,14 +445,16 @@ export class SimCluster {
       this.storeJobStatus(record, status);
     }
     const before = record.job;
-    const template = action.podTemplate ? mergePodTemplate(before.spec.template, action.podTemplate) : before.spec.template;
-    if (action.podTemplate && canonical(template) !== canonical(before.spec.template)) {
-      // batch/v1 validation: only a suspended Job that has not started may change its pod template.
-      if (before.spec.suspend !== true || before.status?.startTime !== undefined) {
-        throw new InvalidObjectError(what, [
-          `spec.template is immutable unless the Job is suspended and has no startTime (suspend=${before.spec.suspend === true}, startTime=${before.status?.startTime ?? 'none'})`,
-        ]);
-      }
+    const template = action.podTemplate ? patchPodTemplate(before.spec.template, action.podTemplate) : before.spec.template;
+    if (action.podTemplate && canonical(template) !== canonical(before.spec.template) && !templateMutable(before)) {
+      // The server answers 422 on spec.template; the real gateway reports that refusal as a
+      // conflict, because it lasts only until the Job controller marks the Job Suspended.
+      const refusal = invalidObject(what, 'Job', action.name, [{ path: 'spec.template', message: 'Invalid value: field is immutable' }]);
+      throw new ConflictError(
+        `${what}: the pod template cannot change yet (suspend=${before.spec.suspend === true}, startTime=${before.status?.startTime ?? 'none'}, active=${before.status?.active ?? 0}); re-plan later`,
+        before.metadata.resourceVersion,
+        { cause: refusal },
+      );
     }
     const wasSuspended = before.spec.suspend === true;
     const job = this.storeJob(record, { ...before, spec: { ...before.spec, template, suspend: false } });
@@ -447,13 +468,8 @@ export class SimCluster {
     const what = `jobset ${namespace}/${name}`;
     const jobSet = this.requireJobSet(namespace, name);
     this.checkResourceVersion(jobSet, resourceVersion, what);
-    const parsed = JobSetStatusSchema.safeParse(status);
-    if (!parsed.success) {
-      throw new InvalidObjectError(
-        `${what} status`,
-        parsed.error.issues.map((issue) => `status.${issue.path.map(String).join('.')}: ${issue.message}`),
-      );
-    }
+    const causes = jobSetStatusViolations(status);
+    if (causes.length > 0) throw invalidObject(`${what} status`, 'JobSet', name, causes);
     const previous = jobSet.status?.conditions;
     this.storeJobSet({ ...jobSet, status });
     const key = objectKey(namespace, name);
@@ -733,9 +749,10 @@ export class SimCluster {
 
   /** storeJobStatus: a write of the Job status subresource, refused when it breaks a 1.32+ rule. */
   private storeJobStatus(record: JobRecord, status: JobStatus): Job {
-    const violations = jobStatusViolations(record.job, status);
-    if (violations.length > 0) {
-      throw new InvalidObjectError(`job ${record.job.metadata.namespace ?? ''}/${record.job.metadata.name ?? ''} status`, violations);
+    const causes = jobStatusViolations(record.job, status);
+    if (causes.length > 0) {
+      const name = record.job.metadata.name ?? '';
+      throw invalidObject(`job ${record.job.metadata.namespace ?? ''}/${name} status`, 'Job', name, causes);
     }
     return this.storeJob(record, { ...record.job, status });
   }

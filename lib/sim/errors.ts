@@ -1,34 +1,31 @@
 /**
- * Errors the simulated API server raises where a real one answers with a status code.
- * lib/errors.ts has no code for AlreadyExists or Invalid, so these reuse the nearest existing
- * codes (see each class) rather than changing the shared contract.
+ * The simulated API server's refusals, raised as the real gateway raises them
+ * (lib/k8s/errors.ts statusToLineupError): the same Lineup error classes and codes, with messages
+ * worded like the API server's Status messages after the same `what` prefix, so nothing above
+ * the ClusterGateway can tell a simulated refusal from a real one.
  */
-import { ConflictError, ErrorCode, LineupError } from '../errors.ts';
+import { AlreadyExistsError, InvalidObjectError } from '../errors.ts';
+import type { FieldError } from '../errors.ts';
+
+/** SimKind: the kinds of object the simulated API server stores. */
+export type SimKind = 'JobSet' | 'Job' | 'Service';
+
+/** The resource (`<plural>.<group>`) an API server names in an AlreadyExists message. */
+const RESOURCE: Readonly<Record<SimKind, string>> = { JobSet: 'jobsets.jobset.x-k8s.io', Job: 'jobs.batch', Service: 'services' };
+/** The kind (`<Kind>.<group>`) an API server names in an Invalid message. */
+const QUALIFIED_KIND: Readonly<Record<SimKind, string>> = { JobSet: 'JobSet.jobset.x-k8s.io', Job: 'Job.batch', Service: 'Service' };
+
+/** alreadyExists: a create found an object of that name (the server's 409 AlreadyExists). */
+export const alreadyExists = (kind: SimKind, namespace: string, name: string): AlreadyExistsError =>
+  new AlreadyExistsError(`${kind.toLowerCase()} ${namespace}/${name}: ${RESOURCE[kind]} "${name}" already exists`);
 
 /**
- * AlreadyExistsError: a create named an object that exists. Kubernetes answers 409 Conflict
- * with reason AlreadyExists, so this is a ConflictError: a caller that re-reads and re-plans
- * on STALE_RESOURCE_VERSION recovers from it the same way.
+ * invalidObject: the server refused a write as invalid (422 Invalid) for these field causes.
+ * `what` names the write as the real gateway does ("job ns/name status").
  */
-export class AlreadyExistsError extends ConflictError {
-  readonly kind: string;
-  readonly objectName: string;
-  constructor(kind: string, namespace: string, name: string) {
-    super(`${kind.toLowerCase()} ${namespace}/${name} already exists`);
-    this.kind = kind;
-    this.objectName = name;
-  }
-}
-
-/**
- * InvalidObjectError: the simulated API server refused a write that breaks a rule a real one
- * enforces (422 Invalid), e.g. a Job status the 1.32+ status validation rejects. Its code is
- * INVALID_INPUT: the write was input the server cannot accept.
- */
-export class InvalidObjectError extends LineupError {
-  readonly violations: readonly string[];
-  constructor(what: string, violations: readonly string[]) {
-    super(ErrorCode.INVALID_INPUT, `${what} is invalid: ${violations.join('; ')}`);
-    this.violations = violations;
-  }
-}
+export const invalidObject = (what: string, kind: SimKind, name: string, causes: readonly FieldError[]): InvalidObjectError => {
+  const listed = causes.map((cause) => `${cause.path}: ${cause.message}`);
+  // apimachinery's aggregate error: one error as it is, several in brackets.
+  const detail = listed.length === 1 ? listed[0] : `[${listed.join(', ')}]`;
+  return new InvalidObjectError(`${what}: ${QUALIFIED_KIND[kind]} "${name}" is invalid: ${detail}`, causes);
+};

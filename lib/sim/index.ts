@@ -1,7 +1,7 @@
 /** The simulated cluster and `lineup simulate`'s engine (an adapter: imports the core, never the reverse). */
 export { EMPTY_BEHAVIOUR, BehaviourFileSchema, loadBehaviour, parseBehaviour, resolveBehaviour } from './behaviour.ts';
 export type { Behaviour, BehaviourAction, BehaviourFile, JobTiming, TimingOverrides } from './behaviour.ts';
-export { SimCluster, mergePodTemplate, objectKey, toTimestamp } from './cluster.ts';
+export { SimCluster, objectKey, patchPodTemplate, toTimestamp } from './cluster.ts';
 export type { ClusterOptions, JobRef, SimEvent } from './cluster.ts';
 export {
   DEFAULT_FAIL_MESSAGE,
@@ -21,7 +21,6 @@ export {
   SimulateDefaults,
 } from './constants.ts';
 export { NEVER, formatDuration, parseDuration } from './duration.ts';
-export { AlreadyExistsError, InvalidObjectError } from './errors.ts';
 export { formatSimulationText, formatVirtualTime } from './format.ts';
 export type { TextContext } from './format.ts';
 export { jobIsFinished, jobStatusViolations } from './jobStatusRules.ts';

@@ -1,15 +1,24 @@
 /**
- * The Job status rules a Kubernetes 1.32+ API server enforces on every write of the Job status
+ * The Job status rules a Kubernetes 1.36 API server enforces on every write of the Job status
  * subresource (reference/real-servers.md, "Faking Job status"; upstream
- * `pkg/apis/batch/validation` ValidateJobStatusUpdate with JobStatusValidationOptions). The
- * simulated cluster runs them on every Job status write, its own and the controller's, so a
- * status a real server would refuse fails loudly in the simulation too.
+ * `pkg/apis/batch/validation` ValidateJobStatusUpdate, with the options
+ * `pkg/registry/batch/job/strategy.go` getStatusValidationOptions sets now that JobManagedBy is
+ * GA). The simulated cluster runs them on every Job status write, its own and the controller's,
+ * and refuses a write that breaks one with the field causes a real server lists in its 422
+ * answer, so a status a real server would refuse fails the same way in the simulation.
+ *
+ * Most rules only run when a field they look at changes, as upstream's do: a stored status that
+ * breaks a rule does not block unrelated writes.
  */
 import { JobConditionType } from '../constants.ts';
+import type { FieldError } from '../errors.ts';
 import type { Job, JobCondition, JobStatus } from '../jobset/schema.ts';
 
 const isTrue = (conditions: readonly JobCondition[] | undefined, type: string): boolean =>
   (conditions ?? []).some((condition) => condition.type === type && condition.status === 'True');
+
+const isFalse = (conditions: readonly JobCondition[] | undefined, type: string): boolean =>
+  (conditions ?? []).some((condition) => condition.type === type && condition.status === 'False');
 
 /** jobIsFinished: a Complete or Failed condition is True (the Job will never run again). */
 export const jobIsFinished = (status: JobStatus | undefined): boolean =>
@@ -17,121 +26,133 @@ export const jobIsFinished = (status: JobStatus | undefined): boolean =>
 
 const millis = (timestamp: string): number => Date.parse(timestamp);
 
-/** One rule: a short name and a check returning a violation message or undefined. */
-interface StatusRule {
-  readonly name: string;
-  readonly check: (next: JobStatus, old: Job | undefined) => string | undefined;
+/** required: a cause as the API server words a missing field (field.Required). */
+const required = (path: string, detail: string): FieldError => ({ path, message: `Required value: ${detail}` });
+/** invalid: a cause as the API server words a bad field (field.Invalid), with the value when it names one. */
+const invalid = (path: string, detail: string, value?: unknown): FieldError => ({
+  path,
+  message: value === undefined ? `Invalid value: ${detail}` : `Invalid value: ${JSON.stringify(value)}: ${detail}`,
+});
+
+/** What one status write changes, as getStatusValidationOptions tells it (old status {} on create). */
+interface StatusWrite {
+  readonly next: JobStatus;
+  readonly old: JobStatus;
+  readonly spec: Job['spec'] | undefined;
+  /** A condition type whose True-ness differs between old and next. */
+  readonly flipped: (type: string) => boolean;
 }
 
+/** One rule: the cause it reports when the write breaks it, or undefined. */
+type StatusRule = (write: StatusWrite) => FieldError | undefined;
+
+const STATUS = 'status';
+const complete = (status: JobStatus): boolean => isTrue(status.conditions, JobConditionType.Complete);
+const failed = (status: JobStatus): boolean => isTrue(status.conditions, JobConditionType.Failed);
+const successCriteriaMet = (status: JobStatus): boolean => isTrue(status.conditions, JobConditionType.SuccessCriteriaMet);
+const failureTarget = (status: JobStatus): boolean => isTrue(status.conditions, JobConditionType.FailureTarget);
+
 const rules: readonly StatusRule[] = [
-  {
-    name: 'completionTime required for Complete',
-    check: (next) =>
-      isTrue(next.conditions, JobConditionType.Complete) && !next.completionTime
-        ? 'completionTime is required for a Job with a Complete=True condition'
-        : undefined,
+  // validateJobStatus, each behind the option getStatusValidationOptions sets for it.
+  ({ next, flipped }) =>
+    (flipped(JobConditionType.Complete) || flipped(JobConditionType.Failed)) && complete(next) && failed(next)
+      ? invalid(`${STATUS}.conditions`, 'cannot set Complete=True and Failed=true conditions')
+      : undefined,
+  ({ next, flipped }) =>
+    (flipped(JobConditionType.Complete) || flipped(JobConditionType.FailureTarget)) && complete(next) && failureTarget(next)
+      ? invalid(`${STATUS}.conditions`, 'cannot set Complete=True and FailureTarget=true conditions')
+      : undefined,
+  ({ next, old, flipped }) =>
+    (flipped(JobConditionType.Complete) || next.completionTime !== old.completionTime) && next.completionTime !== undefined && !complete(next)
+      ? invalid(`${STATUS}.completionTime`, 'cannot set completionTime when there is no Complete=True condition', next.completionTime)
+      : undefined,
+  ({ next, old, flipped }) =>
+    (flipped(JobConditionType.Complete) || next.completionTime !== old.completionTime) && next.completionTime === undefined && complete(next)
+      ? required(`${STATUS}.completionTime`, 'completionTime is required for Complete jobs')
+      : undefined,
+  ({ next, old }) =>
+    (next.startTime !== old.startTime || next.completionTime !== old.completionTime) &&
+    next.startTime !== undefined &&
+    next.completionTime !== undefined &&
+    millis(next.completionTime) < millis(next.startTime)
+      ? invalid(`${STATUS}.completionTime`, 'must be equal to or after `startTime`', next.completionTime)
+      : undefined,
+  ({ next, flipped }) =>
+    flipped(JobConditionType.Failed) && failed(next) && !failureTarget(next)
+      ? invalid(`${STATUS}.conditions`, 'cannot set Failed=True condition without the FailureTarget=true condition')
+      : undefined,
+  ({ next, flipped }) =>
+    (flipped(JobConditionType.Complete) || flipped(JobConditionType.SuccessCriteriaMet)) && complete(next) && !successCriteriaMet(next)
+      ? invalid(`${STATUS}.conditions`, 'cannot set Complete=True condition without the SuccessCriteriaMet=true condition')
+      : undefined,
+  ({ next, old }) =>
+    (jobIsFinished(next) !== jobIsFinished(old) || (next.active ?? 0) !== (old.active ?? 0)) && (next.active ?? 0) > 0 && jobIsFinished(next)
+      ? invalid(`${STATUS}.active`, 'active>0 is invalid for finished job', next.active)
+      : undefined,
+  ({ next, old, spec }) => {
+    // A suspended Job of zero completions may finish without ever starting.
+    const suspendedWithZeroCompletions = spec?.suspend === true && spec.completions === 0;
+    const watched = jobIsFinished(next) !== jobIsFinished(old) || next.startTime !== old.startTime;
+    return watched && !suspendedWithZeroCompletions && next.startTime === undefined && jobIsFinished(next)
+      ? required(`${STATUS}.startTime`, 'startTime is required for finished job')
+      : undefined;
   },
-  {
-    name: 'completionTime only for Complete',
-    check: (next) =>
-      next.completionTime && !isTrue(next.conditions, JobConditionType.Complete)
-        ? `completionTime ${next.completionTime} is set on a Job that is not Complete`
-        : undefined,
+  ({ next, old }) =>
+    ((next.ready ?? 0) !== (old.ready ?? 0) || (next.active ?? 0) !== (old.active ?? 0)) && next.ready !== undefined && next.ready > (next.active ?? 0)
+      ? invalid(`${STATUS}.ready`, 'cannot set more ready pods than active', next.ready)
+      : undefined,
+  ({ next }) =>
+    successCriteriaMet(next) && failed(next) ? invalid(`${STATUS}.conditions`, 'cannot set SuccessCriteriaMet=True and Failed=true conditions') : undefined,
+  ({ next }) =>
+    successCriteriaMet(next) && failureTarget(next)
+      ? invalid(`${STATUS}.conditions`, 'cannot set SuccessCriteriaMet=True and FailureTarget=true conditions')
+      : undefined,
+  // ValidateJobStatusUpdate: transitions from the stored status.
+  ({ next, old }) => {
+    const disabled = [JobConditionType.Failed, JobConditionType.Complete, JobConditionType.FailureTarget].filter(
+      (type) => isTrue(old.conditions, type) && !isTrue(next.conditions, type),
+    );
+    return disabled.length > 0 ? invalid(`${STATUS}.conditions`, `cannot disable the terminal ${disabled[0]}=True condition`) : undefined;
   },
-  {
-    name: 'completionTime not before startTime',
-    check: (next) =>
-      next.completionTime && next.startTime && millis(next.completionTime) < millis(next.startTime)
-        ? `completionTime ${next.completionTime} is before startTime ${next.startTime}`
-        : undefined,
+  ({ next, old }) => ((next.failed ?? 0) < (old.failed ?? 0) ? invalid(`${STATUS}.failed`, 'cannot decrease the failed counter', next.failed ?? 0) : undefined),
+  ({ next, old, spec }) => {
+    // Indexed Jobs with completions = parallelism may be scaled down, and lose succeeded pods with it.
+    const scalable = spec?.completionMode === 'Indexed' && spec.completions === spec.parallelism;
+    return !scalable && (next.succeeded ?? 0) < (old.succeeded ?? 0)
+      ? invalid(`${STATUS}.succeeded`, 'cannot decrease the succeeded counter', next.succeeded ?? 0)
+      : undefined;
   },
-  {
-    name: 'startTime required when finished',
-    check: (next) => (jobIsFinished(next) && !next.startTime ? 'startTime is required for a finished Job' : undefined),
+  ({ next, old }) =>
+    next.completionTime !== undefined && old.completionTime !== undefined && millis(next.completionTime) !== millis(old.completionTime)
+      ? invalid(`${STATUS}.completionTime`, 'field is immutable', next.completionTime)
+      : undefined,
+  ({ next, old, spec }) => {
+    // Clearing or moving startTime is allowed only while the Job is suspended (or being resumed);
+    // that is why upstream's resume clears it before it sets suspend=false (jobset-behaviour.md §6.5).
+    const resuming = isTrue(old.conditions, JobConditionType.Suspended) && isFalse(next.conditions, JobConditionType.Suspended);
+    return old.startTime !== undefined && next.startTime !== old.startTime && !resuming && spec?.suspend !== true
+      ? invalid(`${STATUS}.startTime`, 'field is immutable for unsuspended job once set', next.startTime ?? null)
+      : undefined;
   },
-  {
-    name: 'Complete needs SuccessCriteriaMet',
-    check: (next) =>
-      isTrue(next.conditions, JobConditionType.Complete) && !isTrue(next.conditions, JobConditionType.SuccessCriteriaMet)
-        ? 'a Complete=True condition needs a SuccessCriteriaMet=True condition'
-        : undefined,
-  },
-  {
-    name: 'Failed needs FailureTarget',
-    check: (next) =>
-      isTrue(next.conditions, JobConditionType.Failed) && !isTrue(next.conditions, JobConditionType.FailureTarget)
-        ? 'a Failed=True condition needs a FailureTarget=True condition'
-        : undefined,
-  },
-  {
-    name: 'not both Complete and Failed',
-    check: (next) =>
-      isTrue(next.conditions, JobConditionType.Complete) && isTrue(next.conditions, JobConditionType.Failed)
-        ? 'a Job cannot be both Complete and Failed'
-        : undefined,
-  },
-  {
-    name: 'not both SuccessCriteriaMet and FailureTarget',
-    check: (next) =>
-      isTrue(next.conditions, JobConditionType.SuccessCriteriaMet) && isTrue(next.conditions, JobConditionType.FailureTarget)
-        ? 'a Job cannot have both SuccessCriteriaMet=True and FailureTarget=True'
-        : undefined,
-  },
-  {
-    name: 'no active pods when finished',
-    check: (next) => (jobIsFinished(next) && (next.active ?? 0) > 0 ? `active is ${next.active} on a finished Job, expected 0` : undefined),
-  },
-  {
-    name: 'succeeded never decreases',
-    check: (next, old) =>
-      (next.succeeded ?? 0) < (old?.status?.succeeded ?? 0)
-        ? `succeeded decreased from ${old?.status?.succeeded} to ${next.succeeded ?? 0}`
-        : undefined,
-  },
-  {
-    name: 'failed never decreases',
-    check: (next, old) =>
-      (next.failed ?? 0) < (old?.status?.failed ?? 0) ? `failed decreased from ${old?.status?.failed} to ${next.failed ?? 0}` : undefined,
-  },
-  {
-    name: 'completionTime cannot change',
-    check: (next, old) =>
-      old?.status?.completionTime && next.completionTime !== old.status.completionTime
-        ? `completionTime cannot change once set (was ${old.status.completionTime}, got ${next.completionTime ?? 'none'})`
-        : undefined,
-  },
-  {
-    // Clearing or moving startTime is allowed only while the Job is suspended; that is why
-    // upstream's resume clears it before it sets suspend=false (jobset-behaviour.md §6.5).
-    name: 'startTime of an unsuspended Job cannot change',
-    check: (next, old) =>
-      old?.status?.startTime && old.spec.suspend !== true && next.startTime !== old.status.startTime
-        ? `startTime of an unsuspended Job cannot change (was ${old.status.startTime}, got ${next.startTime ?? 'none'})`
-        : undefined,
-  },
-  {
-    name: 'terminal conditions cannot be removed',
-    check: (next, old) => {
-      const removed = [JobConditionType.Complete, JobConditionType.Failed].filter(
-        (type) => isTrue(old?.status?.conditions, type) && !isTrue(next.conditions, type),
-      );
-      return removed.length > 0 ? `terminal condition ${removed.join(', ')}=True cannot be removed` : undefined;
-    },
-  },
-  {
-    name: 'terminal intent conditions cannot be removed',
-    check: (next, old) => {
-      const removed = [JobConditionType.SuccessCriteriaMet, JobConditionType.FailureTarget].filter(
-        (type) => isTrue(old?.status?.conditions, type) && !isTrue(next.conditions, type),
-      );
-      return removed.length > 0 ? `condition ${removed.join(', ')}=True cannot be removed` : undefined;
-    },
-  },
+  ({ next, old }) =>
+    successCriteriaMet(old) && !successCriteriaMet(next) ? invalid(`${STATUS}.conditions`, 'cannot disable the SuccessCriteriaMet=True condition') : undefined,
+  ({ next, old }) =>
+    complete(old) && !successCriteriaMet(old) && successCriteriaMet(next)
+      ? invalid(`${STATUS}.conditions`, 'cannot set SuccessCriteriaMet=True for Job already has Complete=true conditions')
+      : undefined,
 ];
 
 /**
- * jobStatusViolations: every rule the new status of a Job breaks, given the stored Job before
- * the write (undefined on create). An empty list means a 1.32+ API server accepts the write.
+ * jobStatusViolations: the causes a 1.36 API server lists when it refuses `next` as the status of
+ * `old`, the stored Job before the write (undefined on create). Empty when it accepts the write.
  */
-export const jobStatusViolations = (old: Job | undefined, next: JobStatus): string[] =>
-  rules.map((rule) => rule.check(next, old)).filter((message): message is string => message !== undefined);
+export const jobStatusViolations = (old: Job | undefined, next: JobStatus): FieldError[] => {
+  const before = old?.status ?? {};
+  const write: StatusWrite = {
+    next,
+    old: before,
+    spec: old?.spec,
+    flipped: (type) => isTrue(before.conditions, type) !== isTrue(next.conditions, type),
+  };
+  return rules.map((rule) => rule(write)).filter((cause): cause is FieldError => cause !== undefined);
+};

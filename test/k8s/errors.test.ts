@@ -54,6 +54,25 @@ describe('toLineupError', () => {
     assert.equal((toLineupError(apiError(503, 'ServiceUnavailable'), 'list jobsets') as UnavailableError).retryAfterMs, undefined);
   });
 
+  it('leaves out causes that name no field (the CRD validator\'s "<nil>" notice), keeping their text in the message', () => {
+    const notice = 'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+    const mapped = toLineupError(
+      apiError(422, 'Invalid', `JobSet.jobset.x-k8s.io "x" is invalid: [status.conditions[0].reason: Required value, <nil>: ${notice}]`, {
+        details: {
+          causes: [
+            { reason: 'FieldValueRequired', message: 'Required value', field: 'status.conditions[0].reason' },
+            { reason: 'FieldValueInvalid', message: notice, field: '<nil>' },
+            { reason: 'FieldValueInvalid', message: 'no field at all' },
+          ],
+        },
+      }),
+      'jobset ns/x status',
+    );
+    assert.ok(mapped instanceof InvalidObjectError);
+    assert.deepEqual(mapped.causes, [{ path: 'status.conditions[0].reason', message: 'Required value' }]);
+    assert.match(mapped.message, /some validation rules were not checked/);
+  });
+
   it('passes a Lineup error through unchanged', () => {
     const error = new NotFoundError('gone');
     assert.equal(toLineupError(error, 'x'), error);

@@ -6,23 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ErrorCode, InvalidObjectError } from '../../lib/errors.ts';
 import { JobSchema } from '../../lib/jobset/schema.ts';
-import { actionVerbs, observeVerbs, parseObject, truncateUtf8, watchVerbs } from '../../lib/k8s/gateway.ts';
-
-describe('truncateUtf8', () => {
-  const cases: { name: string; text: string; max: number; want: string }[] = [
-    { name: 'a short text is kept whole', text: 'ready', max: 10, want: 'ready' },
-    { name: 'a text of exactly the limit is kept whole', text: 'abcde', max: 5, want: 'abcde' },
-    { name: 'a long text is cut and marked with an ellipsis', text: 'abcdefghij', max: 7, want: 'abcd…' },
-    { name: 'a multi-byte character is never split', text: 'ééééé', max: 8, want: 'éé…' },
-  ];
-  for (const tc of cases) {
-    it(tc.name, () => {
-      const got = truncateUtf8(tc.text, tc.max);
-      assert.equal(got, tc.want);
-      assert.ok(Buffer.byteLength(got, 'utf8') <= tc.max);
-    });
-  }
-});
+import { actionVerbs, observeVerbs, parseObject, watchVerbs } from '../../lib/k8s/gateway.ts';
 
 describe('parseObject', () => {
   it('names the object and the fields when the server returns something the schema refuses', () => {

@@ -100,6 +100,37 @@ describe('reconcile/reconcileJobSet', () => {
     assert.ok(world.cluster.getJobSet('default', NAME)?.status?.conditions?.length, 'status written on the second pass');
   });
 
+  it('re-reads and re-plans after a create finds its Job already there (AlreadyExists from the simulated cluster)', async () => {
+    // Prepare: just before the pass creates its first Job, another writer creates that Job (as an
+    // earlier attempt whose answer was lost would have), so the cluster itself refuses the create.
+    const world = simWorld([story2()]);
+    let raced: string | undefined;
+    const racing: ClusterGateway = {
+      observe: (namespace, name, now) => world.gateway.observe(namespace, name, now),
+      apply: async (namespace, name, action: Action, now) => {
+        if (action.kind === 'CreateJob' && raced === undefined) {
+          raced = action.job.metadata.name;
+          world.cluster.createJob({ ...action.job, metadata: { ...action.job.metadata, namespace } }, world.queue.now());
+        }
+        return world.gateway.apply(namespace, name, action, now);
+      },
+    };
+    const store = new MemoryCheckpointStore();
+    const { deps, counters } = reconcileDeps(store, racing, world.now);
+    // Act
+    const outcome = await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME) }, deps);
+    // Assess: the refused pass is recorded with the cluster's answer; the re-plan creates the rest.
+    assert.equal(outcome, 'reconciled');
+    assert.equal(counters.get(CounterName.Passes), 2, 'one pass stopped at AlreadyExists, the re-plan succeeded');
+    const [refused, replanned] = await store.listDecisions(key);
+    assert.match(refused?.error ?? '', new RegExp(`jobs\\.batch "${raced}" already exists`));
+    assert.equal(replanned?.error, undefined);
+    const names = world.cluster.jobsOf('default', NAME).map((job) => job.metadata.name);
+    assert.equal(names.length, 5, 'every Job exists once');
+    assert.equal(new Set(names).size, 5);
+    assert.ok(world.cluster.getJobSet('default', NAME)?.status?.conditions?.length, 'status written by the re-plan');
+  });
+
   it('records the error and gives the lease up when the cluster keeps failing, so the event is retried', async () => {
     const world = simWorld([story2()]);
     const broken: ClusterGateway = {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME, Label } from '../../lib/constants.ts';
 import { loadJobSets } from '../../lib/jobset/load.ts';
 import type { JobSet } from '../../lib/jobset/schema.ts';
 import type { Observed, Plan, PlanOptions } from '../../lib/plan/types.ts';
@@ -306,6 +306,28 @@ describe('sim/simulate', () => {
       };
       simulate(jobSet, EMPTY_BEHAVIOUR, { until: DAY, latency: 0, planOptions: PLAN_OPTIONS, planner });
       assert.deepEqual(seen, [0, 0, 5_000]);
+    });
+
+    it('takes a create refused as AlreadyExists like any refusal: the pass stops, and the next one plans from what exists', () => {
+      // Prepare: a planner that creates the same Job twice in a pass while it sees none.
+      const job = {
+        apiVersion: 'batch/v1' as const,
+        kind: 'Job' as const,
+        metadata: { name: 'loop-a-0', namespace: 'default', labels: { [Label.JobSetName]: 'loop' } },
+        spec: { suspend: true, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main' }] } } },
+      };
+      const planner = (observed: Observed): Plan =>
+        planOf(observed, observed.jobs.length > 0 ? [] : [{ kind: 'CreateJob', job, replicatedJob: 'a' }, { kind: 'CreateJob', job, replicatedJob: 'a' }]);
+      // Act
+      const result = simulate(jobSet, EMPTY_BEHAVIOUR, { until: DAY, latency: 0, planOptions: PLAN_OPTIONS, planner });
+      // Assess
+      assert.deepEqual(
+        result.errors.map((error) => [error.at, error.action, error.code]),
+        [[0, 'CreateJob', ErrorCode.ALREADY_EXISTS]],
+      );
+      assert.match(result.errors[0]?.message ?? '', /^job default\/loop-a-0: jobs\.batch "loop-a-0" already exists$/);
+      assert.deepEqual(result.timeline.filter((entry) => entry.type === 'JobCreated').map((entry) => entry.job), ['loop-a-0']);
+      assert.equal(result.stoppedBy, 'quiescent');
     });
   });
 });
