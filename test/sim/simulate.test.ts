@@ -40,11 +40,14 @@ const starts = (timeline: readonly TimelineEntry[], rjob: string, since = 0): Ti
 
 /**
  * reachedAt: when every Job of `rjob` had become Ready (JobReady or JobSucceeded) or Complete
- * (JobSucceeded), looking only at entries from `since` on; undefined if some never did.
+ * (JobSucceeded), looking only at entries from `since` on; undefined if some never did. Fails
+ * when no Job of `rjob` was ever created: "every Job of none" would hold at once and let any
+ * order pass.
  */
 const reachedAt = (timeline: readonly TimelineEntry[], rjob: string, status: 'Ready' | 'Complete', since = 0): number | undefined => {
   const names = new Set(timeline.filter((e) => e.type === 'JobCreated' && e.replicatedJob === rjob).map((e) => e.job));
-  let latest = 0;
+  assert.ok(names.size > 0, `no Job of ${rjob} was created`);
+  let latest = -Infinity;
   for (const name of names) {
     const reached = timeline.find(
       (e) => e.at >= since && e.job === name && (e.type === 'JobSucceeded' || (status === 'Ready' && e.type === 'JobReady')),
@@ -215,6 +218,7 @@ describe('sim/simulate', () => {
     assert.equal(result.stoppedBy, 'until');
     assert.equal(result.endedAt, 10_000);
     assert.equal(result.final.terminalState, null);
+    assert.ok(result.timeline.length > 0, 'nothing happened before --until');
     assert.ok(result.timeline.every((e) => e.at <= 10_000));
   });
 
