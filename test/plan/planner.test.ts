@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConditionType, Label, LineupKey } from '../../lib/constants.ts';
 import type { Action } from '../../lib/plan/types.ts';
 import { makeJobSet } from '../builders.ts';
 import { TestCluster } from './harness.ts';
@@ -25,8 +24,8 @@ describe('jobset_controller_test.go (integration entries)', () => {
     assert.equal(rjobStatus(cluster, 'replicated-job-a')?.suspended, 1);
     assert.equal(rjobStatus(cluster, 'replicated-job-b')?.suspended, 3);
     // upstream: no startup conditions while suspended.
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress), undefined);
-    assert.equal(cluster.condition(ConditionType.Suspended)?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyInProgress'), undefined);
+    assert.equal(cluster.condition('Suspended')?.status, 'True');
   });
 
   it('startupPolicy with AnyOrder; suspend should keep jobs suspended', () => {
@@ -42,8 +41,8 @@ describe('jobset_controller_test.go (integration entries)', () => {
     cluster.settle();
     assert.deepEqual(cluster.suspendedNames(), []);
     assert.equal(rjobStatus(cluster, 'replicated-job-b')?.suspended, 0);
-    assert.equal(cluster.condition(ConditionType.Suspended)?.status, 'False');
-    assert.equal(cluster.condition(ConditionType.Suspended)?.reason, 'ResumeJobs');
+    assert.equal(cluster.condition('Suspended')?.status, 'False');
+    assert.equal(cluster.condition('Suspended')?.reason, 'ResumeJobs');
   });
 
   it('startupPolicy with InOrder; resume suspended JobSet', () => {
@@ -54,17 +53,17 @@ describe('jobset_controller_test.go (integration entries)', () => {
     // only a resumed; b stays suspended.
     assert.deepEqual(cluster.runningNames(), [a0]);
     assert.equal(rjobStatus(cluster, 'replicated-job-b')?.suspended, 3);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.status, 'True');
     cluster.ready(a0);
     cluster.settle();
     assert.deepEqual(cluster.suspendedNames(), []);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.status, 'True');
     cluster.readyAll('replicated-job-b');
     cluster.settle();
     assert.equal(rjobStatus(cluster, 'replicated-job-b')?.ready, 3);
     assert.equal(rjobStatus(cluster, 'replicated-job-b')?.active, 3);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True');
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.status, 'False');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.status, 'False');
   });
 
   it('startupPolicy InOrder; replicated-job-a not ready then replicated-job-b should not run', () => {
@@ -73,7 +72,7 @@ describe('jobset_controller_test.go (integration entries)', () => {
     // DEVIATION: all 4 Jobs exist from the start; b's are suspended (upstream: not created yet).
     assert.deepEqual(cluster.runningNames(), [a0]);
     assert.deepEqual(cluster.suspendedNames(), bNames);
-    const inProgress = cluster.condition(ConditionType.StartupPolicyInProgress);
+    const inProgress = cluster.condition('StartupPolicyInProgress');
     assert.equal(inProgress?.status, 'True');
     assert.equal(inProgress?.reason, 'InOrderStartupPolicyInProgress');
     assert.match(inProgress?.message ?? '', /^in order startup policy is in progress: waiting for replicated-job-a to be Ready: 0\/1 jobs ready$/);
@@ -86,14 +85,14 @@ describe('jobset_controller_test.go (integration entries)', () => {
       cluster.jobs.set(name, { ...job, status: { active: 1, ready: 0 } });
     }
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.status, 'True');
     cluster.readyAll('replicated-job-b');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True');
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.reason, 'InOrderStartupPolicyCompleted');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.reason, 'InOrderStartupPolicyCompleted');
     // Once complete, InProgress reads exactly as upstream's: no stale "waiting for …".
     assert.deepEqual(
-      { status: cluster.condition(ConditionType.StartupPolicyInProgress)?.status, message: cluster.condition(ConditionType.StartupPolicyInProgress)?.message },
+      { status: cluster.condition('StartupPolicyInProgress')?.status, message: cluster.condition('StartupPolicyInProgress')?.message },
       { status: 'False', message: 'in order startup policy is in progress' },
     );
   });
@@ -105,24 +104,28 @@ describe('jobset_controller_test.go (integration entries)', () => {
     cluster.settle();
     cluster.readyAll('replicated-job-b');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'True');
     // Prepare: one Job fails ⇒ restart.
     cluster.fail(bNames[0] ?? '');
     cluster.pass();
     assert.equal(cluster.jobSet?.status?.restarts, 1);
-    assert.equal(cluster.condition(ConditionType.RestartingJobSet)?.status, 'True');
+    assert.equal(cluster.condition('RestartingJobSet')?.status, 'True');
     // Act: the next passes delete the old attempt and re-run the sequence from the first step.
     cluster.settle();
     assert.deepEqual(cluster.runningNames(), [a0]);
     assert.deepEqual(cluster.suspendedNames(), bNames);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.status, 'True');
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'False');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'False');
     cluster.ready(a0);
     cluster.settle();
     cluster.readyAll('replicated-job-b');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True');
-    for (const job of cluster.jobs.values()) assert.equal(job.metadata.labels?.[Label.RestartAttempt], '1');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'True');
+    assert.deepEqual(
+      [...cluster.jobs.values()].map((job) => [job.metadata.name, job.metadata.labels?.['jobset.sigs.k8s.io/restart-attempt']]),
+      [a0, ...bNames].map((name) => [name, '1']),
+      'every Job is of the second attempt',
+    );
   });
 
   it('DependsOn: rjob-b depends on ready status of rjob-a', () => {
@@ -138,7 +141,7 @@ describe('jobset_controller_test.go (integration entries)', () => {
     cluster.settle();
     assert.equal(rjobStatus(cluster, 'rjob-a')?.ready, 1);
     assert.equal(rjobStatus(cluster, 'rjob-b')?.ready, 1);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.reason, 'DependsOnStartupInProgress');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.reason, 'DependsOnStartupInProgress');
   });
 
   it('DependsOn: rjob-b depends on complete status of rjob-a, and rjob-c depends on ready status of rjob-b', () => {
@@ -243,12 +246,12 @@ describe('jobset_controller_test.go (integration entries)', () => {
     assert.ok(first && first.kind === 'ResumeJob');
     assert.equal(first.clearStartTime, true);
     assert.equal(first.podTemplate?.labels['queue'], 'gold');
-    assert.equal(first.podTemplate?.labels[Label.JobSetName], 'js', 'merge keeps the JobSet keys');
+    assert.equal(first.podTemplate?.labels['jobset.sigs.k8s.io/jobset-name'], 'js', 'merge keeps the JobSet keys');
     assert.equal(first.podTemplate?.annotations['note'], 'admitted');
     assert.deepEqual(first.podTemplate?.nodeSelector, { zone: 'a' });
     assert.deepEqual(first.podTemplate?.tolerations, [{ key: 'gpu', operator: 'Exists' }]);
     assert.deepEqual(first.podTemplate?.schedulingGates, [{ name: 'kueue' }]);
-    assert.equal(cluster.condition(ConditionType.Suspended)?.status, 'False');
+    assert.equal(cluster.condition('Suspended')?.status, 'False');
   });
 
   it('suspend a running jobset', () => {
@@ -258,8 +261,8 @@ describe('jobset_controller_test.go (integration entries)', () => {
     cluster.setSuspend(true);
     const actions = cluster.pass().actions;
     assert.deepEqual(kinds(actions).filter((k) => k === 'SuspendJob').length, 2);
-    assert.equal(cluster.condition(ConditionType.Suspended)?.status, 'True');
-    assert.equal(cluster.condition(ConditionType.Suspended)?.reason, 'SuspendedJobs');
+    assert.equal(cluster.condition('Suspended')?.status, 'True');
+    assert.equal(cluster.condition('Suspended')?.reason, 'SuspendedJobs');
   });
 
   describe('A JobSet is managed by another controller', () => {
@@ -327,7 +330,7 @@ describe('planner: Lineup behaviour', () => {
     const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [{ name: 'b', status: 'Ready' }] }).obj());
     cluster.settle();
     assert.equal(cluster.jobs.size, 0);
-    const rejected = cluster.condition(ConditionType.Rejected);
+    const rejected = cluster.condition('Rejected');
     assert.equal(rejected?.status, 'True');
     assert.match(rejected?.message ?? '', /spec\.replicatedJobs\[1\]\.dependsOn\[0\]/);
     assert.equal(cluster.events.at(-1)?.eventType, 'Warning');
@@ -336,11 +339,11 @@ describe('planner: Lineup behaviour', () => {
   it('orders by the startup-rules annotation and reports its own condition reasons', () => {
     const rules = '- targetReplicatedJobs: [dataset]\n  status: Succeeded\n- {name: driver, status: Ready}\n';
     const cluster = new TestCluster(
-      makeJobSet('js').replicatedJob('dataset', 2).replicatedJob('driver', 1).replicatedJob('workers', 2).annotation(LineupKey.StartupRulesAnnotation, rules).obj(),
+      makeJobSet('js').replicatedJob('dataset', 2).replicatedJob('driver', 1).replicatedJob('workers', 2).annotation('lineup.dev/startup-rules', rules).obj(),
     );
     cluster.settle();
     assert.deepEqual(cluster.runningNames(), ['js-dataset-0', 'js-dataset-1']);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.reason, 'StartupRulesInProgress');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.reason, 'StartupRulesInProgress');
     cluster.readyAll('dataset');
     cluster.settle();
     assert.equal(cluster.runningNames().length, 2, 'Ready is not Succeeded');
@@ -352,7 +355,7 @@ describe('planner: Lineup behaviour', () => {
     assert.equal(cluster.runningNames().length, 5);
     cluster.readyAll('workers');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.reason, 'StartupRulesCompleted');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.reason, 'StartupRulesCompleted');
   });
 
   it('does not re-create or re-run a Job that succeeded and was deleted by its own TTL (upstream issue 360)', () => {
@@ -364,13 +367,13 @@ describe('planner: Lineup behaviour', () => {
     );
     cluster.settle();
     const init = cluster.job('js-init-0');
-    assert.deepEqual(init.metadata.finalizers, [LineupKey.FinishedRecordFinalizer]);
+    assert.deepEqual(init.metadata.finalizers, ['lineup.dev/finished-record']);
     cluster.complete('js-init-0');
     // The Job's TTL fires at once: deletion waits on Lineup's finalizer.
     cluster.deleteJob('js-init-0');
     cluster.settle();
     assert.equal(cluster.jobs.has('js-init-0'), false, 'recorded, then the finalizer was released');
-    assert.match(cluster.jobSet?.metadata.annotations?.[LineupKey.FinishedJobsAnnotation] ?? '', /"init":"0"/);
+    assert.match(cluster.jobSet?.metadata.annotations?.['lineup.dev/finished-jobs'] ?? '', /"init":"0"/);
     assert.equal(rjobStatus(cluster, 'init')?.succeeded, 1, 'the recorded Job still counts');
     assert.deepEqual(cluster.runningNames(), ['js-main-0', 'js-main-1'], 'the gate it opened stays open and it is not re-created');
     cluster.completeAll('main');
@@ -385,13 +388,13 @@ describe('planner: Lineup behaviour', () => {
     cluster.settle();
     cluster.readyAll('b');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'True');
     // a's pod restarts: not ready any more.
     const job = cluster.job('js-a-0');
     cluster.jobs.set('js-a-0', { ...job, status: { ...job.status, ready: 0 } });
     const actions = cluster.settle().flatMap((p) => p.actions);
     assert.equal(actions.filter((a) => a.kind === 'SuspendJob').length, 0);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True', 'startup stays completed');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'True', 'startup stays completed');
   });
 
   it('re-applies the order when a JobSet suspended mid-startup is resumed', () => {
@@ -414,7 +417,7 @@ describe('planner: Lineup behaviour', () => {
     cluster.settle();
     cluster.fail('js-a-1');
     cluster.settle();
-    const failed = cluster.condition(ConditionType.Failed);
+    const failed = cluster.condition('Failed');
     assert.equal(failed?.reason, 'FailedJobs');
     assert.equal(failed?.message, 'jobset failed due to one or more job failures (first failed job: js-a-1)');
     assert.equal(cluster.jobSet?.status?.terminalState, 'Failed');
@@ -426,7 +429,7 @@ describe('planner: Lineup behaviour', () => {
     cluster.settle();
     cluster.fail('js-a-0');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.Failed)?.reason, 'ReachedMaxRestarts');
+    assert.equal(cluster.condition('Failed')?.reason, 'ReachedMaxRestarts');
   });
 
   it('applies the first matching failure-policy rule', () => {
@@ -439,7 +442,7 @@ describe('planner: Lineup behaviour', () => {
     cluster.settle();
     cluster.fail('js-a-0', 'PodFailurePolicy', 'container exited with 42');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.Failed)?.reason, 'FailJobSetFailurePolicyAction');
+    assert.equal(cluster.condition('Failed')?.reason, 'FailJobSetFailurePolicyAction');
   });
 
   it('completes with success policy Any as soon as one targeted Job succeeds', () => {
