@@ -308,6 +308,119 @@ describe('jobset_controller_test.go (integration entries)', () => {
   });
 });
 
+/** conditionsOf: the JobSet's conditions as [type, status, reason, message], in status order. */
+const conditionsOf = (cluster: TestCluster): (string | undefined)[][] =>
+  (cluster.jobSet?.status?.conditions ?? []).map((c) => [c.type, c.status, c.reason, c.message]);
+
+describe('condition reasons and messages, as literal strings', () => {
+  // Upstream's are copied from pkg/constants/constants.go and pkg/controllers (v0.12.0): a test
+  // reading lib/constants.ts back would pass with a wrong constant.
+  it("upstream's: suspended, resumed, InOrder in progress and completed, JobSet completed", () => {
+    const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 2).inOrder().suspend().obj());
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [['Suspended', 'True', 'SuspendedJobs', 'jobset is suspended']]);
+    cluster.setSuspend(false);
+    cluster.settle();
+    cluster.readyAll('a');
+    cluster.settle();
+    cluster.readyAll('b');
+    cluster.settle();
+    cluster.completeAll('a');
+    cluster.completeAll('b');
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [
+      ['Suspended', 'False', 'ResumeJobs', 'jobset is resumed'],
+      ['StartupPolicyInProgress', 'False', 'InOrderStartupPolicyInProgress', 'in order startup policy is in progress'],
+      ['StartupPolicyCompleted', 'True', 'InOrderStartupPolicyCompleted', 'in order startup policy has completed'],
+      ['Completed', 'True', 'AllJobsCompleted', 'jobset completed successfully'],
+    ]);
+  });
+
+  it("upstream's: restarting by the default failure policy, all jobs ready, then failed at the restart limit", () => {
+    const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 2).spec({ failurePolicy: { maxRestarts: 1 } }).obj());
+    cluster.settle();
+    cluster.fail('js-a-1');
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [['RestartingJobSet', 'True', 'DefaultFailurePolicy', 'applying RestartJobSet failure policy action (first failed job: js-a-1)']]);
+    assert.deepEqual(cluster.events.at(-1), {
+      reason: 'RestartJobSetFailurePolicyAction',
+      message: 'applying RestartJobSet failure policy action (first failed job: js-a-1)',
+      eventType: 'Warning',
+    });
+    cluster.readyAll('a');
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [['RestartingJobSet', 'False', 'JobsReady', 'all jobs are ready']]);
+    cluster.fail('js-a-0');
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [
+      ['RestartingJobSet', 'False', 'JobSetFailed', 'jobset failed'],
+      ['Failed', 'True', 'ReachedMaxRestarts', 'jobset failed due to reaching max number of restarts (first failed job: js-a-0)'],
+    ]);
+  });
+
+  it("upstream's: a named RestartJobSetAndIgnoreMaxRestarts rule, then a FailJobSet rule", () => {
+    const cluster = new TestCluster(
+      makeJobSet('js')
+        .replicatedJob('a', 1)
+        .spec({
+          failurePolicy: {
+            maxRestarts: 3,
+            rules: [
+              { name: 'fatal', action: 'FailJobSet', onJobFailureReasons: ['PodFailurePolicy'] },
+              { name: 'again', action: 'RestartJobSetAndIgnoreMaxRestarts' },
+            ],
+          },
+        })
+        .obj(),
+    );
+    cluster.settle();
+    cluster.fail('js-a-0');
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [
+      ['RestartingJobSet', 'True', 'FailurePolicy_again', 'applying RestartJobSetAndIgnoreMaxRestarts failure policy action (first failed job: js-a-0)'],
+    ]);
+    assert.equal(cluster.events.at(-1)?.reason, 'RestartJobSetAndIgnoreMaxRestartsFailurePolicyAction');
+    cluster.fail('js-a-0', 'PodFailurePolicy');
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [
+      ['RestartingJobSet', 'False', 'JobSetFailed', 'jobset failed'],
+      ['Failed', 'True', 'FailJobSetFailurePolicyAction', 'applying FailJobSet failure policy action (first failed job: js-a-0)'],
+    ]);
+  });
+
+  it("Lineup's own: dependsOn and startup rules in progress and completed", () => {
+    const dependsOn = new TestCluster(makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [{ name: 'a', status: 'Ready' }] }).obj());
+    const rules = new TestCluster(makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1).annotation('lineup.dev/startup-rules', '[{name: a, status: Ready}]').obj());
+    for (const cluster of [dependsOn, rules]) cluster.settle();
+    assert.deepEqual(conditionsOf(dependsOn), [
+      ['StartupPolicyInProgress', 'True', 'DependsOnStartupInProgress', 'dependsOn startup is in progress: waiting for a to be Ready: 0/1 jobs ready'],
+    ]);
+    assert.deepEqual(conditionsOf(rules), [['StartupPolicyInProgress', 'True', 'StartupRulesInProgress', 'startup rules are in progress: waiting for a to be Ready: 0/1 jobs ready']]);
+    for (const cluster of [dependsOn, rules]) {
+      cluster.readyAll('a');
+      cluster.settle();
+      cluster.readyAll('b');
+      cluster.settle();
+    }
+    assert.deepEqual(conditionsOf(dependsOn), [
+      ['StartupPolicyInProgress', 'False', 'DependsOnStartupInProgress', 'dependsOn startup is in progress'],
+      ['StartupPolicyCompleted', 'True', 'DependsOnStartupCompleted', 'dependsOn startup has completed'],
+    ]);
+    assert.deepEqual(conditionsOf(rules), [
+      ['StartupPolicyInProgress', 'False', 'StartupRulesInProgress', 'startup rules are in progress'],
+      ['StartupPolicyCompleted', 'True', 'StartupRulesCompleted', 'startup rules have completed'],
+    ]);
+  });
+
+  it("Lineup's own: an invalid JobSet is Rejected with the error, as a condition and a Warning event", () => {
+    const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [{ name: 'b', status: 'Ready' }] }).obj());
+    cluster.settle();
+    const message = 'spec.replicatedJobs[1].dependsOn[0].name: replicatedJob: b cannot depend on itself (upstream admits this and the replicatedJob never starts; Lineup rejects it)';
+    assert.deepEqual(conditionsOf(cluster), [['Rejected', 'True', 'InvalidJobSet', message]]);
+    assert.deepEqual(cluster.events, [{ reason: 'InvalidJobSet', message, eventType: 'Warning' }]);
+  });
+});
+
 describe('planner: Lineup behaviour', () => {
   it('creates every Job at once and holds gated ones suspended (DESIGN "How gating works")', () => {
     const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 2).replicatedJob('b', 2).inOrder().obj());
