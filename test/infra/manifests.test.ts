@@ -91,7 +91,7 @@ describe('infra/manifests', () => {
     it('puts a justification comment above every rule, naming a caller for every verb', () => {
       for (const doc of documents(ManifestFile.clusterRole)) {
         const rules = doc.get('rules', true);
-        assert.ok(isSeq(rules));
+        assert.ok(isSeq(rules) && rules.items.length > 0, 'a ClusterRole without rules');
         rules.items.forEach((rule, index) => {
           assert.ok(isMap(rule));
           // The parser hangs the first item's comment on the sequence itself.
