@@ -7,7 +7,6 @@ import type { JobSet } from '../../lib/jobset/schema.ts';
 import type { Observed, Plan, PlanOptions } from '../../lib/plan/types.ts';
 import { ErrorCode, SimulationDivergedError } from '../../lib/errors.ts';
 import { EMPTY_BEHAVIOUR, loadBehaviour } from '../../lib/sim/behaviour.ts';
-import { DeleteReason } from '../../lib/sim/constants.ts';
 import { simulate, simulationReport } from '../../lib/sim/simulate.ts';
 import type { SimulationResult } from '../../lib/sim/simulate.ts';
 import type { TimelineEntry } from '../../lib/sim/timeline.ts';
@@ -192,7 +191,7 @@ describe('sim/simulate', () => {
     // Assess
     const { timeline } = result;
     const deleted = timeline.find((e) => e.type === 'JobDeleted' && e.job === 'ttl-init-0');
-    assert.equal(deleted?.message, DeleteReason.TtlAfterFinished);
+    assert.equal(deleted?.message, 'ttlSecondsAfterFinished expired');
     assert.deepEqual(Object.fromEntries(createdPerName(timeline)), { 'ttl-init-0': 1, 'ttl-main-0': 1, 'ttl-main-1': 1 });
     assert.deepEqual(starts(timeline, 'init', deleted.at), []);
     assertOrder(timeline, 'main', 'init', 'Ready');
@@ -207,7 +206,7 @@ describe('sim/simulate', () => {
     assert.equal(completedAt, 10_000);
     assert.deepEqual(
       result.timeline.filter((e) => e.type === 'JobDeleted').map((e) => `${e.at} ${e.job} ${e.message}`),
-      [`15000 short-a-0 ${DeleteReason.OwnerDeleted}`, `15000 short-a-1 ${DeleteReason.OwnerDeleted}`],
+      ['15000 short-a-0 owner JobSet deleted', '15000 short-a-1 owner JobSet deleted'],
     );
     assert.equal(result.stoppedBy, 'deleted');
     assert.equal(result.final.terminalState, 'Completed');
