@@ -7,7 +7,6 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from '../../lib/cli/io.ts';
 import { runValidate } from '../../lib/cli/validate.ts';
-import { AdmissionMessage, StartupRulesMessage, ValidationMessage } from '../../lib/constants.ts';
 import { exampleFiles } from '../repoFiles.ts';
 
 /** memoryIo: a CliIo over in-memory files that records what the command writes. */
@@ -133,7 +132,7 @@ describe('cli/validate', () => {
         },
         args: ['six.yaml'],
         wantExit: 1,
-        wantStdout: `six.yaml: spec.replicatedJobs[6].dependsOn: ${ValidationMessage.tooManyDependsOn(6)}\n`,
+        wantStdout: `six.yaml: spec.replicatedJobs[6].dependsOn: dependsOn has 6 items, expected at most 5\n`,
         wantStderr: '',
       },
       {
@@ -141,7 +140,7 @@ describe('cli/validate', () => {
         files: { 'forward.yaml': jobSetYaml('forward', [rjob('a'), rjob('b', dependsOn('{name: c, status: Ready}')), rjob('c', dependsOn('{name: b, status: Ready}'))]) },
         args: ['forward.yaml'],
         wantExit: 1,
-        wantStdout: `forward.yaml: spec.replicatedJobs[1].dependsOn[0].name: ${AdmissionMessage.cannotDependOn('b', 'c')}\n`,
+        wantStdout: `forward.yaml: spec.replicatedJobs[1].dependsOn[0].name: replicatedJob: b cannot depend on replicatedJob: c\n`,
         wantStderr: '',
       },
       {
@@ -149,7 +148,7 @@ describe('cli/validate', () => {
         files: { 'self.yaml': jobSetYaml('self', [rjob('a'), rjob('b', dependsOn('{name: b, status: Complete}'))]) },
         args: ['self.yaml'],
         wantExit: 1,
-        wantStdout: `self.yaml: spec.replicatedJobs[1].dependsOn[0].name: ${ValidationMessage.selfDependency('b')}\n`,
+        wantStdout: `self.yaml: spec.replicatedJobs[1].dependsOn[0].name: replicatedJob: b cannot depend on itself (upstream admits this and the replicatedJob never starts; Lineup rejects it)\n`,
         wantStderr: '',
       },
       {
@@ -157,7 +156,7 @@ describe('cli/validate', () => {
         files: { 'rules.yaml': jobSetYaml('rules', [rjob('a'), rjob('b')], { annotations: '  annotations:\n    lineup.dev/startup-rules: "a, then b"\n' }) },
         args: ['rules.yaml'],
         wantExit: 1,
-        wantStdout: `rules.yaml: metadata.annotations[lineup.dev/startup-rules]: ${StartupRulesMessage.notAList('the string "a, then b"')}\n`,
+        wantStdout: `rules.yaml: metadata.annotations[lineup.dev/startup-rules]: expected a list of rules ({targetReplicatedJobs: [names], status} or {name, status}), got the string "a, then b"\n`,
         wantStderr: '',
       },
       {
@@ -247,7 +246,7 @@ describe('cli/validate', () => {
       const file = join(scratch, 'self.yaml');
       writeFileSync(file, jobSetYaml('self', [rjob('a'), rjob('b', dependsOn('{name: b, status: Ready}'))]));
       const run = lineup('validate', file);
-      assert.equal(run.stdout, `${file}: spec.replicatedJobs[1].dependsOn[0].name: ${ValidationMessage.selfDependency('b')}\n`);
+      assert.equal(run.stdout, `${file}: spec.replicatedJobs[1].dependsOn[0].name: replicatedJob: b cannot depend on itself (upstream admits this and the replicatedJob never starts; Lineup rejects it)\n`);
       assert.equal(run.status, 1);
     });
 

@@ -35,11 +35,27 @@ describe('hosts/demo', () => {
     });
     // Assess
     assert.deepEqual(summary.jobSets, [{ name: 'messagequeue-driver-worker', terminalState: 'Completed', restarts: 0 }]);
-    const firstRunning = (rjob: string): number =>
-      Math.min(...entries.filter(({ entry }) => entry.replicatedJob === rjob && (entry.type === 'JobResumed' || (entry.type === 'JobCreated' && entry.suspended === false))).map(({ entry }) => entry.at));
-    const lastReady = (rjob: string): number => Math.max(...entries.filter(({ entry }) => entry.replicatedJob === rjob && entry.type === 'JobReady').map(({ entry }) => entry.at));
-    assert.ok(firstRunning('driver') >= lastReady('messagequeue'), 'driver starts after messagequeue is ready');
-    assert.ok(firstRunning('worker') >= lastReady('driver'), 'worker starts after driver is ready');
+    // Every Job started once and became ready, so the min/max below are over non-empty lists.
+    const jobsThat = (rjob: string, what: 'started' | 'ready'): { job: string; at: number }[] =>
+      entries
+        .map(({ entry }) => entry)
+        .filter(
+          (entry) =>
+            entry.replicatedJob === rjob &&
+            (what === 'ready' ? entry.type === 'JobReady' : entry.type === 'JobResumed' || (entry.type === 'JobCreated' && entry.suspended === false)),
+        )
+        .map((entry) => ({ job: entry.job ?? '', at: entry.at }));
+    const expectedJobs = { messagequeue: 1, driver: 2, worker: 2 } as const;
+    for (const [rjob, replicas] of Object.entries(expectedJobs)) {
+      const names = Array.from({ length: replicas }, (_, index) => `messagequeue-driver-worker-${rjob}-${index}`);
+      assert.deepEqual(jobsThat(rjob, 'started').map(({ job }) => job).sort(), names, `${rjob}: every Job started once`);
+      assert.deepEqual(jobsThat(rjob, 'ready').map(({ job }) => job).sort(), names, `${rjob}: every Job became ready once`);
+    }
+    const firstRunning = (rjob: string): number => Math.min(...jobsThat(rjob, 'started').map(({ at }) => at));
+    const lastReady = (rjob: string): number => Math.max(...jobsThat(rjob, 'ready').map(({ at }) => at));
+    assert.ok(firstRunning('messagequeue') < lastReady('messagequeue'), 'messagequeue is ready some time after it starts');
+    assert.ok(firstRunning('driver') >= lastReady('messagequeue'), `driver starts at ${firstRunning('driver')}, after messagequeue is ready at ${lastReady('messagequeue')}`);
+    assert.ok(firstRunning('worker') >= lastReady('driver'), `worker starts at ${firstRunning('worker')}, after driver is ready at ${lastReady('driver')}`);
     assert.equal(summary.deadLetters, 0);
     const counters = summary.counters;
     assert.ok((counters[CounterName.WatchEvents] ?? 0) > (counters[CounterName.EventsPut] ?? 0), 'the forwarder drops changes nothing depends on');

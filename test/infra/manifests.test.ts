@@ -15,7 +15,7 @@ import { FORWARDER_PLACEHOLDERS } from '../../infra/k8s/forwarder.ts';
 import { DEFAULT_MANIFEST_OPTIONS, ManifestFile, manifestFiles } from '../../infra/k8s/manifests.ts';
 import { FORWARDER_RESOURCES, KubeGroup, KubeName } from '../../infra/k8s/names.ts';
 import { MANIFESTS_DIR } from '../../infra/manifests/generate.ts';
-import { AdmissionMessage, DEFAULT_CONTROLLER_NAME, JOBSET_API_VERSION, LineupKey, MAX_DEPENDS_ON } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME, JOBSET_API_VERSION, LineupKey, MAX_DEPENDS_ON } from '../../lib/constants.ts';
 import { EnvVar } from '../../lib/hosts/lambdaConfig.ts';
 import { actionVerbs, observeVerbs, watchVerbs } from '../../lib/k8s/gateway.ts';
 import type { ApiAccess } from '../../lib/k8s/gateway.ts';
@@ -91,7 +91,7 @@ describe('infra/manifests', () => {
     it('puts a justification comment above every rule, naming a caller for every verb', () => {
       for (const doc of documents(ManifestFile.clusterRole)) {
         const rules = doc.get('rules', true);
-        assert.ok(isSeq(rules));
+        assert.ok(isSeq(rules) && rules.items.length > 0, 'a ClusterRole without rules');
         rules.items.forEach((rule, index) => {
           assert.ok(isMap(rule));
           // The parser hangs the first item's comment on the sequence itself.
@@ -202,8 +202,9 @@ describe('infra/manifests', () => {
       assert.ok(expressions.some((e) => e.includes('variables.hasStartupRules') && e.includes('variables.inOrder')), 'the rules annotation excludes InOrder');
       assert.ok(expressions.some((e) => e.includes('variables.hasStartupRules') && e.includes('variables.dependsOnNames')), 'the rules annotation excludes dependsOn');
       const messages = spec.validations.map((v) => v.message);
-      assert.ok(messages.includes(AdmissionMessage.firstReplicatedJobDependsOn));
-      assert.ok(messages.includes(AdmissionMessage.startupPolicyAndDependsOn));
+      // Upstream's strings, copied (jobset_webhook.go and the CRD's CEL rule), not read back from lib/constants.ts.
+      assert.ok(messages.includes("DependsOn can't be set for the first ReplicatedJob"), JSON.stringify(messages));
+      assert.ok(messages.includes('StartupPolicy and DependsOn APIs are mutually exclusive'), JSON.stringify(messages));
       for (const validation of spec.validations) assert.ok(validation.message !== undefined || validation.messageExpression !== undefined, validation.expression);
     });
 

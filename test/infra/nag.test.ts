@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { createApp } from '../../infra/app.ts';
 import { CONFIG_CONTEXT_KEY, parseConfig } from '../../infra/config.ts';
@@ -56,6 +57,17 @@ describe('cdk-nag AwsSolutions', () => {
     const dir = outdir();
     createApp({ outdir: dir, context: { ...NO_BUNDLING } }).app.synth();
     assert.deepEqual(findings(report(dir)), []);
+  });
+
+  it('runs the checks on the app createApp builds: an unacknowledged finding fails its synthesis', () => {
+    // Without this, the two tests above would pass on an app that never ran cdk-nag: its
+    // report lists no plugin when nothing is found.
+    const dir = outdir();
+    const { app, stack } = createApp({ outdir: dir, context: { ...NO_BUNDLING } });
+    new sqs.Queue(stack, 'Unacknowledged');
+    assert.throws(() => app.synth(), /Validation failed/);
+    const unacknowledged = findings(report(dir)).filter((finding) => finding.endsWith(' Unacknowledged'));
+    assert.deepEqual(unacknowledged, ['AwsSolutions-SQS3 Unacknowledged', 'AwsSolutions-SQS4 Unacknowledged']);
   });
 
   it('gives every acknowledgement a rule id and a reason', () => {

@@ -97,7 +97,9 @@ describe('LineupStack', () => {
     });
 
     it('encrypts every queue and refuses requests without TLS', () => {
-      for (const queue of Object.values(resourcesOf(template, 'AWS::SQS::Queue'))) assert.equal(queue.Properties['SqsManagedSseEnabled'], true);
+      const queues = Object.values(resourcesOf(template, 'AWS::SQS::Queue'));
+      assert.equal(queues.length, 3, 'the reconcile queue and its two dead-letter queues');
+      for (const queue of queues) assert.equal(queue.Properties['SqsManagedSseEnabled'], true);
       template.resourceCountIs('AWS::SQS::QueuePolicy', 3);
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
@@ -165,8 +167,12 @@ describe('LineupStack', () => {
     });
 
     it('gives each function its own log group and no managed policy', () => {
-      for (const [id, fn] of lineupFunctions()) assert.ok((fn.Properties['LoggingConfig'] as { LogGroup?: unknown }).LogGroup, id);
-      for (const [id, role] of Object.entries(resourcesOf(template, 'AWS::IAM::Role'))) assert.equal(role.Properties['ManagedPolicyArns'], undefined, id);
+      const functions = lineupFunctions();
+      const roles = Object.entries(resourcesOf(template, 'AWS::IAM::Role'));
+      assert.equal(functions.length, 3);
+      assert.ok(roles.length >= functions.length, `${roles.length} roles`);
+      for (const [id, fn] of functions) assert.ok((fn.Properties['LoggingConfig'] as { LogGroup?: unknown }).LogGroup, id);
+      for (const [id, role] of roles) assert.equal(role.Properties['ManagedPolicyArns'], undefined, id);
     });
   });
 
@@ -230,7 +236,9 @@ describe('LineupStack', () => {
     });
 
     it('lets the scheduler roles invoke exactly their function', () => {
-      for (const [id] of Object.entries(resourcesOf(template, 'AWS::IAM::Role')).filter(([roleId]) => roleId.startsWith('SchedulerRoleForTarget'))) {
+      const schedulerRoles = Object.keys(resourcesOf(template, 'AWS::IAM::Role')).filter((roleId) => roleId.startsWith('SchedulerRoleForTarget'));
+      assert.equal(schedulerRoles.length, 2, 'one for the resync function, one for the Lambda forwarder');
+      for (const id of schedulerRoles) {
         const statements = statementsOfRole(template, id);
         assert.deepEqual(statements.flatMap(actionsOf), ['lambda:InvokeFunction'], id);
         for (const statement of statements) assert.ok(!JSON.stringify(statement.Resource).includes('*'), `${id}: ${JSON.stringify(statement.Resource)}`);
@@ -272,7 +280,9 @@ describe('LineupStack', () => {
     it('notifies the configured topic', () => {
       const topic = 'arn:aws:sns:us-east-1:123456789012:ops';
       const { template: notifying } = synthStack({ alarmTopicArn: topic });
-      for (const alarm of Object.values(resourcesOf(notifying, 'AWS::CloudWatch::Alarm'))) assert.deepEqual(alarm.Properties['AlarmActions'], [topic]);
+      const alarms = Object.values(resourcesOf(notifying, 'AWS::CloudWatch::Alarm'));
+      assert.equal(alarms.length, alarmCount(0));
+      for (const alarm of alarms) assert.deepEqual(alarm.Properties['AlarmActions'], [topic]);
     });
 
     it('creates one dashboard', () => {
@@ -285,7 +295,9 @@ describe('LineupStack', () => {
       Object.values(resourcesOf(template, 'AWS::IAM::Policy')).flatMap((policy) => (policy.Properties['PolicyDocument'] as { Statement: PolicyStatementJson[] }).Statement);
 
     it('grants no action or resource wildcard in any identity policy', () => {
-      for (const statement of allStatements()) {
+      const statements = allStatements();
+      assert.ok(statements.length > 0, 'no identity policy statement');
+      for (const statement of statements) {
         for (const action of actionsOf(statement)) assert.ok(!action.includes('*'), `action ${action}`);
         assert.notEqual(statement.Resource, '*');
         for (const resource of Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource]) {
@@ -405,7 +417,8 @@ describe('LineupStack', () => {
     });
 
     it('creates no access entry for a cluster with manageAccess false', () => {
-      for (const entry of Object.values(resourcesOf(template, 'AWS::EKS::AccessEntry'))) assert.notEqual(entry.Properties['ClusterName'], 'partner-eks');
+      const clusterNames = Object.values(resourcesOf(template, 'AWS::EKS::AccessEntry')).map((entry) => entry.Properties['ClusterName']);
+      assert.deepEqual([...new Set(clusterNames)].sort(), ['edge-1', 'prod-a', 'prod-b-eks']);
     });
 
     it('associates the forwarder ServiceAccount with its role in pod-identity clusters only', () => {

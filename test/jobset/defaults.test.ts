@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { DEFAULT_CONTROLLER_NAME, JOBSET_API_VERSION, JOBSET_KIND, LineupKey, UPSTREAM_CONTROLLER_NAME } from '../../lib/constants.ts';
 import { applyDefaults } from '../../lib/jobset/defaults.ts';
 import { loadedJobSets, loadJobSets } from '../../lib/jobset/load.ts';
 import type { JobSet, JobSetSpec, JobSpec, PodTemplateSpec, ReplicatedJob } from '../../lib/jobset/schema.ts';
@@ -9,7 +8,7 @@ import { makeJobSet } from '../builders.ts';
 import { exampleFiles } from '../repoFiles.ts';
 
 // Upstream's defaulting cases build bare JobSets; Lineup's type needs apiVersion, kind and a name.
-const jobSet = (spec: JobSetSpec): JobSet => ({ apiVersion: JOBSET_API_VERSION, kind: JOBSET_KIND, metadata: { name: 'js' }, spec });
+const jobSet = (spec: JobSetSpec): JobSet => ({ apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', metadata: { name: 'js' }, spec });
 
 // upstream TestPodTemplate (pkg/webhooks/jobset_webhook_test.go).
 const testPodTemplate = (): PodTemplateSpec => ({
@@ -151,14 +150,14 @@ describe('jobset/defaults', () => {
           network: defaultNetwork,
           startupPolicy: { startupPolicyOrder: 'InOrder' },
           replicatedJobs: [rjob({ completionMode: 'Indexed' }, { spec: { restartPolicy: 'Always' } })],
-          managedBy: UPSTREAM_CONTROLLER_NAME,
+          managedBy: 'jobset.sigs.k8s.io/jobset-controller',
         }),
         want: jobSet({
           successPolicy: { operator: 'Any' },
           startupPolicy: { startupPolicyOrder: 'InOrder' },
           network: defaultNetwork,
           replicatedJobs: [withCrdAndJobApiDefaults(rjob({ completionMode: 'Indexed' }, { spec: { restartPolicy: 'Always' } }))],
-          managedBy: UPSTREAM_CONTROLLER_NAME,
+          managedBy: 'jobset.sigs.k8s.io/jobset-controller',
         }),
       },
       {
@@ -322,10 +321,10 @@ describe('jobset/defaults', () => {
       },
       {
         name: 'the startup-rules annotation still gets startupPolicy AnyOrder',
-        input: { ...jobSet({}), metadata: { name: 'js', annotations: { [LineupKey.StartupRulesAnnotation]: '[{name: rjob, status: Ready}]' } } },
+        input: { ...jobSet({}), metadata: { name: 'js', annotations: { ['lineup.dev/startup-rules']: '[{name: rjob, status: Ready}]' } } },
         want: {
           ...jobSet({ successPolicy: defaultSuccessPolicy, startupPolicy: defaultStartupPolicy, network: defaultNetwork }),
-          metadata: { name: 'js', annotations: { [LineupKey.StartupRulesAnnotation]: '[{name: rjob, status: Ready}]' } },
+          metadata: { name: 'js', annotations: { ['lineup.dev/startup-rules']: '[{name: rjob, status: Ready}]' } },
         },
       },
     ];
@@ -358,9 +357,11 @@ describe('jobset/defaults', () => {
       const before = structuredClone(input);
       // Act
       const out = applyDefaults(input);
-      if (out.spec.network) out.spec.network.subdomain = 'changed';
+      const { network } = out.spec;
       const firstRjob = out.spec.replicatedJobs?.[0];
-      if (firstRjob) firstRjob.template.spec.parallelism = 99;
+      assert.ok(network && firstRjob, 'defaulting kept the network and the replicatedJob');
+      network.subdomain = 'changed';
+      firstRjob.template.spec.parallelism = 99;
       // Assess
       assert.deepEqual(input, before);
     });
@@ -370,7 +371,7 @@ describe('jobset/defaults', () => {
         ...exampleFiles().flatMap((file) => loadedJobSets(loadJobSets(readFileSync(file, 'utf8'), file))),
         makeJobSet('js').replicatedJob('driver', 1).replicatedJob('workers', 3, { parallelism: 4 }).inOrder().obj(),
         makeJobSet('js').managedBy(undefined).spec({ failurePolicy: { rules: [{ action: 'RestartJobSet' }, { action: 'FailJobSet' }] } }).obj(),
-        jobSet({ managedBy: DEFAULT_CONTROLLER_NAME }),
+        jobSet({ managedBy: 'lineup.dev/controller' }),
       ];
       assert.ok(inputs.length >= 7);
       for (const input of inputs) {

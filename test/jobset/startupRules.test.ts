@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { LineupKey, StartupRulesMessage } from '../../lib/constants.ts';
 import type { FieldError } from '../../lib/errors.ts';
 import { loadedJobSets, loadJobSets } from '../../lib/jobset/load.ts';
-import { STARTUP_RULES_PATH, parseStartupRules, startupRulesOf } from '../../lib/jobset/startupRules.ts';
+import { parseStartupRules, startupRulesOf } from '../../lib/jobset/startupRules.ts';
 import type { StartupRule } from '../../lib/policy/types.ts';
 import { makeJobSet } from '../builders.ts';
 import { examplePath } from '../repoFiles.ts';
 
+// Expected paths and messages are literal strings: read back from lib they would pass however wrong.
+const STARTUP_RULES_PATH = 'metadata.annotations[lineup.dev/startup-rules]';
 const at = (suffix: string): string => `${STARTUP_RULES_PATH}${suffix}`;
 
 describe('jobset/startupRules', () => {
@@ -60,42 +61,42 @@ describe('jobset/startupRules', () => {
       {
         name: 'a string instead of a list',
         text: 'driver then workers',
-        want: [{ path: STARTUP_RULES_PATH, message: StartupRulesMessage.notAList('the string "driver then workers"') }],
+        want: [{ path: STARTUP_RULES_PATH, message: 'expected a list of rules ({targetReplicatedJobs: [names], status} or {name, status}), got the string "driver then workers"' }],
       },
       {
         name: 'a mapping instead of a list',
         text: '{name: driver, status: Ready}',
-        want: [{ path: STARTUP_RULES_PATH, message: StartupRulesMessage.notAList('a mapping') }],
+        want: [{ path: STARTUP_RULES_PATH, message: 'expected a list of rules ({targetReplicatedJobs: [names], status} or {name, status}), got a mapping' }],
       },
-      { name: 'an empty value', text: '', want: [{ path: STARTUP_RULES_PATH, message: StartupRulesMessage.notAList('null') }] },
-      { name: 'an empty list', text: '[]', want: [{ path: STARTUP_RULES_PATH, message: StartupRulesMessage.emptyList }] },
-      { name: 'an item that is not a mapping', text: '- driver', want: [{ path: at('[0]'), message: StartupRulesMessage.notARule('the string "driver"') }] },
+      { name: 'an empty value', text: '', want: [{ path: STARTUP_RULES_PATH, message: 'expected a list of rules ({targetReplicatedJobs: [names], status} or {name, status}), got null' }] },
+      { name: 'an empty list', text: '[]', want: [{ path: STARTUP_RULES_PATH, message: 'expected at least one rule, got an empty list' }] },
+      { name: 'an item that is not a mapping', text: '- driver', want: [{ path: at('[0]'), message: 'expected a rule ({targetReplicatedJobs: [names], status} or {name, status}), got the string "driver"' }] },
       {
         name: 'an item with neither targetReplicatedJobs nor name',
         text: '- {name: a, status: Ready}\n- {status: Ready}',
-        want: [{ path: at('[1]'), message: StartupRulesMessage.neitherForm }],
+        want: [{ path: at('[1]'), message: 'a rule names no replicatedJob: expected targetReplicatedJobs (a list of names) or name (one name), got neither' }],
       },
       {
         name: 'an item with both targetReplicatedJobs and name',
         text: '- {name: a, targetReplicatedJobs: [b], status: Ready}',
-        want: [{ path: at('[0]'), message: StartupRulesMessage.bothForms }],
+        want: [{ path: at('[0]'), message: 'a rule has both targetReplicatedJobs and name, expected only one of them' }],
       },
       {
         name: 'an empty targetReplicatedJobs',
         text: '- {targetReplicatedJobs: [], status: Ready}',
-        want: [{ path: at('[0].targetReplicatedJobs'), message: StartupRulesMessage.emptyTargets }],
+        want: [{ path: at('[0].targetReplicatedJobs'), message: 'targetReplicatedJobs must name at least one replicatedJob, got an empty list' }],
       },
       {
         name: 'targetReplicatedJobs that is not a list',
         text: '- {targetReplicatedJobs: driver, status: Ready}',
-        want: [{ path: at('[0].targetReplicatedJobs'), message: StartupRulesMessage.targetsNotAList('the string "driver"') }],
+        want: [{ path: at('[0].targetReplicatedJobs'), message: 'targetReplicatedJobs must be a list of replicatedJob names, got the string "driver"' }],
       },
       {
         name: 'a target that is not a non-empty string',
         text: '- {targetReplicatedJobs: [a, 3, ""], status: Ready}',
         want: [
-          { path: at('[0].targetReplicatedJobs[1]'), message: StartupRulesMessage.badName('number 3') },
-          { path: at('[0].targetReplicatedJobs[2]'), message: StartupRulesMessage.badName('the string ""') },
+          { path: at('[0].targetReplicatedJobs[1]'), message: 'expected a replicatedJob name (a non-empty string), got number 3' },
+          { path: at('[0].targetReplicatedJobs[2]'), message: 'expected a replicatedJob name (a non-empty string), got the string ""' },
         ],
       },
       {
@@ -106,20 +107,20 @@ describe('jobset/startupRules', () => {
       {
         name: 'a status in the wrong case',
         text: '- {name: a, status: ready}',
-        want: [{ path: at('[0].status'), message: StartupRulesMessage.badStatus('"ready"') }],
+        want: [{ path: at('[0].status'), message: 'status is "ready", expected one of: Ready, Succeeded, Complete' }],
       },
-      { name: 'a missing status', text: '- {name: a}', want: [{ path: at('[0].status'), message: StartupRulesMessage.badStatus('missing') }] },
+      { name: 'a missing status', text: '- {name: a}', want: [{ path: at('[0].status'), message: 'status is missing, expected one of: Ready, Succeeded, Complete' }] },
       {
         name: 'an unknown key (a typo of targetReplicatedJobs)',
         text: '- {targetReplicatedJob: [a], name: a, status: Ready}',
-        want: [{ path: at('[0]'), message: StartupRulesMessage.unknownKeys(['targetReplicatedJob']) }],
+        want: [{ path: at('[0]'), message: 'unknown key "targetReplicatedJob" in a rule, expected targetReplicatedJobs or name, and status' }],
       },
       {
         name: 'every bad item, not only the first',
         text: '- {name: a, status: Bad}\n- 7\n',
         want: [
-          { path: at('[0].status'), message: StartupRulesMessage.badStatus('"Bad"') },
-          { path: at('[1]'), message: StartupRulesMessage.notARule('number 7') },
+          { path: at('[0].status'), message: 'status is "Bad", expected one of: Ready, Succeeded, Complete' },
+          { path: at('[1]'), message: 'expected a rule ({targetReplicatedJobs: [names], status} or {name, status}), got number 7' },
         ],
       },
     ];
@@ -161,8 +162,8 @@ describe('jobset/startupRules', () => {
     });
 
     it('returns the errors of an annotation that does not parse', () => {
-      const jobSet = makeJobSet('js').annotation(LineupKey.StartupRulesAnnotation, 'nope').obj();
-      assert.deepEqual(startupRulesOf(jobSet), { ok: false, errors: [{ path: STARTUP_RULES_PATH, message: StartupRulesMessage.notAList('the string "nope"') }] });
+      const jobSet = makeJobSet('js').annotation('lineup.dev/startup-rules', 'nope').obj();
+      assert.deepEqual(startupRulesOf(jobSet), { ok: false, errors: [{ path: STARTUP_RULES_PATH, message: 'expected a list of rules ({targetReplicatedJobs: [names], status} or {name, status}), got the string "nope"' }] });
     });
   });
 });

@@ -1,27 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import {
-  AdmissionMessage,
-  JOBSET_API_VERSION,
-  JOBSET_KIND,
-  KubeMessage,
-  LineupKey,
-  StartupRulesMessage,
-  UPSTREAM_CONTROLLER_NAME,
-  ValidationMessage,
-} from '../../lib/constants.ts';
 import type { FieldError } from '../../lib/errors.ts';
 import { applyDefaults } from '../../lib/jobset/defaults.ts';
 import { zodIssuesToFieldErrors } from '../../lib/jobset/issues.ts';
 import { JobSetSchema } from '../../lib/jobset/schema.ts';
 import type { Coordinator, DependsOn, FailurePolicy, JobSet, JobSpec, Network, ObjectMeta, ReplicatedJob } from '../../lib/jobset/schema.ts';
-import { STARTUP_RULES_PATH } from '../../lib/jobset/startupRules.ts';
 import { validateJobSet } from '../../lib/jobset/validation.ts';
 import { makeJobSet } from '../builders.ts';
 
+// Expected messages are literal strings: upstream's copied from pkg/webhooks/jobset_webhook.go
+// and its test (and k8s.io/apimachinery validation), Lineup's own as they read. A message read
+// back from lib/constants.ts would pass however wrong the constant is.
+
 const MAX_INT32 = 2147483647;
 const MIN_INT32 = -2147483648;
+/** STARTUP_RULES_PATH: where errors in the startup-rules annotation point. */
+const STARTUP_RULES_PATH = 'metadata.annotations[lineup.dev/startup-rules]';
 
 /**
  * admit: what creating `input` on a cluster with the upstream CRD and webhook does, in
@@ -33,7 +28,8 @@ const admit = (input: unknown): FieldError[] => {
   return validateJobSet(applyDefaults(parsed.data));
 };
 
-const messages = (errors: readonly FieldError[]): string[] => errors.map((e) => e.message);
+/** rendered: each error as Go's field.Error renders it ("path: message"), the text upstream's test searches. */
+const rendered = (errors: readonly FieldError[]): string[] => errors.map((e) => `${e.path}: ${e.message}`);
 
 // ----- Upstream-shaped objects (pkg/webhooks/jobset_webhook_test.go). -----
 
@@ -67,8 +63,8 @@ interface UpstreamSpec {
 
 /** upstreamJobSet: upstream's test JobSet (validObjectMeta is {name: "js"}); upstream's empty SuccessPolicy{} becomes operator All. */
 const upstreamJobSet = (spec: UpstreamSpec, metadata: ObjectMeta = { name: 'js' }): JobSet => ({
-  apiVersion: JOBSET_API_VERSION,
-  kind: JOBSET_KIND,
+  apiVersion: 'jobset.x-k8s.io/v1alpha2',
+  kind: 'JobSet',
   metadata,
   spec: {
     successPolicy: { operator: 'All', ...(spec.successTargets ? { targetReplicatedJobs: spec.successTargets } : {}) },
@@ -87,12 +83,13 @@ const rjA = (name: string): ReplicatedJob => upstreamRJob(name, { replicas: 2, j
 describe('jobset/validation', () => {
   describe('pkg/webhooks/jobset_webhook_test.go', () => {
     // Upstream's unit test calls ValidateCreate on objects that were not defaulted, and checks
-    // that every wanted message is contained in the error; so do these ports.
+    // that every wanted string is contained in the error, whose field errors read "path:
+    // message"; so do these ports.
     const cases: { name: string; jobSet: JobSet; want: string[] }[] = [
       {
         name: 'TestValidateCreate: generateName that produces overlong child job names is rejected',
         jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('worker')] }, { generateName: `${'a'.repeat(49)}-` }),
-        want: [AdmissionMessage.jobNameTooLong],
+        want: ['JobSet name is too long, job names generated for this JobSet will exceed 63 characters'],
       },
       {
         name: 'TestValidateCreate: number of pods exceeds the limit',
@@ -120,7 +117,7 @@ describe('jobset/validation', () => {
       {
         name: 'TestValidateCreate: network has invalid dns name',
         jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('test-jobset-replicated-job-0')], network: { enableDNSHostnames: true, subdomain: 'a'.repeat(64) } }),
-        want: [AdmissionMessage.subdomainTooLong],
+        want: ['.spec.network.subdomain is too long, must be less than 63 characters'],
       },
       {
         name: 'TestValidateCreate: jobset name with invalid character',
@@ -132,31 +129,31 @@ describe('jobset/validation', () => {
       {
         name: 'TestValidateCreate: group name is not DNS 1035 compliant',
         jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('rj', { groupName: 'a'.repeat(64) })] }),
-        want: [AdmissionMessage.groupNameTooLong],
+        want: ['.spec.replicatedJob[].groupName is too long, must be less than 63 characters'],
       },
       {
         name: 'TestValidateCreate: jobset name will result in job name being too long',
         jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('rj', { replicas: 101 })] }, { name: 'a'.repeat(62) }),
-        want: [AdmissionMessage.jobNameTooLong],
+        want: ['JobSet name is too long, job names generated for this JobSet will exceed 63 characters'],
       },
       {
         name: 'TestValidateCreate: jobset name will result in a pod name being too long',
         jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })] }, { name: 'a'.repeat(56) }),
-        want: [AdmissionMessage.podNameTooLong],
+        want: ['JobSet name is too long, pod names generated for this JobSet will exceed 63 characters'],
       },
       {
         name: 'TestValidateCreate: jobset controller name is not a domain-prefixed path',
         jobSet: upstreamJobSet({ managedBy: 'notDomainPrefixedPathControllerName', replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })] }),
-        want: ['Invalid value: "notDomainPrefixedPathControllerName": must be a domain-prefixed path (such as "acme.io/foo")'],
+        want: ['spec.managedBy: Invalid value: "notDomainPrefixedPathControllerName": must be a domain-prefixed path (such as "acme.io/foo")'],
       },
       {
         name: 'TestValidateCreate: jobset controller name is too long',
         jobSet: upstreamJobSet({ managedBy: `foo.bar/${'a'.repeat(63)}`, replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })] }),
-        want: [KubeMessage.tooLong(63)],
+        want: ['spec.managedBy: Too long: may not be more than 63 bytes'],
       },
       {
         name: 'TestValidateCreate: jobset controller name is set and valid',
-        jobSet: upstreamJobSet({ managedBy: UPSTREAM_CONTROLLER_NAME, replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })] }),
+        jobSet: upstreamJobSet({ managedBy: 'jobset.sigs.k8s.io/jobset-controller', replicatedJobs: [upstreamRJob('rj', { jobSpec: indexed(1) })] }),
         want: [],
       },
       {
@@ -375,7 +372,7 @@ describe('jobset/validation', () => {
     ];
     for (const tc of cases) {
       it(tc.name, () => {
-        const got = messages(validateJobSet(tc.jobSet));
+        const got = rendered(validateJobSet(tc.jobSet));
         if (tc.want.length === 0) assert.deepEqual(got, []);
         for (const want of tc.want) assert.ok(got.some((message) => message.includes(want)), `missing ${JSON.stringify(want)} in ${JSON.stringify(got)}`);
       });
@@ -398,8 +395,8 @@ describe('jobset/validation', () => {
       template: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'test-container', image: 'busybox:latest' }] } } } },
     });
     const integrationJobSet = (spec: Partial<JobSet['spec']>): JobSet => ({
-      apiVersion: JOBSET_API_VERSION,
-      kind: JOBSET_KIND,
+      apiVersion: 'jobset.x-k8s.io/v1alpha2',
+      kind: 'JobSet',
       metadata: { name: 'depends-on', namespace: 'test-ns' },
       spec: { replicatedJobs: [], network: {}, ...spec },
     });
@@ -428,7 +425,10 @@ describe('jobset/validation', () => {
         want: [
           { path: 'spec.replicatedJobs[0].dependsOn', message: "DependsOn can't be set for the first ReplicatedJob" },
           // Lineup also names the self-dependency (upstream admits it on a later replicatedJob).
-          { path: 'spec.replicatedJobs[0].dependsOn[0].name', message: ValidationMessage.selfDependency('rjob-1') },
+          {
+            path: 'spec.replicatedJobs[0].dependsOn[0].name',
+            message: 'replicatedJob: rjob-1 cannot depend on itself (upstream admits this and the replicatedJob never starts; Lineup rejects it)',
+          },
         ],
       },
       {
@@ -444,7 +444,7 @@ describe('jobset/validation', () => {
       {
         name: 'jobset webhook tests: negative replicated job replicas are rejected',
         input: integrationJobSet({ replicatedJobs: [{ ...plainRJob('negative-replicas'), replicas: -1 }] }),
-        want: [{ path: 'spec.replicatedJobs[0].replicas', message: ValidationMessage.negative(-1) }],
+        want: [{ path: 'spec.replicatedJobs[0].replicas', message: 'must be 0 or more, got -1' }],
       },
       {
         name: 'jobset webhook tests: zero replicated job replicas are accepted',
@@ -454,7 +454,7 @@ describe('jobset/validation', () => {
       {
         name: 'jobset webhook tests: success policy with invalid replicatedJob name is rejected',
         input: integrationJobSet({ successPolicy: { operator: 'All', targetReplicatedJobs: ['does-not-exist'] }, replicatedJobs: [plainRJob('rjob')] }),
-        want: [{ path: 'spec.successPolicy.targetReplicatedJobs[0]', message: AdmissionMessage.successPolicyUnknownTarget('does-not-exist') }],
+        want: [{ path: 'spec.successPolicy.targetReplicatedJobs[0]', message: "invalid replicatedJob name 'does-not-exist' does not appear in .spec.ReplicatedJobs" }],
       },
     ];
     for (const tc of cases) {
@@ -465,17 +465,17 @@ describe('jobset/validation', () => {
   });
 
   describe('Lineup rules', () => {
-    const rules = (text: string) => makeJobSet('js').annotation(LineupKey.StartupRulesAnnotation, text);
+    const rules = (text: string) => makeJobSet('js').annotation('lineup.dev/startup-rules', text);
     const cases: { name: string; jobSet: JobSet; want: FieldError[] }[] = [
       {
         name: 'a self-dependency is rejected (upstream admits it and the replicatedJob never starts)',
         jobSet: makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [ready('b')] }).obj(),
-        want: [{ path: 'spec.replicatedJobs[1].dependsOn[0].name', message: ValidationMessage.selfDependency('b') }],
+        want: [{ path: 'spec.replicatedJobs[1].dependsOn[0].name', message: 'replicatedJob: b cannot depend on itself (upstream admits this and the replicatedJob never starts; Lineup rejects it)' }],
       },
       {
         name: 'a forward reference is rejected with upstream message',
         jobSet: makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [ready('c')] }).replicatedJob('c', 1).obj(),
-        want: [{ path: 'spec.replicatedJobs[1].dependsOn[0].name', message: AdmissionMessage.cannotDependOn('b', 'c') }],
+        want: [{ path: 'spec.replicatedJobs[1].dependsOn[0].name', message: 'replicatedJob: b cannot depend on replicatedJob: c' }],
       },
       {
         name: 'six dependencies are more than the CRD allows',
@@ -496,12 +496,12 @@ describe('jobset/validation', () => {
       {
         name: 'a dependsOn name listed twice is a duplicate list-map key',
         jobSet: makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [ready('a'), complete('a')] }).obj(),
-        want: [{ path: 'spec.replicatedJobs[1].dependsOn[1].name', message: ValidationMessage.duplicateDependsOn('a', 0) }],
+        want: [{ path: 'spec.replicatedJobs[1].dependsOn[1].name', message: 'duplicate dependsOn name "a", already listed at dependsOn[0]' }],
       },
       {
         name: 'two replicatedJobs with one name',
         jobSet: makeJobSet('js').replicatedJob('a', 1).replicatedJob('a', 2).obj(),
-        want: [{ path: 'spec.replicatedJobs[1].name', message: ValidationMessage.duplicateReplicatedJob('a', 0) }],
+        want: [{ path: 'spec.replicatedJobs[1].name', message: 'duplicate replicatedJob name "a", already used by spec.replicatedJobs[0]' }],
       },
       {
         name: 'negative replicas',
@@ -511,42 +511,52 @@ describe('jobset/validation', () => {
       {
         name: 'negative parallelism',
         jobSet: makeJobSet('js').replicatedJob('a', 1, { parallelism: -2, completions: 1 }).obj(),
-        want: [{ path: 'spec.replicatedJobs[0].template.spec.parallelism', message: ValidationMessage.negative(-2) }],
+        want: [{ path: 'spec.replicatedJobs[0].template.spec.parallelism', message: 'must be 0 or more, got -2' }],
       },
       {
         name: 'negative ttlSecondsAfterFinished',
         jobSet: makeJobSet('js').replicatedJob('a', 1).spec({ ttlSecondsAfterFinished: -5 }).obj(),
-        want: [{ path: 'spec.ttlSecondsAfterFinished', message: ValidationMessage.negative(-5) }],
+        want: [{ path: 'spec.ttlSecondsAfterFinished', message: 'must be 0 or more, got -5' }],
       },
       {
         name: 'an empty managedBy is rejected (the upstream controller would treat it as an external manager)',
         jobSet: makeJobSet('js').replicatedJob('a', 1).managedBy('').obj(),
-        want: [{ path: 'spec.managedBy', message: KubeMessage.requiredValue(ValidationMessage.managedByEmpty) }],
+        want: [
+          {
+            path: 'spec.managedBy',
+            message: 'Required value: managedBy is an empty string, expected a domain-prefixed path (such as "acme.io/foo") or no managedBy at all',
+          },
+        ],
       },
       {
         name: 'a managedBy whose domain is not a DNS subdomain',
         jobSet: makeJobSet('js').replicatedJob('a', 1).managedBy('Lineup_Dev/controller').obj(),
-        want: [{ path: 'spec.managedBy', message: KubeMessage.invalidValue('Lineup_Dev', KubeMessage.dns1123Subdomain) }],
+        want: [
+          {
+            path: 'spec.managedBy',
+            message: `Invalid value: "Lineup_Dev": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+          },
+        ],
       },
       {
         name: 'a managedBy whose path holds characters a URL path may not',
         jobSet: makeJobSet('js').replicatedJob('a', 1).managedBy('lineup.dev/con troller').obj(),
-        want: [{ path: 'spec.managedBy', message: KubeMessage.invalidValue('con troller', KubeMessage.httpPath) }],
+        want: [{ path: 'spec.managedBy', message: `Invalid value: "con troller": Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')` }],
       },
       {
         name: 'a JobSet without name or generateName',
         jobSet: { ...makeJobSet('js').replicatedJob('a', 1).obj(), metadata: { namespace: 'default' } },
-        want: [{ path: 'metadata.name', message: KubeMessage.nameRequired }],
+        want: [{ path: 'metadata.name', message: 'Required value: name or generateName is required' }],
       },
       {
         name: 'a groupName that is not a DNS-1035 label',
         jobSet: makeJobSet('js').replicatedJob('a', 1, { groupName: 'Group_A' }).obj(),
-        want: [{ path: 'spec.replicatedJobs[0].groupName', message: KubeMessage.invalidValue('Group_A', KubeMessage.dns1035Label) }],
+        want: [{ path: 'spec.replicatedJobs[0].groupName', message: `Invalid value: "Group_A": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')` }],
       },
       {
         name: 'an Indexed Job template with parallelism but no completions (the Job API rejects it)',
         jobSet: makeJobSet('js').replicatedJob('a', 1, { parallelism: 2, jobSpec: { completions: undefined } }).obj(),
-        want: [{ path: 'spec.replicatedJobs[0].template.spec.completions', message: KubeMessage.indexedNeedsCompletions }],
+        want: [{ path: 'spec.replicatedJobs[0].template.spec.completions', message: 'Required value: when completion mode is Indexed' }],
       },
       {
         name: 'a NonIndexed Job template with parallelism but no completions is a work queue and fine',
@@ -557,8 +567,8 @@ describe('jobset/validation', () => {
         name: 'a subdomain that is neither a DNS-1123 subdomain nor a DNS-1035 label',
         jobSet: makeJobSet('js').replicatedJob('a', 1).spec({ network: { subdomain: 'My_Svc' } }).obj(),
         want: [
-          { path: 'spec.network.subdomain', message: KubeMessage.invalidValue('My_Svc', KubeMessage.dns1123Subdomain) },
-          { path: 'spec.network.subdomain', message: KubeMessage.invalidValue('My_Svc', KubeMessage.dns1035Label) },
+          { path: 'spec.network.subdomain', message: `Invalid value: "My_Svc": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')` },
+          { path: 'spec.network.subdomain', message: `Invalid value: "My_Svc": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')` },
         ],
       },
       {
@@ -568,9 +578,12 @@ describe('jobset/validation', () => {
           .spec({ failurePolicy: { rules: [{ action: 'RestartJob', targetReplicatedJobs: ['a', 'b'], onJobFailureReasons: ['OOMKilled'] }] } })
           .obj(),
         want: [
-          { path: 'spec.failurePolicy.rules[0].action', message: AdmissionMessage.restartJobGateDisabled },
-          { path: 'spec.failurePolicy.rules[0].targetReplicatedJobs[1]', message: AdmissionMessage.failurePolicyUnknownTarget('b') },
-          { path: 'spec.failurePolicy.rules[0].onJobFailureReasons[0]', message: AdmissionMessage.failurePolicyReason('OOMKilled') },
+          {
+            path: 'spec.failurePolicy.rules[0].action',
+            message: 'RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not allowed when RestartJob feature gate is disabled',
+          },
+          { path: 'spec.failurePolicy.rules[0].targetReplicatedJobs[1]', message: "invalid replicatedJob name 'b' in failure policy does not appear in .spec.ReplicatedJobs" },
+          { path: 'spec.failurePolicy.rules[0].onJobFailureReasons[0]', message: "invalid job failure reason 'OOMKilled' in failure policy is not a recognized job failure reason" },
         ],
       },
       {
@@ -591,39 +604,54 @@ describe('jobset/validation', () => {
       {
         name: 'startup rules that are not a list',
         jobSet: rules('a then b').replicatedJob('a', 1).replicatedJob('b', 1).obj(),
-        want: [{ path: STARTUP_RULES_PATH, message: StartupRulesMessage.notAList('the string "a then b"') }],
+        want: [
+          {
+            path: STARTUP_RULES_PATH,
+            message: 'expected a list of rules ({targetReplicatedJobs: [names], status} or {name, status}), got the string "a then b"',
+          },
+        ],
       },
       {
         name: 'startup rules naming an unknown replicatedJob',
         jobSet: rules('- {targetReplicatedJobs: [a, x], status: Ready}').replicatedJob('a', 1).replicatedJob('b', 1).obj(),
-        want: [{ path: `${STARTUP_RULES_PATH}[0].targetReplicatedJobs[1]`, message: StartupRulesMessage.unknownTarget('x', ['a', 'b']) }],
+        want: [{ path: `${STARTUP_RULES_PATH}[0].targetReplicatedJobs[1]`, message: 'replicatedJob "x" is not in spec.replicatedJobs, expected one of: a, b' }],
       },
       {
         name: 'a replicatedJob named by two rules',
         jobSet: rules('- {targetReplicatedJobs: [a], status: Ready}\n- {name: a, status: Succeeded}').replicatedJob('a', 1).replicatedJob('b', 1).obj(),
-        want: [{ path: `${STARTUP_RULES_PATH}[1].name`, message: StartupRulesMessage.namedTwice('a', `${STARTUP_RULES_PATH}[0].targetReplicatedJobs[0]`) }],
+        want: [
+          {
+            path: `${STARTUP_RULES_PATH}[1].name`,
+            message: `replicatedJob "a" is already named at ${STARTUP_RULES_PATH}[0].targetReplicatedJobs[0], expected each replicatedJob in at most one rule, once`,
+          },
+        ],
       },
       {
         name: 'a replicatedJob named twice in one rule',
         jobSet: rules('- {targetReplicatedJobs: [a, a], status: Ready}').replicatedJob('a', 1).replicatedJob('b', 1).obj(),
-        want: [{ path: `${STARTUP_RULES_PATH}[0].targetReplicatedJobs[1]`, message: StartupRulesMessage.namedTwice('a', `${STARTUP_RULES_PATH}[0].targetReplicatedJobs[0]`) }],
+        want: [
+          {
+            path: `${STARTUP_RULES_PATH}[0].targetReplicatedJobs[1]`,
+            message: `replicatedJob "a" is already named at ${STARTUP_RULES_PATH}[0].targetReplicatedJobs[0], expected each replicatedJob in at most one rule, once`,
+          },
+        ],
       },
       {
         name: 'startup rules together with InOrder are two forms at once',
         jobSet: rules('[{name: a, status: Ready}]').replicatedJob('a', 1).replicatedJob('b', 1).inOrder().obj(),
-        want: [{ path: STARTUP_RULES_PATH, message: StartupRulesMessage.twoForms('startupPolicyOrder InOrder') }],
+        want: [{ path: STARTUP_RULES_PATH, message: 'two startup forms at once: the lineup.dev/startup-rules annotation and startupPolicyOrder InOrder, expected only one' }],
       },
       {
         name: 'startup rules together with dependsOn are two forms at once',
         jobSet: rules('[{name: a, status: Ready}]').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [ready('a')] }).obj(),
-        want: [{ path: STARTUP_RULES_PATH, message: StartupRulesMessage.twoForms('dependsOn on replicatedJob b') }],
+        want: [{ path: STARTUP_RULES_PATH, message: 'two startup forms at once: the lineup.dev/startup-rules annotation and dependsOn on replicatedJob b, expected only one' }],
       },
       {
         name: 'unparseable startup rules with InOrder report both problems',
         jobSet: rules('[]').replicatedJob('a', 1).inOrder().obj(),
         want: [
-          { path: STARTUP_RULES_PATH, message: StartupRulesMessage.emptyList },
-          { path: STARTUP_RULES_PATH, message: StartupRulesMessage.twoForms('startupPolicyOrder InOrder') },
+          { path: STARTUP_RULES_PATH, message: 'expected at least one rule, got an empty list' },
+          { path: STARTUP_RULES_PATH, message: 'two startup forms at once: the lineup.dev/startup-rules annotation and startupPolicyOrder InOrder, expected only one' },
         ],
       },
       {
@@ -634,11 +662,11 @@ describe('jobset/validation', () => {
           .spec({ ttlSecondsAfterFinished: -1 })
           .obj(),
         want: [
-          { path: 'spec.replicatedJobs[0].dependsOn', message: AdmissionMessage.firstReplicatedJobDependsOn },
-          { path: 'spec.ttlSecondsAfterFinished', message: ValidationMessage.negative(-1) },
-          { path: 'spec.replicatedJobs[0].replicas', message: ValidationMessage.negative(-1) },
-          { path: 'spec.replicatedJobs[0].dependsOn[0].name', message: AdmissionMessage.cannotDependOn('a', 'z') },
-          { path: 'spec.replicatedJobs[1].dependsOn[0].name', message: ValidationMessage.selfDependency('b') },
+          { path: 'spec.replicatedJobs[0].dependsOn', message: "DependsOn can't be set for the first ReplicatedJob" },
+          { path: 'spec.ttlSecondsAfterFinished', message: 'must be 0 or more, got -1' },
+          { path: 'spec.replicatedJobs[0].replicas', message: 'must be 0 or more, got -1' },
+          { path: 'spec.replicatedJobs[0].dependsOn[0].name', message: 'replicatedJob: a cannot depend on replicatedJob: z' },
+          { path: 'spec.replicatedJobs[1].dependsOn[0].name', message: 'replicatedJob: b cannot depend on itself (upstream admits this and the replicatedJob never starts; Lineup rejects it)' },
         ],
       },
     ];
@@ -657,7 +685,7 @@ describe('jobset/validation', () => {
       // Act
       const errors = validateJobSet(applyDefaults(jobSet));
       // Assess
-      assert.deepEqual(errors, [{ path: 'spec.replicatedJobs[1].dependsOn[0].status', message: ValidationMessage.dependsOnStatus('Failed') }]);
+      assert.deepEqual(errors, [{ path: 'spec.replicatedJobs[1].dependsOn[0].status', message: 'unsupported dependsOn status "Failed", expected one of: Ready, Complete' }]);
     });
   });
 
@@ -716,7 +744,7 @@ describe('jobset/validation', () => {
           const errors = validateJobSet(applyDefaults(jobSet));
           // Assess
           assert.deepEqual(errors, [
-            { path: `spec.replicatedJobs[${from}].dependsOn[${deps.length}].name`, message: AdmissionMessage.cannotDependOn(name(from), name(to)) },
+            { path: `spec.replicatedJobs[${from}].dependsOn[${deps.length}].name`, message: `replicatedJob: ${name(from)} cannot depend on replicatedJob: ${name(to)}` },
           ]);
         }),
       );

@@ -119,6 +119,12 @@ export class TestCluster {
     return [...this.jobs.values()].filter((job) => job.metadata.labels?.['jobset.sigs.k8s.io/replicatedjob-name'] === replicatedJob);
   }
 
+  private existingJobsOf(replicatedJob: string): Job[] {
+    const jobs = this.jobsOf(replicatedJob);
+    if (jobs.length === 0) throw new Error(`no Job of replicatedJob ${replicatedJob} exists`);
+    return jobs;
+  }
+
   private setStatus(name: string, status: Job['status']): void {
     const job = this.job(name);
     this.jobs.set(name, { ...job, metadata: { ...job.metadata, resourceVersion: this.nextVersion() }, status });
@@ -131,8 +137,9 @@ export class TestCluster {
     this.setStatus(name, { ...job.status, startTime: job.status?.startTime ?? rfc3339Seconds(this.now), active: parallelism, ready: parallelism });
   }
 
+  /** readyAll: every Job of `replicatedJob` ready; throws when it has none, so a misspelt name cannot pass as "nothing to do". */
   readyAll(replicatedJob: string): void {
-    for (const job of this.jobsOf(replicatedJob)) this.ready(job.metadata.name ?? '');
+    for (const job of this.existingJobsOf(replicatedJob)) this.ready(job.metadata.name ?? '');
   }
 
   complete(name: string): void {
@@ -152,8 +159,9 @@ export class TestCluster {
     });
   }
 
+  /** completeAll: every Job of `replicatedJob` complete; throws when it has none. */
   completeAll(replicatedJob: string): void {
-    for (const job of this.jobsOf(replicatedJob)) this.complete(job.metadata.name ?? '');
+    for (const job of this.existingJobsOf(replicatedJob)) this.complete(job.metadata.name ?? '');
   }
 
   fail(name: string, reason = 'BackoffLimitExceeded', message = 'Job has reached the specified backoff limit'): void {

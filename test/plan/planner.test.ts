@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConditionType, Label, LineupKey } from '../../lib/constants.ts';
 import type { Action } from '../../lib/plan/types.ts';
 import { makeJobSet } from '../builders.ts';
 import { TestCluster } from './harness.ts';
@@ -25,8 +24,8 @@ describe('jobset_controller_test.go (integration entries)', () => {
     assert.equal(rjobStatus(cluster, 'replicated-job-a')?.suspended, 1);
     assert.equal(rjobStatus(cluster, 'replicated-job-b')?.suspended, 3);
     // upstream: no startup conditions while suspended.
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress), undefined);
-    assert.equal(cluster.condition(ConditionType.Suspended)?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyInProgress'), undefined);
+    assert.equal(cluster.condition('Suspended')?.status, 'True');
   });
 
   it('startupPolicy with AnyOrder; suspend should keep jobs suspended', () => {
@@ -42,8 +41,8 @@ describe('jobset_controller_test.go (integration entries)', () => {
     cluster.settle();
     assert.deepEqual(cluster.suspendedNames(), []);
     assert.equal(rjobStatus(cluster, 'replicated-job-b')?.suspended, 0);
-    assert.equal(cluster.condition(ConditionType.Suspended)?.status, 'False');
-    assert.equal(cluster.condition(ConditionType.Suspended)?.reason, 'ResumeJobs');
+    assert.equal(cluster.condition('Suspended')?.status, 'False');
+    assert.equal(cluster.condition('Suspended')?.reason, 'ResumeJobs');
   });
 
   it('startupPolicy with InOrder; resume suspended JobSet', () => {
@@ -54,17 +53,17 @@ describe('jobset_controller_test.go (integration entries)', () => {
     // only a resumed; b stays suspended.
     assert.deepEqual(cluster.runningNames(), [a0]);
     assert.equal(rjobStatus(cluster, 'replicated-job-b')?.suspended, 3);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.status, 'True');
     cluster.ready(a0);
     cluster.settle();
     assert.deepEqual(cluster.suspendedNames(), []);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.status, 'True');
     cluster.readyAll('replicated-job-b');
     cluster.settle();
     assert.equal(rjobStatus(cluster, 'replicated-job-b')?.ready, 3);
     assert.equal(rjobStatus(cluster, 'replicated-job-b')?.active, 3);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True');
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.status, 'False');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.status, 'False');
   });
 
   it('startupPolicy InOrder; replicated-job-a not ready then replicated-job-b should not run', () => {
@@ -73,7 +72,7 @@ describe('jobset_controller_test.go (integration entries)', () => {
     // DEVIATION: all 4 Jobs exist from the start; b's are suspended (upstream: not created yet).
     assert.deepEqual(cluster.runningNames(), [a0]);
     assert.deepEqual(cluster.suspendedNames(), bNames);
-    const inProgress = cluster.condition(ConditionType.StartupPolicyInProgress);
+    const inProgress = cluster.condition('StartupPolicyInProgress');
     assert.equal(inProgress?.status, 'True');
     assert.equal(inProgress?.reason, 'InOrderStartupPolicyInProgress');
     assert.match(inProgress?.message ?? '', /^in order startup policy is in progress: waiting for replicated-job-a to be Ready: 0\/1 jobs ready$/);
@@ -86,14 +85,14 @@ describe('jobset_controller_test.go (integration entries)', () => {
       cluster.jobs.set(name, { ...job, status: { active: 1, ready: 0 } });
     }
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.status, 'True');
     cluster.readyAll('replicated-job-b');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True');
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.reason, 'InOrderStartupPolicyCompleted');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.reason, 'InOrderStartupPolicyCompleted');
     // Once complete, InProgress reads exactly as upstream's: no stale "waiting for …".
     assert.deepEqual(
-      { status: cluster.condition(ConditionType.StartupPolicyInProgress)?.status, message: cluster.condition(ConditionType.StartupPolicyInProgress)?.message },
+      { status: cluster.condition('StartupPolicyInProgress')?.status, message: cluster.condition('StartupPolicyInProgress')?.message },
       { status: 'False', message: 'in order startup policy is in progress' },
     );
   });
@@ -105,24 +104,28 @@ describe('jobset_controller_test.go (integration entries)', () => {
     cluster.settle();
     cluster.readyAll('replicated-job-b');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'True');
     // Prepare: one Job fails ⇒ restart.
     cluster.fail(bNames[0] ?? '');
     cluster.pass();
     assert.equal(cluster.jobSet?.status?.restarts, 1);
-    assert.equal(cluster.condition(ConditionType.RestartingJobSet)?.status, 'True');
+    assert.equal(cluster.condition('RestartingJobSet')?.status, 'True');
     // Act: the next passes delete the old attempt and re-run the sequence from the first step.
     cluster.settle();
     assert.deepEqual(cluster.runningNames(), [a0]);
     assert.deepEqual(cluster.suspendedNames(), bNames);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.status, 'True');
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'False');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'False');
     cluster.ready(a0);
     cluster.settle();
     cluster.readyAll('replicated-job-b');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True');
-    for (const job of cluster.jobs.values()) assert.equal(job.metadata.labels?.[Label.RestartAttempt], '1');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'True');
+    assert.deepEqual(
+      [...cluster.jobs.values()].map((job) => [job.metadata.name, job.metadata.labels?.['jobset.sigs.k8s.io/restart-attempt']]),
+      [a0, ...bNames].map((name) => [name, '1']),
+      'every Job is of the second attempt',
+    );
   });
 
   it('DependsOn: rjob-b depends on ready status of rjob-a', () => {
@@ -138,7 +141,7 @@ describe('jobset_controller_test.go (integration entries)', () => {
     cluster.settle();
     assert.equal(rjobStatus(cluster, 'rjob-a')?.ready, 1);
     assert.equal(rjobStatus(cluster, 'rjob-b')?.ready, 1);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.reason, 'DependsOnStartupInProgress');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.reason, 'DependsOnStartupInProgress');
   });
 
   it('DependsOn: rjob-b depends on complete status of rjob-a, and rjob-c depends on ready status of rjob-b', () => {
@@ -243,12 +246,12 @@ describe('jobset_controller_test.go (integration entries)', () => {
     assert.ok(first && first.kind === 'ResumeJob');
     assert.equal(first.clearStartTime, true);
     assert.equal(first.podTemplate?.labels['queue'], 'gold');
-    assert.equal(first.podTemplate?.labels[Label.JobSetName], 'js', 'merge keeps the JobSet keys');
+    assert.equal(first.podTemplate?.labels['jobset.sigs.k8s.io/jobset-name'], 'js', 'merge keeps the JobSet keys');
     assert.equal(first.podTemplate?.annotations['note'], 'admitted');
     assert.deepEqual(first.podTemplate?.nodeSelector, { zone: 'a' });
     assert.deepEqual(first.podTemplate?.tolerations, [{ key: 'gpu', operator: 'Exists' }]);
     assert.deepEqual(first.podTemplate?.schedulingGates, [{ name: 'kueue' }]);
-    assert.equal(cluster.condition(ConditionType.Suspended)?.status, 'False');
+    assert.equal(cluster.condition('Suspended')?.status, 'False');
   });
 
   it('suspend a running jobset', () => {
@@ -258,8 +261,8 @@ describe('jobset_controller_test.go (integration entries)', () => {
     cluster.setSuspend(true);
     const actions = cluster.pass().actions;
     assert.deepEqual(kinds(actions).filter((k) => k === 'SuspendJob').length, 2);
-    assert.equal(cluster.condition(ConditionType.Suspended)?.status, 'True');
-    assert.equal(cluster.condition(ConditionType.Suspended)?.reason, 'SuspendedJobs');
+    assert.equal(cluster.condition('Suspended')?.status, 'True');
+    assert.equal(cluster.condition('Suspended')?.reason, 'SuspendedJobs');
   });
 
   describe('A JobSet is managed by another controller', () => {
@@ -305,6 +308,119 @@ describe('jobset_controller_test.go (integration entries)', () => {
   });
 });
 
+/** conditionsOf: the JobSet's conditions as [type, status, reason, message], in status order. */
+const conditionsOf = (cluster: TestCluster): (string | undefined)[][] =>
+  (cluster.jobSet?.status?.conditions ?? []).map((c) => [c.type, c.status, c.reason, c.message]);
+
+describe('condition reasons and messages, as literal strings', () => {
+  // Upstream's are copied from pkg/constants/constants.go and pkg/controllers (v0.12.0): a test
+  // reading lib/constants.ts back would pass with a wrong constant.
+  it("upstream's: suspended, resumed, InOrder in progress and completed, JobSet completed", () => {
+    const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 2).inOrder().suspend().obj());
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [['Suspended', 'True', 'SuspendedJobs', 'jobset is suspended']]);
+    cluster.setSuspend(false);
+    cluster.settle();
+    cluster.readyAll('a');
+    cluster.settle();
+    cluster.readyAll('b');
+    cluster.settle();
+    cluster.completeAll('a');
+    cluster.completeAll('b');
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [
+      ['Suspended', 'False', 'ResumeJobs', 'jobset is resumed'],
+      ['StartupPolicyInProgress', 'False', 'InOrderStartupPolicyInProgress', 'in order startup policy is in progress'],
+      ['StartupPolicyCompleted', 'True', 'InOrderStartupPolicyCompleted', 'in order startup policy has completed'],
+      ['Completed', 'True', 'AllJobsCompleted', 'jobset completed successfully'],
+    ]);
+  });
+
+  it("upstream's: restarting by the default failure policy, all jobs ready, then failed at the restart limit", () => {
+    const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 2).spec({ failurePolicy: { maxRestarts: 1 } }).obj());
+    cluster.settle();
+    cluster.fail('js-a-1');
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [['RestartingJobSet', 'True', 'DefaultFailurePolicy', 'applying RestartJobSet failure policy action (first failed job: js-a-1)']]);
+    assert.deepEqual(cluster.events.at(-1), {
+      reason: 'RestartJobSetFailurePolicyAction',
+      message: 'applying RestartJobSet failure policy action (first failed job: js-a-1)',
+      eventType: 'Warning',
+    });
+    cluster.readyAll('a');
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [['RestartingJobSet', 'False', 'JobsReady', 'all jobs are ready']]);
+    cluster.fail('js-a-0');
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [
+      ['RestartingJobSet', 'False', 'JobSetFailed', 'jobset failed'],
+      ['Failed', 'True', 'ReachedMaxRestarts', 'jobset failed due to reaching max number of restarts (first failed job: js-a-0)'],
+    ]);
+  });
+
+  it("upstream's: a named RestartJobSetAndIgnoreMaxRestarts rule, then a FailJobSet rule", () => {
+    const cluster = new TestCluster(
+      makeJobSet('js')
+        .replicatedJob('a', 1)
+        .spec({
+          failurePolicy: {
+            maxRestarts: 3,
+            rules: [
+              { name: 'fatal', action: 'FailJobSet', onJobFailureReasons: ['PodFailurePolicy'] },
+              { name: 'again', action: 'RestartJobSetAndIgnoreMaxRestarts' },
+            ],
+          },
+        })
+        .obj(),
+    );
+    cluster.settle();
+    cluster.fail('js-a-0');
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [
+      ['RestartingJobSet', 'True', 'FailurePolicy_again', 'applying RestartJobSetAndIgnoreMaxRestarts failure policy action (first failed job: js-a-0)'],
+    ]);
+    assert.equal(cluster.events.at(-1)?.reason, 'RestartJobSetAndIgnoreMaxRestartsFailurePolicyAction');
+    cluster.fail('js-a-0', 'PodFailurePolicy');
+    cluster.settle();
+    assert.deepEqual(conditionsOf(cluster), [
+      ['RestartingJobSet', 'False', 'JobSetFailed', 'jobset failed'],
+      ['Failed', 'True', 'FailJobSetFailurePolicyAction', 'applying FailJobSet failure policy action (first failed job: js-a-0)'],
+    ]);
+  });
+
+  it("Lineup's own: dependsOn and startup rules in progress and completed", () => {
+    const dependsOn = new TestCluster(makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [{ name: 'a', status: 'Ready' }] }).obj());
+    const rules = new TestCluster(makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1).annotation('lineup.dev/startup-rules', '[{name: a, status: Ready}]').obj());
+    for (const cluster of [dependsOn, rules]) cluster.settle();
+    assert.deepEqual(conditionsOf(dependsOn), [
+      ['StartupPolicyInProgress', 'True', 'DependsOnStartupInProgress', 'dependsOn startup is in progress: waiting for a to be Ready: 0/1 jobs ready'],
+    ]);
+    assert.deepEqual(conditionsOf(rules), [['StartupPolicyInProgress', 'True', 'StartupRulesInProgress', 'startup rules are in progress: waiting for a to be Ready: 0/1 jobs ready']]);
+    for (const cluster of [dependsOn, rules]) {
+      cluster.readyAll('a');
+      cluster.settle();
+      cluster.readyAll('b');
+      cluster.settle();
+    }
+    assert.deepEqual(conditionsOf(dependsOn), [
+      ['StartupPolicyInProgress', 'False', 'DependsOnStartupInProgress', 'dependsOn startup is in progress'],
+      ['StartupPolicyCompleted', 'True', 'DependsOnStartupCompleted', 'dependsOn startup has completed'],
+    ]);
+    assert.deepEqual(conditionsOf(rules), [
+      ['StartupPolicyInProgress', 'False', 'StartupRulesInProgress', 'startup rules are in progress'],
+      ['StartupPolicyCompleted', 'True', 'StartupRulesCompleted', 'startup rules have completed'],
+    ]);
+  });
+
+  it("Lineup's own: an invalid JobSet is Rejected with the error, as a condition and a Warning event", () => {
+    const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [{ name: 'b', status: 'Ready' }] }).obj());
+    cluster.settle();
+    const message = 'spec.replicatedJobs[1].dependsOn[0].name: replicatedJob: b cannot depend on itself (upstream admits this and the replicatedJob never starts; Lineup rejects it)';
+    assert.deepEqual(conditionsOf(cluster), [['Rejected', 'True', 'InvalidJobSet', message]]);
+    assert.deepEqual(cluster.events, [{ reason: 'InvalidJobSet', message, eventType: 'Warning' }]);
+  });
+});
+
 describe('planner: Lineup behaviour', () => {
   it('creates every Job at once and holds gated ones suspended (DESIGN "How gating works")', () => {
     const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 2).replicatedJob('b', 2).inOrder().obj());
@@ -327,7 +443,7 @@ describe('planner: Lineup behaviour', () => {
     const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [{ name: 'b', status: 'Ready' }] }).obj());
     cluster.settle();
     assert.equal(cluster.jobs.size, 0);
-    const rejected = cluster.condition(ConditionType.Rejected);
+    const rejected = cluster.condition('Rejected');
     assert.equal(rejected?.status, 'True');
     assert.match(rejected?.message ?? '', /spec\.replicatedJobs\[1\]\.dependsOn\[0\]/);
     assert.equal(cluster.events.at(-1)?.eventType, 'Warning');
@@ -336,11 +452,11 @@ describe('planner: Lineup behaviour', () => {
   it('orders by the startup-rules annotation and reports its own condition reasons', () => {
     const rules = '- targetReplicatedJobs: [dataset]\n  status: Succeeded\n- {name: driver, status: Ready}\n';
     const cluster = new TestCluster(
-      makeJobSet('js').replicatedJob('dataset', 2).replicatedJob('driver', 1).replicatedJob('workers', 2).annotation(LineupKey.StartupRulesAnnotation, rules).obj(),
+      makeJobSet('js').replicatedJob('dataset', 2).replicatedJob('driver', 1).replicatedJob('workers', 2).annotation('lineup.dev/startup-rules', rules).obj(),
     );
     cluster.settle();
     assert.deepEqual(cluster.runningNames(), ['js-dataset-0', 'js-dataset-1']);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyInProgress)?.reason, 'StartupRulesInProgress');
+    assert.equal(cluster.condition('StartupPolicyInProgress')?.reason, 'StartupRulesInProgress');
     cluster.readyAll('dataset');
     cluster.settle();
     assert.equal(cluster.runningNames().length, 2, 'Ready is not Succeeded');
@@ -352,7 +468,7 @@ describe('planner: Lineup behaviour', () => {
     assert.equal(cluster.runningNames().length, 5);
     cluster.readyAll('workers');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.reason, 'StartupRulesCompleted');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.reason, 'StartupRulesCompleted');
   });
 
   it('does not re-create or re-run a Job that succeeded and was deleted by its own TTL (upstream issue 360)', () => {
@@ -364,13 +480,13 @@ describe('planner: Lineup behaviour', () => {
     );
     cluster.settle();
     const init = cluster.job('js-init-0');
-    assert.deepEqual(init.metadata.finalizers, [LineupKey.FinishedRecordFinalizer]);
+    assert.deepEqual(init.metadata.finalizers, ['lineup.dev/finished-record']);
     cluster.complete('js-init-0');
     // The Job's TTL fires at once: deletion waits on Lineup's finalizer.
     cluster.deleteJob('js-init-0');
     cluster.settle();
     assert.equal(cluster.jobs.has('js-init-0'), false, 'recorded, then the finalizer was released');
-    assert.match(cluster.jobSet?.metadata.annotations?.[LineupKey.FinishedJobsAnnotation] ?? '', /"init":"0"/);
+    assert.match(cluster.jobSet?.metadata.annotations?.['lineup.dev/finished-jobs'] ?? '', /"init":"0"/);
     assert.equal(rjobStatus(cluster, 'init')?.succeeded, 1, 'the recorded Job still counts');
     assert.deepEqual(cluster.runningNames(), ['js-main-0', 'js-main-1'], 'the gate it opened stays open and it is not re-created');
     cluster.completeAll('main');
@@ -385,13 +501,13 @@ describe('planner: Lineup behaviour', () => {
     cluster.settle();
     cluster.readyAll('b');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'True');
     // a's pod restarts: not ready any more.
     const job = cluster.job('js-a-0');
     cluster.jobs.set('js-a-0', { ...job, status: { ...job.status, ready: 0 } });
     const actions = cluster.settle().flatMap((p) => p.actions);
     assert.equal(actions.filter((a) => a.kind === 'SuspendJob').length, 0);
-    assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True', 'startup stays completed');
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'True', 'startup stays completed');
   });
 
   it('re-applies the order when a JobSet suspended mid-startup is resumed', () => {
@@ -414,7 +530,7 @@ describe('planner: Lineup behaviour', () => {
     cluster.settle();
     cluster.fail('js-a-1');
     cluster.settle();
-    const failed = cluster.condition(ConditionType.Failed);
+    const failed = cluster.condition('Failed');
     assert.equal(failed?.reason, 'FailedJobs');
     assert.equal(failed?.message, 'jobset failed due to one or more job failures (first failed job: js-a-1)');
     assert.equal(cluster.jobSet?.status?.terminalState, 'Failed');
@@ -426,7 +542,7 @@ describe('planner: Lineup behaviour', () => {
     cluster.settle();
     cluster.fail('js-a-0');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.Failed)?.reason, 'ReachedMaxRestarts');
+    assert.equal(cluster.condition('Failed')?.reason, 'ReachedMaxRestarts');
   });
 
   it('applies the first matching failure-policy rule', () => {
@@ -439,7 +555,7 @@ describe('planner: Lineup behaviour', () => {
     cluster.settle();
     cluster.fail('js-a-0', 'PodFailurePolicy', 'container exited with 42');
     cluster.settle();
-    assert.equal(cluster.condition(ConditionType.Failed)?.reason, 'FailJobSetFailurePolicyAction');
+    assert.equal(cluster.condition('Failed')?.reason, 'FailJobSetFailurePolicyAction');
   });
 
   it('completes with success policy Any as soon as one targeted Job succeeds', () => {

@@ -7,7 +7,6 @@ import type { JobSet } from '../../lib/jobset/schema.ts';
 import type { Observed, Plan, PlanOptions } from '../../lib/plan/types.ts';
 import { ErrorCode, SimulationDivergedError } from '../../lib/errors.ts';
 import { EMPTY_BEHAVIOUR, loadBehaviour } from '../../lib/sim/behaviour.ts';
-import { DeleteReason } from '../../lib/sim/constants.ts';
 import { simulate, simulationReport } from '../../lib/sim/simulate.ts';
 import type { SimulationResult } from '../../lib/sim/simulate.ts';
 import type { TimelineEntry } from '../../lib/sim/timeline.ts';
@@ -40,11 +39,14 @@ const starts = (timeline: readonly TimelineEntry[], rjob: string, since = 0): Ti
 
 /**
  * reachedAt: when every Job of `rjob` had become Ready (JobReady or JobSucceeded) or Complete
- * (JobSucceeded), looking only at entries from `since` on; undefined if some never did.
+ * (JobSucceeded), looking only at entries from `since` on; undefined if some never did. Fails
+ * when no Job of `rjob` was ever created: "every Job of none" would hold at once and let any
+ * order pass.
  */
 const reachedAt = (timeline: readonly TimelineEntry[], rjob: string, status: 'Ready' | 'Complete', since = 0): number | undefined => {
   const names = new Set(timeline.filter((e) => e.type === 'JobCreated' && e.replicatedJob === rjob).map((e) => e.job));
-  let latest = 0;
+  assert.ok(names.size > 0, `no Job of ${rjob} was created`);
+  let latest = -Infinity;
   for (const name of names) {
     const reached = timeline.find(
       (e) => e.at >= since && e.job === name && (e.type === 'JobSucceeded' || (status === 'Ready' && e.type === 'JobReady')),
@@ -189,7 +191,7 @@ describe('sim/simulate', () => {
     // Assess
     const { timeline } = result;
     const deleted = timeline.find((e) => e.type === 'JobDeleted' && e.job === 'ttl-init-0');
-    assert.equal(deleted?.message, DeleteReason.TtlAfterFinished);
+    assert.equal(deleted?.message, 'ttlSecondsAfterFinished expired');
     assert.deepEqual(Object.fromEntries(createdPerName(timeline)), { 'ttl-init-0': 1, 'ttl-main-0': 1, 'ttl-main-1': 1 });
     assert.deepEqual(starts(timeline, 'init', deleted.at), []);
     assertOrder(timeline, 'main', 'init', 'Ready');
@@ -204,7 +206,7 @@ describe('sim/simulate', () => {
     assert.equal(completedAt, 10_000);
     assert.deepEqual(
       result.timeline.filter((e) => e.type === 'JobDeleted').map((e) => `${e.at} ${e.job} ${e.message}`),
-      [`15000 short-a-0 ${DeleteReason.OwnerDeleted}`, `15000 short-a-1 ${DeleteReason.OwnerDeleted}`],
+      ['15000 short-a-0 owner JobSet deleted', '15000 short-a-1 owner JobSet deleted'],
     );
     assert.equal(result.stoppedBy, 'deleted');
     assert.equal(result.final.terminalState, 'Completed');
@@ -215,6 +217,7 @@ describe('sim/simulate', () => {
     assert.equal(result.stoppedBy, 'until');
     assert.equal(result.endedAt, 10_000);
     assert.equal(result.final.terminalState, null);
+    assert.ok(result.timeline.length > 0, 'nothing happened before --until');
     assert.ok(result.timeline.every((e) => e.at <= 10_000));
   });
 

@@ -21,7 +21,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -40,7 +40,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { Counters } from '../../../lib/counters.ts';
 import type { PutEventsEntry } from '../../../lib/events/envelope.ts';
-import { reconcilerRulePattern, type EventPattern } from '../../../lib/events/pattern.ts';
+import type { EventPattern } from '../../../lib/events/pattern.ts';
 import { EventBridgeSink } from '../../../lib/forwarder/eventBridgeSink.ts';
 import { Forwarder } from '../../../lib/forwarder/forwarder.ts';
 import type { EventSink, PutResult } from '../../../lib/forwarder/types.ts';
@@ -60,20 +60,18 @@ import type { DynaliteServer, KubeServer, MotoServer } from '../harness/index.ts
 import { eventually } from '../k8s/support.ts';
 
 // ---------------------------------------------------------------------------------------------
-// The rule: from the synthesized CDK template.
+// The rule: from the synthesized CDK template, and from nowhere else. A test that fell back to
+// the library's own pattern would pass with a template that deploys a different rule.
 
 /** REPO: the repository root. */
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** DEFAULT_MAX_RECEIVE_COUNT: receives before redrive when the rule source names none. */
-const DEFAULT_MAX_RECEIVE_COUNT = 5;
-
-/** RuleSource: the reconciler rule's pattern and the queue's redrive count, and where they came from. */
+/** RuleSource: the reconciler rule's pattern and the queue's redrive count, and where in the template they came from. */
 export interface RuleSource {
   readonly pattern: EventPattern;
-  /** The reconcile queue's RedrivePolicy.maxReceiveCount, when the template has one. */
-  readonly maxReceiveCount: number | undefined;
-  /** 'template (rule <id> → queue <id>)', or 'reconcilerRulePattern() (<why the synthesis was not used>)'. */
+  /** The reconcile queue's RedrivePolicy.maxReceiveCount. */
+  readonly maxReceiveCount: number;
+  /** 'template (rule <id> → queue <id>)'. */
   readonly from: string;
 }
 
@@ -91,43 +89,44 @@ const getAttTarget = (value: unknown): string | undefined => {
 
 /**
  * reconcilerRuleOf: in a synthesized template, the Events rule whose target is an SQS queue of
- * the stack (the reconcile queue), its EventPattern, and that queue's maxReceiveCount.
+ * the stack (the reconcile queue), its EventPattern, and that queue's maxReceiveCount. Throws
+ * when the template holds no such rule or the queue has no redrive count.
  */
-export const reconcilerRuleOf = (resources: Readonly<Record<string, TemplateResource>>): RuleSource | undefined => {
-  for (const [logicalId, resource] of Object.entries(resources)) {
-    if (resource.Type !== 'AWS::Events::Rule') continue;
+export const reconcilerRuleOf = (resources: Readonly<Record<string, TemplateResource>>): RuleSource => {
+  const rules = Object.entries(resources).filter(([, resource]) => resource.Type === 'AWS::Events::Rule');
+  for (const [logicalId, resource] of rules) {
     const targets = Array.isArray(resource.Properties?.Targets) ? (resource.Properties.Targets as { Arn?: unknown }[]) : [];
     const queueId = targets.map((target) => getAttTarget(target.Arn)).find((id) => id !== undefined && resources[id]?.Type === 'AWS::SQS::Queue');
+    if (queueId === undefined) continue;
     const pattern = resource.Properties?.EventPattern;
-    if (queueId === undefined || pattern === null || typeof pattern !== 'object') continue;
+    if (pattern === null || typeof pattern !== 'object') {
+      throw new Error(`synthesized template: rule ${logicalId} targets queue ${queueId} but has EventPattern ${JSON.stringify(pattern)}, expected an object`);
+    }
     const redrive = resources[queueId]?.Properties?.RedrivePolicy as { maxReceiveCount?: unknown } | undefined;
-    return {
-      pattern: pattern as EventPattern,
-      maxReceiveCount: typeof redrive?.maxReceiveCount === 'number' ? redrive.maxReceiveCount : undefined,
-      from: `template (rule ${logicalId} → queue ${queueId})`,
-    };
+    if (typeof redrive?.maxReceiveCount !== 'number') {
+      throw new Error(`synthesized template: queue ${queueId} has RedrivePolicy ${JSON.stringify(redrive)}, expected a numeric maxReceiveCount`);
+    }
+    return { pattern: pattern as EventPattern, maxReceiveCount: redrive.maxReceiveCount, from: `template (rule ${logicalId} → queue ${queueId})` };
   }
-  return undefined;
+  throw new Error(`synthesized template: no AWS::Events::Rule targets an SQS queue of the stack (rules: ${rules.map(([id]) => id).join(', ') || 'none'})`);
 };
 
 /**
  * synthesizedRule: synthesize infra/app.ts in process (functions not bundled: the test needs
- * the template only) and read the reconciler rule from it. When the app cannot be synthesized
- * or holds no such rule, the pattern is reconcilerRulePattern() — the one source the CDK rule
- * is rendered from — and `from` says why.
+ * the template only) and read the reconciler rule from it. Rejects, saying why, when the app
+ * cannot be loaded or synthesized or its template holds no such rule: the end-to-end tier then
+ * fails rather than deploy a rule the stack does not.
  */
 export const synthesizedRule = async (): Promise<RuleSource> => {
-  const fallback = (why: string): RuleSource => ({ pattern: reconcilerRulePattern(), maxReceiveCount: undefined, from: `reconcilerRulePattern() (${why})` });
   const appFile = join(REPO, 'infra', 'app.ts');
-  if (!existsSync(appFile)) return fallback('infra/app.ts does not exist');
   const outdir = mkdtempSync(join(tmpdir(), 'lineup-e2e-synth-'));
   try {
     const { createApp } = (await import(pathToFileURL(appFile).href)) as typeof import('../../../infra/app.ts');
     const { app, stack } = createApp({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
     const template = app.synth().getStackByName(stack.stackName).template as { Resources?: Record<string, TemplateResource> };
-    return reconcilerRuleOf(template.Resources ?? {}) ?? fallback('the synthesized template has no rule targeting an SQS queue');
+    return reconcilerRuleOf(template.Resources ?? {});
   } catch (error) {
-    return fallback(`synthesis failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    throw new Error(`e2e: cannot read the reconciler rule from the synthesized CDK template of ${appFile}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
@@ -244,8 +243,8 @@ export interface PipelineOptions {
   readonly pollers?: number;
   /** The queue's visibility timeout: how soon a failed record is retried. @default 2 */
   readonly visibilityTimeoutSeconds?: number;
-  /** The rule pattern (and redrive count) to deploy. @default reconcilerRulePattern(), redrive after 5 receives */
-  readonly rule?: RuleSource;
+  /** The rule pattern and redrive count to deploy: `await synthesizedRule()`, the stack's own. */
+  readonly rule: RuleSource;
 }
 
 /** PassRecord: one reconcile pass, as onPass saw it. */
@@ -261,7 +260,7 @@ export interface PassRecord {
  * in an `after` hook.
  *
  * @example
- * const pipeline = await Pipeline.start({ kube, moto, dynamo, clusterId: 'e2e' });
+ * const pipeline = await Pipeline.start({ kube, moto, dynamo, clusterId: 'e2e', rule: await synthesizedRule() });
  * after(() => pipeline.stop());
  * await pipeline.settle('story 1 created');
  */
@@ -310,9 +309,9 @@ export class Pipeline {
   }
 
   /**
-   * start: create the bus, the rule (`options.rule`: pass `await synthesizedRule()` for the
-   * deployed one), the queue with its DLQ and redrive policy, and the checkpoint table; then
-   * start the forwarder and a reconciler.
+   * start: create the bus, the rule (`options.rule`, from `await synthesizedRule()`), the queue
+   * with its DLQ and redrive policy, and the checkpoint table; then start the forwarder and a
+   * reconciler.
    */
   static async start(options: PipelineOptions): Promise<Pipeline> {
     const events = new EventBridgeClient(options.moto.clientConfig);
@@ -320,7 +319,7 @@ export class Pipeline {
     const dynamo = new DynamoDBClient(options.dynamo.clientConfig);
     const prefix = `lineup-${options.clusterId}`;
     const busName = prefix;
-    const rule = options.rule ?? { pattern: reconcilerRulePattern(), maxReceiveCount: undefined, from: 'reconcilerRulePattern()' };
+    const { rule } = options;
 
     await events.send(new CreateEventBusCommand({ Name: busName }));
     const dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${prefix}-dlq` }))).QueueUrl ?? '';
@@ -332,7 +331,7 @@ export class Pipeline {
             QueueName: `${prefix}-reconciler`,
             Attributes: {
               VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? 2),
-              RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: rule.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT }),
+              RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: rule.maxReceiveCount }),
             },
           }),
         )

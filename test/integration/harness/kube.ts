@@ -61,8 +61,6 @@ export interface KubeBinaries {
   readonly kubeApiServer: string;
   readonly etcd: string;
   readonly from: 'KUBEBUILDER_ASSETS' | 'build.sh';
-  /** The kube-apiserver version build.sh pins (versions.env); undefined for KUBEBUILDER_ASSETS. */
-  readonly pinnedVersion: string | undefined;
 }
 
 /** pinnedVersions: KUBE_VERSION and ETCD_VERSION from k8s-build/versions.env. */
@@ -91,7 +89,6 @@ const fromKubebuilderAssets = (dir: string): KubeBinaries => ({
   kubeApiServer: executable(join(dir, 'kube-apiserver'), `KUBEBUILDER_ASSETS=${dir}`),
   etcd: executable(join(dir, 'etcd'), `KUBEBUILDER_ASSETS=${dir}`),
   from: 'KUBEBUILDER_ASSETS',
-  pinnedVersion: undefined,
 });
 
 /** buildKubeBinaries: runs build.sh (progress on stderr) and reads the paths it prints. */
@@ -102,7 +99,7 @@ const buildKubeBinaries = async (): Promise<KubeBinaries> => {
     if (match?.[1] === undefined) throw new Error(`${BUILD_SCRIPT} printed no ${key}=... line; stdout was:\n${stdout}`);
     return executable(match[1], BUILD_SCRIPT);
   };
-  return { kubeApiServer: path('KUBE_APISERVER'), etcd: path('ETCD'), from: 'build.sh', pinnedVersion: pinnedVersions().kube };
+  return { kubeApiServer: path('KUBE_APISERVER'), etcd: path('ETCD'), from: 'build.sh' };
 };
 
 let binaries: Promise<KubeBinaries> | undefined;
