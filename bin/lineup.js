@@ -32,9 +32,9 @@ const findPinned = (packageName) => {
 
 const choice = chooseNode(process.versions.node, `${process.platform}-${process.arch}`, findPinned);
 if (choice.run === 'here') {
-  const { main, exitQuietlyOnClosedPipe } = await import(entry);
+  const { main, exitQuietlyOnClosedPipe, exitWhenFlushed } = await import(entry);
   exitQuietlyOnClosedPipe();
-  process.exitCode = await main(process.argv.slice(2));
+  await exitWhenFlushed(await main(process.argv.slice(2)));
 } else if (choice.run === 'pinned') {
   const child = spawn(choice.binary, [entry, ...process.argv.slice(2)], { stdio: 'inherit' });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));

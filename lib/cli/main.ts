@@ -134,7 +134,17 @@ export const exitQuietlyOnClosedPipe = (): void => {
   });
 };
 
+/**
+ * exitWhenFlushed: end the process with `code` once stdout and stderr have written everything.
+ * When main returns, every command is done; whatever still holds the event loop open (a request
+ * to a server that never answered, which client-node cannot abort) must not keep it running.
+ */
+export const exitWhenFlushed = async (code: number): Promise<never> => {
+  await Promise.all([process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => stream.write('', () => resolve()))));
+  process.exit(code);
+};
+
 if (import.meta.main) {
   exitQuietlyOnClosedPipe();
-  process.exitCode = await main(process.argv.slice(2));
+  await exitWhenFlushed(await main(process.argv.slice(2)));
 }

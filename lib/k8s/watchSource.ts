@@ -15,6 +15,10 @@ import { httpStatusOf, parseStatus, statusToLineupError, toLineupError } from '.
 import { KubeResource, kubeRetryPolicy, parseObject } from './gateway.ts';
 import type { RetryTuning } from './gateway.ts';
 import { withRetry } from './retry.ts';
+import { UnavailableError } from '../errors.ts';
+
+/** ACCESS_CHECK_DEADLINE_MS: how long checkAccess waits for its answers before calling the server unreachable. */
+export const ACCESS_CHECK_DEADLINE_MS = 20_000;
 
 /** What is listed and watched per kind: the API path, the label selector, the schema. */
 const watched = {
@@ -96,13 +100,28 @@ export class KubeWatchSource implements WatchSource {
   }
 
   /**
-   * checkAccess: one list request of at most one object per kind, retried on KUBE_RETRY (or
+   * checkAccess: within `deadlineMs`, one list request of at most one object per kind, retried on KUBE_RETRY (or
    * `tuning`): for a host that must stop with a clear error when the server cannot be reached,
    * refuses the credentials or the verbs, or serves no JobSets (`lineup run`), where the forwarder
    * would retry for ever. Rejects with the request's Lineup error (UnavailableError once the
    * retries are used up, UnauthenticatedError, ForbiddenError, NotFoundError).
    */
-  async checkAccess(tuning: RetryTuning = {}): Promise<void> {
+  async checkAccess(tuning: RetryTuning = {}, deadlineMs = ACCESS_CHECK_DEADLINE_MS): Promise<void> {
+    // A server that accepts the connection and never answers would hang the check: client-node
+    // sets no request timeout. Past the deadline the check fails as an unreachable server does.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new UnavailableError(`list jobsets: no answer within ${String(deadlineMs / 1000)} s`)), deadlineMs);
+    });
+    try {
+      await Promise.race([this.listOneOfEach(tuning), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** listOneOfEach: checkAccess's requests, one list of at most one object per kind. */
+  private async listOneOfEach(tuning: RetryTuning): Promise<void> {
     for (const kind of ['JobSet', 'Job'] as const) {
       const target = watched[kind];
       const what = `list ${target.what}`;

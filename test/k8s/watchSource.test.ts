@@ -9,6 +9,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { DEFAULT_CONTROLLER_NAME, ForwarderLog } from '../../lib/constants.ts';
 import { CounterName, Counters } from '../../lib/counters.ts';
 import { collectingLog } from '../../lib/log.ts';
@@ -274,6 +275,30 @@ describe('KubeWatchSource.checkAccess', () => {
     assert.ok(error instanceof LineupError, String(error));
     assert.equal(error.code, ErrorCode.UNAVAILABLE);
     assert.match(error.message, /ECONNREFUSED/);
+  });
+
+  it('gives up on a server that accepts the connection and never answers, with UnavailableError at the deadline', async () => {
+    // Prepare: a TCP server that keeps every connection open and says nothing.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const kubeConfig = await kubeConfigFor({ id: 'silent', endpoint: `http://127.0.0.1:${String(port)}`, auth: { type: 'token', token: 'ok' } });
+      // Act
+      const error = await new KubeWatchSource({ kubeConfig, counters: new Counters() }).checkAccess({}, 300).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      // Assess
+      assert.ok(error instanceof LineupError, String(error));
+      assert.equal(error.code, ErrorCode.UNAVAILABLE);
+      assert.match(error.message, /no answer within 0\.3 s/);
+      assert.ok(sockets.length >= 1, 'the check never connected');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   const refusals: { token: string; code: string }[] = [
