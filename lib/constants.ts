@@ -339,6 +339,12 @@ export const ValidateOutput = {
   unnamedDocument: (document: number, line: number | undefined): string => `document ${document} (line ${line ?? '?'})`,
 } as const;
 
+/** HistoryMessage: what `lineup history` says instead of a decision log. */
+export const HistoryMessage = {
+  /** The state directory holds no `lineup run` state (a typo, or run never ran there); nothing is created. */
+  noState: (stateDir: string): string => `lineup history: no state in ${stateDir}: expected the --state-dir of a lineup run`,
+} as const;
+
 /**
  * Most child Jobs the finished-jobs record may list. A hand-edited range beyond it is a
  * malformed record, not a reason to expand billions of indices on every pass.
