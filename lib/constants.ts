@@ -345,6 +345,16 @@ export const HistoryMessage = {
   noState: (stateDir: string): string => `lineup history: no state in ${stateDir}: expected the --state-dir of a lineup run`,
 } as const;
 
+/** BehaviourMessage: why a behaviour file (`--behaviour B`) cannot be used (exit 2). */
+export const BehaviourMessage = {
+  unreadable: (file: string, detail: string): string => `cannot read behaviour file ${file}: ${detail}`,
+  /** One kind of unknown name: `jobs: a-x-0, a-y-0 (expected one of a-driver-0, a-workers-0..2)`. */
+  unknownNames: (where: string, unknown: readonly string[], known: readonly string[]): string =>
+    `${where}: ${unknown.join(', ')} (expected one of ${known.length > 0 ? known.join(', ') : '(none)'})`,
+  namesWhatIsNotThere: (file: string, jobSets: number, problems: readonly string[]): string =>
+    `${file}: the behaviour file names what ${jobSets === 1 ? 'the JobSet does not have' : 'none of the JobSets has'}: ${problems.join('; ')}`,
+} as const;
+
 /**
  * Most child Jobs the finished-jobs record may list. A hand-edited range beyond it is a
  * malformed record, not a reason to expand billions of indices on every pass.
