@@ -345,6 +345,13 @@ export const HistoryMessage = {
   noState: (stateDir: string): string => `lineup history: no state in ${stateDir}: expected the --state-dir of a lineup run`,
 } as const;
 
+/** UntilNeverText: what `--until never` (simulate, demo) means, and what a run it cut off says. */
+export const UntilNeverText = {
+  /** The `--until` help's addition; `limit` is UNTIL_NEVER_LIMIT_MS formatted. */
+  help: (limit: string): string => `never: until nothing more is scheduled (at most ${limit} of virtual time)`,
+  stoppedAtLimit: (limit: string): string => `stopped at ${limit}, the limit of --until never, with events still scheduled`,
+} as const;
+
 /** BehaviourMessage: why a behaviour file (`--behaviour B`) cannot be used (exit 2). */
 export const BehaviourMessage = {
   unreadable: (file: string, detail: string): string => `cannot read behaviour file ${file}: ${detail}`,
