@@ -377,6 +377,29 @@ export const ValidateOutput = {
   unnamedDocument: (document: number, line: number | undefined): string => `document ${document} (line ${line ?? '?'})`,
 } as const;
 
+/** HistoryMessage: what `lineup history` says instead of a decision log. */
+export const HistoryMessage = {
+  /** The state directory holds no `lineup run` state (a typo, or run never ran there); nothing is created. */
+  noState: (stateDir: string): string => `lineup history: no state in ${stateDir}: expected the --state-dir of a lineup run`,
+} as const;
+
+/** UntilNeverText: what `--until never` (simulate, demo) means, and what a run it cut off says. */
+export const UntilNeverText = {
+  /** The `--until` help's addition; `limit` is UNTIL_NEVER_LIMIT_MS formatted. */
+  help: (limit: string): string => `never: until nothing more is scheduled (at most ${limit} of virtual time)`,
+  stoppedAtLimit: (limit: string): string => `stopped at ${limit}, the limit of --until never, with events still scheduled`,
+} as const;
+
+/** BehaviourMessage: why a behaviour file (`--behaviour B`) cannot be used (exit 2). */
+export const BehaviourMessage = {
+  unreadable: (file: string, detail: string): string => `cannot read behaviour file ${file}: ${detail}`,
+  /** One kind of unknown name: `jobs: a-x-0, a-y-0 (expected one of a-driver-0, a-workers-0..2)`. */
+  unknownNames: (where: string, unknown: readonly string[], known: readonly string[]): string =>
+    `${where}: ${unknown.join(', ')} (expected one of ${known.length > 0 ? known.join(', ') : '(none)'})`,
+  namesWhatIsNotThere: (file: string, jobSets: number, problems: readonly string[]): string =>
+    `${file}: the behaviour file names what ${jobSets === 1 ? 'the JobSet does not have' : 'none of the JobSets has'}: ${problems.join('; ')}`,
+} as const;
+
 /**
  * Most child Jobs the finished-jobs record may list. A hand-edited range beyond it is a
  * malformed record, not a reason to expand billions of indices on every pass.

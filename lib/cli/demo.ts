@@ -4,13 +4,14 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_CONTROLLER_NAME } from '../constants.ts';
+import { DEFAULT_CONTROLLER_NAME, UntilNeverText } from '../constants.ts';
 import { CounterName } from '../counters.ts';
+import { InvalidInputError } from '../errors.ts';
 import { loadedJobSets, readJobSetFile, worstOutcome } from '../jobset/load.ts';
 import type { JobSet } from '../jobset/schema.ts';
 import type { Log } from '../log.ts';
-import { runDemo, type DemoSummary } from '../hosts/demo.ts';
-import { EMPTY_BEHAVIOUR, loadBehaviour, type Behaviour } from '../sim/behaviour.ts';
+import { runDemo, type DemoJobSetResult, type DemoSummary } from '../hosts/demo.ts';
+import { checkBehaviourNames, EMPTY_BEHAVIOUR, readBehaviourFile, type Behaviour } from '../sim/behaviour.ts';
 import { formatDuration, parseDuration } from '../sim/duration.ts';
 import type { TimelineEntry } from '../sim/timeline.ts';
 import { ExitCode, type CliIo } from './io.ts';
@@ -38,7 +39,31 @@ const describeEntry = (jobSet: string, entry: TimelineEntry): string => {
   return `${what}${extra}${entry.message && !entry.job ? `  ${entry.message}` : ''}`;
 };
 
-/** summaryLines: the closing table and the pipeline's counters. */
+/** outcomeOf: one JobSet's line in the summary, and the word it is counted under. */
+const outcomeOf = (js: DemoJobSetResult): { readonly counted: string; readonly shown: string } => {
+  if (js.rejected !== undefined) return { counted: 'Rejected', shown: `Rejected: ${js.rejected}` };
+  const state = js.terminalState ?? 'still running';
+  return { counted: state, shown: `${state}${js.restarts > 0 ? `, ${js.restarts} restarts` : ''}` };
+};
+
+// The order outcomes are counted in: finished first, then what never ran, then what still runs.
+const OUTCOME_ORDER = ['Completed', 'Failed', 'Rejected', 'still running'];
+
+/** stopNote: why the demo stopped, as the Result line says it after the virtual time. */
+const stopNote = (summary: DemoSummary): string => {
+  switch (summary.stoppedBy) {
+    case 'finished':
+      return '';
+    case 'quiescent':
+      return ' (nothing left to happen)';
+    case 'until':
+      return ' (--until reached)';
+    case 'limit':
+      return ` (${UntilNeverText.stoppedAtLimit(formatDuration(summary.endedAt))})`;
+  }
+};
+
+/** summaryLines: the closing table, with how many JobSets ended how, and the pipeline's counters. */
 export const summaryLines = (summary: DemoSummary): string[] => {
   const c = (name: string): number => summary.counters[name] ?? 0;
   const kubeReads = c(`${CounterName.KubePrefix}get`) + c(`${CounterName.KubePrefix}list`);
@@ -46,10 +71,14 @@ export const summaryLines = (summary: DemoSummary): string[] => {
     .filter(([name]) => name.startsWith(CounterName.DynamoPrefix))
     .reduce((sum, [, count]) => sum + count, 0);
   const width = Math.max(...summary.jobSets.map((js) => js.name.length), 7);
+  const outcomes = summary.jobSets.map(outcomeOf);
+  const counts = OUTCOME_ORDER.map((word) => [word, outcomes.filter((outcome) => outcome.counted === word).length] as const)
+    .filter(([, count]) => count > 0)
+    .map(([word, count]) => `${count} ${word}`);
   return [
     '',
-    `Result after ${formatDuration(summary.endedAt)} of virtual time:`,
-    ...summary.jobSets.map((js) => `  ${js.name.padEnd(width)}  ${js.terminalState ?? 'still running'}${js.restarts > 0 ? `, ${js.restarts} restarts` : ''}`),
+    `Result after ${formatDuration(summary.endedAt)} of virtual time${stopNote(summary)}: ${counts.join(', ')}`,
+    ...summary.jobSets.map((js, index) => `  ${js.name.padEnd(width)}  ${outcomes[index]?.shown ?? ''}`),
     '',
     'Pipeline:',
     `  watch events        ${c(CounterName.WatchEvents)} raw, ${c(CounterName.EventsDropped)} dropped, ${c(CounterName.EventsPut)} forwarded in ${c(CounterName.PutEventsCalls)} PutEvents calls`,
@@ -60,28 +89,41 @@ export const summaryLines = (summary: DemoSummary): string[] => {
   ];
 };
 
-/** runDemoCommand: `lineup demo`; resolves to the exit code. */
+/** finiteSpeed: --speed in real milliseconds per virtual second; `never` would stop the clock, so it is refused. */
+const finiteSpeed = (value: string): number => {
+  const ms = parseDuration(value);
+  if (!Number.isFinite(ms)) throw new InvalidInputError(`--speed: ${value} is not allowed: expected a finite duration such as 40ms, or 0 for as fast as possible`);
+  return ms;
+};
+
+/**
+ * runDemoCommand: `lineup demo`; resolves to the exit code: 0 when it ran, 1 when the controller
+ * rejected a JobSet (the others still ran), 2 on unusable input (flags, files, a behaviour file
+ * naming what no JobSet has).
+ */
 export const runDemoCommand = async (files: readonly string[], flags: DemoFlags, io: CliIo): Promise<number> => {
   let realMsPerVirtualSecond: number;
   let until: number;
   let behaviour: Behaviour = EMPTY_BEHAVIOUR;
-  try {
-    realMsPerVirtualSecond = flags.speed === undefined ? 40 : parseDuration(flags.speed);
-    until = parseDuration(flags.until ?? '1h');
-    if (flags.behaviour !== undefined) behaviour = loadBehaviour(io.readFile(flags.behaviour), flags.behaviour);
-  } catch (error) {
-    io.stderr(`lineup demo: ${(error as Error).message}\n`);
-    return ExitCode.Usage;
-  }
-  const paths = files.length > 0 ? files : readdirSync(EXAMPLES_DIR).filter((name) => name.endsWith('.yaml')).sort().map((name) => join(EXAMPLES_DIR, name));
   const jobSets: JobSet[] = [];
-  for (const path of paths) {
-    const result = readJobSetFile(path, io.readFile);
-    if (worstOutcome(result) !== 'loaded') {
-      for (const doc of result.documents) if (doc.outcome !== 'loaded') io.stderr(`${path}: ${doc.outcome === 'unusable' ? doc.message : doc.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}\n`);
-      return ExitCode.Usage;
+  try {
+    realMsPerVirtualSecond = flags.speed === undefined ? 40 : finiteSpeed(flags.speed);
+    until = parseDuration(flags.until ?? '1h');
+    if (flags.behaviour !== undefined) behaviour = readBehaviourFile(flags.behaviour, io.readFile);
+    const paths = files.length > 0 ? files : readdirSync(EXAMPLES_DIR).filter((name) => name.endsWith('.yaml')).sort().map((name) => join(EXAMPLES_DIR, name));
+    for (const path of paths) {
+      const result = readJobSetFile(path, io.readFile);
+      if (worstOutcome(result) !== 'loaded') {
+        for (const doc of result.documents) if (doc.outcome !== 'loaded') io.stderr(`lineup demo: ${path}: ${doc.outcome === 'unusable' ? doc.message : doc.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}\n`);
+        return ExitCode.Usage;
+      }
+      jobSets.push(...loadedJobSets(result));
     }
-    jobSets.push(...loadedJobSets(result));
+    if (flags.behaviour !== undefined) checkBehaviourNames(behaviour, jobSets, flags.behaviour);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    io.stderr(`lineup demo: ${error.message}\n`);
+    return ExitCode.Usage;
   }
   const log: Log = (level, message, fields) => {
     if (flags.verbose || level === 'error' || level === 'warn') io.stderr(`${level}: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`);
@@ -99,5 +141,5 @@ export const runDemoCommand = async (files: readonly string[], flags: DemoFlags,
     log,
   });
   io.stdout(`${summaryLines(summary).join('\n')}\n`);
-  return ExitCode.Ok;
+  return summary.jobSets.some((js) => js.rejected !== undefined) ? ExitCode.Invalid : ExitCode.Ok;
 };

@@ -9,10 +9,15 @@ import { runDemoCommand } from './demo.ts';
 import { forwardCommand } from './forward.ts';
 import { runPlan } from './plan.ts';
 import { DEFAULT_STATE_DIR, historyCommand, runCommand } from './run.ts';
-import { DEFAULT_CONTROLLER_NAME } from '../constants.ts';
+import { DEFAULT_CONTROLLER_NAME, UntilNeverText } from '../constants.ts';
+import { UNTIL_NEVER_LIMIT_MS } from '../sim/constants.ts';
+import { formatDuration } from '../sim/duration.ts';
 import { runSimulate } from './simulate.ts';
 import { SIMULATE_OUTPUTS } from '../sim/constants.ts';
 import { runValidate } from './validate.ts';
+
+/** What `--until never` means, in the help of the commands that take it. */
+const UNTIL_NEVER_HELP = UntilNeverText.help(formatDuration(UNTIL_NEVER_LIMIT_MS));
 
 /** processIo: the CliIo of a real process. */
 const processIo: CliIo = {
@@ -34,9 +39,10 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .description('run the example JobSets through the whole pipeline (forwarder → bus → reconciler) against a simulated cluster')
     .argument('[file...]', 'JobSet files to run instead of the bundled examples')
     .option('--speed <duration>', 'real time per virtual second (0 for as fast as possible)', '40ms')
-    .option('--until <duration>', 'stop at this virtual time', '1h')
-    .option('--behaviour <file>', 'when Jobs become ready, succeed or fail (as for simulate)')
+    .option('--until <duration>', `stop at this virtual time, or ${UNTIL_NEVER_HELP}`, '1h')
+    .option('--behaviour <file>', 'when Jobs become ready, succeed or fail, and outside actions (as for simulate)')
     .option('--verbose', 'print every log line of the pipeline')
+    .addHelpText('after', '\nExit codes: 0 ran; 1 a JobSet was rejected (the others still ran); 2 unusable input.')
     .action(async (files: string[], options: { speed: string; until: string; behaviour?: string; verbose?: boolean }) =>
       exit(await runDemoCommand(files, options, io)),
     );
@@ -97,7 +103,7 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .description('run the real reconcile code against a simulated cluster in virtual time and print the timeline')
     .argument('<file>', 'YAML file holding one JobSet')
     .option('--behaviour <file>', 'when Jobs become ready, succeed or fail, and outside actions (YAML)')
-    .option('--until <duration>', 'stop at this virtual time, e.g. 2h', '24h')
+    .option('--until <duration>', `stop at this virtual time, e.g. 2h, or ${UNTIL_NEVER_HELP}`, '24h')
     .option('--latency <duration>', 'delay between a change and the reconcile pass that sees it', '0ms')
     .addOption(new Option('--output <format>', 'output format (html: one self-contained page drawing the timeline)').choices([...SIMULATE_OUTPUTS]).default('text'))
     .addHelpText('after', '\nExit codes: 0 finished or reached --until; 1 the JobSet was rejected; 2 unusable input.')

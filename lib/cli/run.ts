@@ -4,7 +4,8 @@
  * `lineup history CLUSTER/NS/NAME`: a JobSet's decision log from the same state directory.
  */
 import { Counters } from '../counters.ts';
-import { openStateStore, runLocal } from '../hosts/local.ts';
+import { HistoryMessage } from '../constants.ts';
+import { hasState, openStateStore, runLocal } from '../hosts/local.ts';
 import type { Log } from '../log.ts';
 import { ExitCode, type CliIo } from './io.ts';
 
@@ -59,6 +60,11 @@ export const historyCommand = async (target: string, flags: { stateDir: string; 
   const limit = flags.limit === undefined ? 200 : Number(flags.limit);
   if (!Number.isInteger(limit) || limit <= 0) {
     io.stderr(`lineup history: --limit must be a positive whole number, got ${flags.limit}\n`);
+    return ExitCode.Usage;
+  }
+  // Opening the store would create the directory: a mistyped --state-dir must not leave one behind.
+  if (!hasState(flags.stateDir)) {
+    io.stderr(`${HistoryMessage.noState(flags.stateDir)}\n`);
     return ExitCode.Usage;
   }
   const { dynamo, store } = await openStateStore(flags.stateDir, new Counters());

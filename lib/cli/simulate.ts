@@ -1,17 +1,16 @@
 /**
- * `lineup simulate FILE [--behaviour B] [--until 2h] [--latency 0ms] [--output text|json|html]`
+ * `lineup simulate FILE [--behaviour B] [--until 24h|never] [--latency 0ms] [--output text|json|html]`
  * (DESIGN §4): the real reconcile code against the simulated cluster, in virtual time. `html`
  * writes one self-contained page drawing the timeline (lib/render).
  */
-import { ConditionType, DEFAULT_CONTROLLER_NAME, Reason } from '../constants.ts';
+import { ConditionType, DEFAULT_CONTROLLER_NAME, Reason, UntilNeverText } from '../constants.ts';
 import { InvalidInputError, LineupError } from '../errors.ts';
 import type { FieldError } from '../errors.ts';
 import { readJobSetFile } from '../jobset/load.ts';
 import type { PlanOptions } from '../plan/types.ts';
-import { EMPTY_BEHAVIOUR, loadBehaviour } from '../sim/behaviour.ts';
-import type { Behaviour } from '../sim/behaviour.ts';
+import { checkBehaviourNames, EMPTY_BEHAVIOUR, readBehaviourFile } from '../sim/behaviour.ts';
 import { DEFAULT_NAMESPACE, SIMULATE_OUTPUTS, SimulateDefaults } from '../sim/constants.ts';
-import { parseDuration } from '../sim/duration.ts';
+import { formatDuration, parseDuration } from '../sim/duration.ts';
 import { formatSimulationText } from '../sim/format.ts';
 import { simulate, simulationReport } from '../sim/simulate.ts';
 import type { SimulationReport } from '../sim/simulate.ts';
@@ -37,14 +36,15 @@ type Output = (typeof SIMULATE_OUTPUTS)[number];
 // The simulated cluster has no upstream JobSet controller, so Lineup takes JobSets that name no manager.
 const PLAN_OPTIONS: PlanOptions = { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: true };
 
-const durationFlag = (flag: string, value: string): number => {
+/** durationFlag: a duration flag in milliseconds; `never` (Infinity) only where `allowNever` says so. */
+const durationFlag = (flag: string, value: string, allowNever: boolean): number => {
   let ms: number;
   try {
     ms = parseDuration(value);
   } catch (error) {
     throw new InvalidInputError(`--${flag}: ${(error as Error).message}`, { cause: error });
   }
-  if (!Number.isFinite(ms)) throw new InvalidInputError(`--${flag}: ${value} is not allowed: expected a finite duration such as 2h`);
+  if (!allowNever && !Number.isFinite(ms)) throw new InvalidInputError(`--${flag}: ${value} is not allowed: expected a finite duration such as 100ms`);
   return ms;
 };
 
@@ -52,17 +52,6 @@ const outputFlag = (value: string): Output => {
   const output = SIMULATE_OUTPUTS.find((candidate) => candidate === value);
   if (!output) throw new InvalidInputError(`--output: ${JSON.stringify(value)} is not an output format: expected one of ${SIMULATE_OUTPUTS.join(', ')}`);
   return output;
-};
-
-const readBehaviour = (file: string | undefined, io: CliIo): Behaviour => {
-  if (file === undefined) return EMPTY_BEHAVIOUR;
-  let text: string;
-  try {
-    text = io.readFile(file);
-  } catch (error) {
-    throw new InvalidInputError(`${file}: cannot read behaviour file: ${(error as Error).message}`, { cause: error });
-  }
-  return loadBehaviour(text, file);
 };
 
 /**
@@ -110,10 +99,10 @@ export const runSimulate = (file: string, options: SimulateFlags, io: CliIo): nu
 };
 
 const simulateFile = (file: string, options: SimulateFlags, io: CliIo): number => {
-  const until = durationFlag('until', options.until ?? SimulateDefaults.until);
-  const latency = durationFlag('latency', options.latency ?? SimulateDefaults.latency);
+  const until = durationFlag('until', options.until ?? SimulateDefaults.until, true);
+  const latency = durationFlag('latency', options.latency ?? SimulateDefaults.latency, false);
   const output = outputFlag(options.output ?? SimulateDefaults.output);
-  const behaviour = readBehaviour(options.behaviour, io);
+  const behaviour = options.behaviour === undefined ? EMPTY_BEHAVIOUR : readBehaviourFile(options.behaviour, io.readFile);
 
   const { documents } = readJobSetFile(file, io.readFile);
   const unusable = documents.filter((doc) => doc.outcome === 'unusable');
@@ -145,14 +134,18 @@ const simulateFile = (file: string, options: SimulateFlags, io: CliIo): number =
   }
   if (doc.outcome !== 'loaded') throw new InvalidInputError(`${file}: not a JobSet`);
 
+  if (options.behaviour !== undefined) checkBehaviourNames(behaviour, [doc.jobSet], options.behaviour);
   const jobSet = { ...doc.jobSet, metadata: { ...doc.jobSet.metadata, namespace: doc.jobSet.metadata.namespace ?? DEFAULT_NAMESPACE } };
   const managedBy = jobSet.spec.managedBy;
   if (managedBy !== undefined && managedBy !== PLAN_OPTIONS.controllerName) {
     io.stderr(`lineup simulate: ${file}: spec.managedBy is ${managedBy}, not ${PLAN_OPTIONS.controllerName}: Lineup leaves this JobSet alone\n`);
   }
   const result = simulate(jobSet, behaviour, { until, latency, planOptions: PLAN_OPTIONS });
-  if (output === 'json') io.stdout(`${JSON.stringify(simulationReport(result), null, 2)}\n`);
-  else if (output === 'html') io.stdout(renderTimelineHtml(simulationDrawing(result)));
+  if (output === 'json') {
+    io.stdout(`${JSON.stringify(simulationReport(result), null, 2)}\n`);
+    // The JSON has no place for why the run stopped; a run cut off by the limit of never must still say so.
+    if (result.stoppedBy === 'limit') io.stderr(`lineup simulate: ${UntilNeverText.stoppedAtLimit(formatDuration(result.endedAt))}\n`);
+  } else if (output === 'html') io.stdout(renderTimelineHtml(simulationDrawing(result)));
   else io.stdout(formatSimulationText(result, { jobSet, until, latency, behaviourFile: options.behaviour }));
   return wasRejected(result) ? ExitCode.Invalid : ExitCode.Ok;
 };

@@ -8,11 +8,12 @@
  * event is queued, in flight or being written, then runs the cluster's next instant. So every
  * pass sees the cluster exactly as a controller that keeps up would.
  */
+import { ConditionType } from '../constants.ts';
 import { CounterName, Counters } from '../counters.ts';
 import { reconcilerRulePattern } from '../events/pattern.ts';
 import { Forwarder } from '../forwarder/forwarder.ts';
 import type { EventSink } from '../forwarder/types.ts';
-import type { JobSet } from '../jobset/schema.ts';
+import type { JobSet, JobSetStatus } from '../jobset/schema.ts';
 import type { Log } from '../log.ts';
 import type { PlanOptions } from '../plan/types.ts';
 import type { ClusterGateway } from '../reconcile/types.ts';
@@ -20,7 +21,7 @@ import { InProcessBus } from '../bus/inProcessBus.ts';
 import { makeSqsBatchHandler } from '../reconcile/sqsBatch.ts';
 import { resolveBehaviour, type Behaviour } from '../sim/behaviour.ts';
 import { SimCluster } from '../sim/cluster.ts';
-import { SIM_EPOCH_MS } from '../sim/constants.ts';
+import { SIM_EPOCH_MS, UNTIL_NEVER_LIMIT_MS } from '../sim/constants.ts';
 import { SimClusterGateway, SimWatchSource } from '../sim/gateway.ts';
 import { EventQueue } from '../sim/queue.ts';
 import type { TimelineEntry } from '../sim/timeline.ts';
@@ -37,8 +38,13 @@ export interface DemoOptions {
   readonly planOptions: PlanOptions;
   /** Real milliseconds per virtual second (0: as fast as the pipeline goes). */
   readonly realMsPerVirtualSecond: number;
-  /** Stop at this virtual time even if JobSets are still running. */
+  /**
+   * Stop at this virtual time even if JobSets are still running. Infinity (`--until never`):
+   * until nothing more is scheduled, at most UNTIL_NEVER_LIMIT_MS.
+   */
   readonly until: number;
+  /** How far an infinite `until` runs at most. @default UNTIL_NEVER_LIMIT_MS */
+  readonly untilNeverLimit?: number | undefined;
   /** A live timeline line. */
   readonly onEntry: (jobSet: string, entry: TimelineEntry) => void;
   readonly log: Log;
@@ -49,12 +55,22 @@ export interface DemoJobSetResult {
   readonly name: string;
   readonly terminalState: string | null;
   readonly restarts: number;
+  /** Only for a JobSet the controller rejected (nothing of it ran): why, as its Rejected condition says. */
+  readonly rejected?: string;
 }
+
+/**
+ * Why the demo stopped: every JobSet finished or was rejected; nothing more was scheduled; the
+ * `until` time came; or UNTIL_NEVER_LIMIT_MS came under an infinite `until`.
+ */
+export type DemoStopReason = 'finished' | 'quiescent' | 'until' | 'limit';
 
 /** DemoSummary: where every JobSet ended, and what the pipeline did to get there. */
 export interface DemoSummary {
   readonly jobSets: readonly DemoJobSetResult[];
+  /** Virtual time of the last event run, or the time the run was cut off at (`until`, UNTIL_NEVER_LIMIT_MS). */
   readonly endedAt: number;
+  readonly stoppedBy: DemoStopReason;
   readonly counters: Readonly<Record<string, number>>;
   /** Kubernetes writes the controller made (creates, patches, status updates, deletes; Events included). */
   readonly kubeWrites: number;
@@ -76,6 +92,10 @@ const countingSink = (inner: EventSink): EventSink & { inFlight: () => number } 
     },
   };
 };
+
+/** rejectionOf: the message of a JobSet's Rejected=True condition, or undefined when it was not rejected. */
+const rejectionOf = (status: JobSetStatus | undefined): string | undefined =>
+  status?.conditions?.find((condition) => condition.type === ConditionType.Rejected && condition.status === 'True')?.message ?? undefined;
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -167,19 +187,34 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
         if (busy) liveBus.kick();
       }
     };
+    // A rejected JobSet is as done as a finished one: nothing of it will ever run.
     const finished = (): boolean =>
       names.every(({ namespace, name }) => {
         const jobSet = cluster.getJobSet(namespace, name);
-        return !jobSet || jobSet.status?.terminalState === 'Completed' || jobSet.status?.terminalState === 'Failed';
+        return !jobSet || jobSet.status?.terminalState === 'Completed' || jobSet.status?.terminalState === 'Failed' || rejectionOf(jobSet.status) !== undefined;
       });
+    const bounded = Number.isFinite(options.until);
+    const stopAt = bounded ? options.until : (options.untilNeverLimit ?? UNTIL_NEVER_LIMIT_MS);
 
     await quiet();
     printNew();
+    let stoppedBy: DemoStopReason;
     for (;;) {
       const next = [queue.peekTime(), liveBus.nextVisibleAt() === undefined ? undefined : (liveBus.nextVisibleAt() ?? 0) - SIM_EPOCH_MS]
         .filter((time): time is number => time !== undefined)
         .reduce<number | undefined>((min, time) => (min === undefined || time < min ? time : min), undefined);
-      if (next === undefined || next > options.until || (finished() && queue.peekTime() === undefined)) break;
+      if (finished() && queue.peekTime() === undefined) {
+        stoppedBy = 'finished';
+        break;
+      }
+      if (next === undefined) {
+        stoppedBy = 'quiescent';
+        break;
+      }
+      if (next > stopAt) {
+        stoppedBy = bounded ? 'until' : 'limit';
+        break;
+      }
       const wait = ((next - queue.now()) / 1000) * options.realMsPerVirtualSecond;
       if (wait > 0) await sleep(Math.min(wait, 2_000));
       // Run every cluster event of that instant, then let the pipeline catch up.
@@ -187,16 +222,23 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
       liveBus.kick();
       await quiet();
       printNew();
-      if (finished() && liveBus.pending() === 0) break;
+      if (finished() && liveBus.pending() === 0) {
+        stoppedBy = 'finished';
+        break;
+      }
     }
     printNew();
     return {
-      jobSets: names.map(({ namespace, name }) => {
+      jobSets: names.map(({ namespace, name }): DemoJobSetResult => {
         const jobSet = cluster.getJobSet(namespace, name);
         const state = jobSet?.status?.terminalState;
-        return { name, terminalState: state === 'Completed' || state === 'Failed' ? state : null, restarts: jobSet?.status?.restarts ?? 0 };
+        const rejected = rejectionOf(jobSet?.status);
+        const result = { name, terminalState: state === 'Completed' || state === 'Failed' ? state : null, restarts: jobSet?.status?.restarts ?? 0 };
+        return rejected === undefined ? result : { ...result, rejected };
       }),
-      endedAt: queue.now(),
+      // A run cut off ends at the time it was cut off at, not at its last event before.
+      endedAt: stoppedBy === 'until' || stoppedBy === 'limit' ? stopAt : queue.now(),
+      stoppedBy,
       counters: counters.snapshot(),
       kubeWrites: ['create', 'update', 'patch', 'delete'].reduce((sum, verb) => sum + counters.get(`${CounterName.KubePrefix}${verb}`), 0),
       deadLetters: liveBus.deadLetters.length,

@@ -10,6 +10,7 @@
  * cluster, not a person at a terminal. After that first good list, failures are retried as the
  * forwarder always does.
  */
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { InProcessBus } from '../bus/inProcessBus.ts';
@@ -49,9 +50,15 @@ export interface LocalRunOptions {
 export const defaultKubeconfig = (env: Readonly<Record<string, string | undefined>>): string =>
   env['KUBECONFIG']?.split(':')[0] || join(homedir(), '.kube', 'config');
 
-/** openStateStore: the embedded DynamoDB-API server over `<stateDir>/dynamo`. */
+/** dynamoDir: where the embedded DynamoDB-API server keeps its data under a state directory. */
+const dynamoDir = (stateDir: string): string => join(stateDir, 'dynamo');
+
+/** hasState: whether `lineup run` has kept state in `stateDir` (reading it must not create it). */
+export const hasState = (stateDir: string): boolean => statSync(dynamoDir(stateDir), { throwIfNoEntry: false })?.isDirectory() === true;
+
+/** openStateStore: the embedded DynamoDB-API server over `<stateDir>/dynamo`, created when missing. */
 export const openStateStore = async (stateDir: string, counters: Counters): Promise<{ dynamo: EmbeddedDynamo; store: DynamoCheckpointStore }> => {
-  const dynamo = await startEmbeddedDynamo({ path: join(stateDir, 'dynamo') });
+  const dynamo = await startEmbeddedDynamo({ path: dynamoDir(stateDir) });
   return { dynamo, store: new DynamoCheckpointStore({ client: dynamo.client, tableName: dynamo.tableName, counters }) };
 };
 

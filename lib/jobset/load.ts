@@ -112,8 +112,8 @@ const READ_ERRORS: Readonly<Record<string, string>> = {
   EACCES: 'permission denied',
 };
 
-/** readErrorDetail: why a file could not be read, in a few words. */
-const readErrorDetail = (error: unknown): string => {
+/** readErrorDetail: why a file could not be read, in a few words (`no such file`), for any file the CLI reads. */
+export const readErrorDetail = (error: unknown): string => {
   const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
   return (code && READ_ERRORS[code]) ?? errorDetail(error);
 };

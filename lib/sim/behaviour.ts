@@ -5,7 +5,11 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { BehaviourMessage, JobSetDefault } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
+import { jobName } from '../jobset/keys.ts';
+import { readErrorDetail } from '../jobset/load.ts';
+import type { JobSet } from '../jobset/schema.ts';
 import { DEFAULT_FAIL_MESSAGE, DEFAULT_FAIL_REASON, DEFAULT_TIMING } from './constants.ts';
 import { parseDuration } from './duration.ts';
 
@@ -140,6 +144,80 @@ export const loadBehaviour = (text: string, file: string): Behaviour => {
     throw new InvalidInputError(`${file}: behaviour file is not valid YAML: ${(error as Error).message}`, { cause: error });
   }
   return parseBehaviour(document, file);
+};
+
+/**
+ * readBehaviourFile: loadBehaviour on a file's content, read with the given function (never fs
+ * directly, as readJobSetFile). Throws InvalidInputError with one line when the file cannot be
+ * read (`cannot read behaviour file b.yaml: no such file`), is not YAML or not a behaviour file.
+ */
+export const readBehaviourFile = (file: string, readFile: (path: string) => string): Behaviour => {
+  let text: string;
+  try {
+    text = readFile(file);
+  } catch (error) {
+    throw new InvalidInputError(BehaviourMessage.unreadable(file, readErrorDetail(error)), { cause: error });
+  }
+  return loadBehaviour(text, file);
+};
+
+/** ReplicatedJobShape: what the name check needs of one replicatedJob of one JobSet. */
+interface ReplicatedJobShape {
+  readonly jobSet: string;
+  readonly name: string;
+  readonly replicas: number;
+}
+
+const shapesOf = (jobSets: readonly JobSet[]): ReplicatedJobShape[] =>
+  jobSets.flatMap((jobSet) =>
+    (jobSet.spec.replicatedJobs ?? []).map((rjob) => ({ jobSet: jobSet.metadata.name ?? '', name: rjob.name, replicas: rjob.replicas ?? JobSetDefault.replicas })),
+  );
+
+/** hasJob: whether `name` is the Job of some index below the replicas of one of the shapes. */
+const hasJob = (shapes: readonly ReplicatedJobShape[], name: string): boolean => {
+  // Job names end in the index in plain decimal: `-01` or `-1e2` name no Job.
+  const match = /-(0|[1-9]\d*)$/.exec(name);
+  if (!match) return false;
+  const index = Number(match[1]);
+  return shapes.some((shape) => index < shape.replicas && jobName(shape.jobSet, shape.name, index) === name);
+};
+
+/** jobNamesShown: every Job name, one replicatedJob's written as a range (`js-workers-0..2`) so 10,000 Jobs stay one line. */
+const jobNamesShown = (shapes: readonly ReplicatedJobShape[]): string[] =>
+  shapes
+    .filter((shape) => shape.replicas > 0)
+    .map((shape) => `${jobName(shape.jobSet, shape.name, 0)}${shape.replicas > 1 ? `..${shape.replicas - 1}` : ''}`);
+
+/**
+ * unknownBehaviourNames: the places where a behaviour file names a replicatedJob or a Job that
+ * none of `jobSets` has (under `replicatedJobs`, `jobs`, or as an action's `deleteJob`), one
+ * message per place with the names that do exist; empty when every name is known. Such an entry
+ * would silently do nothing, so callers treat it as unusable input.
+ *
+ * @example unknownBehaviourNames(loadBehaviour('jobs: {js-wrker-0: {failAfter: 1s}}', 'b'), [jobSet]) // ['jobs: js-wrker-0 (expected one of …)']
+ */
+export const unknownBehaviourNames = (behaviour: Behaviour, jobSets: readonly JobSet[]): string[] => {
+  const shapes = shapesOf(jobSets);
+  const replicatedJobNames = [...new Set(shapes.map((shape) => shape.name))];
+  const problems: string[] = [];
+  const report = (where: string, unknown: readonly string[], known: readonly string[]): void => {
+    const distinct = [...new Set(unknown)];
+    if (distinct.length > 0) problems.push(BehaviourMessage.unknownNames(where, distinct, known));
+  };
+  report('replicatedJobs', [...behaviour.replicatedJobs.keys()].filter((name) => !replicatedJobNames.includes(name)), replicatedJobNames);
+  report('jobs', [...behaviour.jobs.keys()].filter((name) => !hasJob(shapes, name)), jobNamesShown(shapes));
+  const deleted = behaviour.actions.flatMap((action) => (action.kind === 'deleteJob' ? [action.job] : []));
+  report('actions deleteJob', deleted.filter((name) => !hasJob(shapes, name)), jobNamesShown(shapes));
+  return problems;
+};
+
+/**
+ * checkBehaviourNames: throws InvalidInputError naming the file, every unknown name and the
+ * names that exist, when the behaviour file names what `jobSets` do not have.
+ */
+export const checkBehaviourNames = (behaviour: Behaviour, jobSets: readonly JobSet[], file: string): void => {
+  const problems = unknownBehaviourNames(behaviour, jobSets);
+  if (problems.length > 0) throw new InvalidInputError(BehaviourMessage.namesWhatIsNotThere(file, jobSets.length, problems));
 };
 
 const pick = <K extends keyof JobTiming>(levels: readonly (TimingOverrides | undefined)[], key: K, fallback: JobTiming[K]): JobTiming[K] => {

@@ -52,6 +52,15 @@ export const MAX_RETRY_BACKOFF_MS = 30_000;
 /** MAX_PASSES_PER_INSTANT: passes at one virtual instant beyond which the run is declared diverged. */
 export const MAX_PASSES_PER_INSTANT = 10_000;
 
+/**
+ * UNTIL_NEVER_LIMIT_MS: how far `--until never` runs at most. A run stops on its own when nothing
+ * more is scheduled; this bounds the JobSets for which something always is (a failure policy with
+ * a huge maxRestarts restarting forever, an action refused on every retry). Seven virtual days:
+ * longer than any startup a simulation is for, and at most seven times the work of the 24h
+ * default (a JobSet restarting every few seconds takes minutes to simulate that far).
+ */
+export const UNTIL_NEVER_LIMIT_MS = 7 * 24 * 3_600_000;
+
 /** Defaults of `lineup simulate` flags (DESIGN §4). */
 export const SimulateDefaults = {
   until: '24h',

@@ -3,6 +3,7 @@
  * (identical Job entries at one instant grouped, so 500-Job runs stay readable), and a
  * summary. The JSON form never groups; this one may change freely.
  */
+import { UntilNeverText } from '../constants.ts';
 import type { JobSet } from '../jobset/schema.ts';
 import { formatDuration } from './duration.ts';
 import type { SimulationResult } from './simulate.ts';
@@ -132,7 +133,8 @@ export const formatSimulationText = (result: SimulationResult, context: TextCont
   out.push('');
 
   const lines = timelineLines(result.timeline, context.jobSet.metadata.name ?? '');
-  const subjectWidth = Math.min(SUBJECT_MAX_WIDTH, Math.max(3, ...lines.map((line) => line.subject.length)));
+  // A fold, not Math.max(...lines): a long run has more lines than a call has room for arguments.
+  const subjectWidth = Math.min(SUBJECT_MAX_WIDTH, lines.reduce((width, line) => Math.max(width, line.subject.length), 3));
   out.push(`${'at'.padStart(TIME_WIDTH)}  ${'event'.padEnd(TYPE_WIDTH)}  ${'job'.padEnd(subjectWidth)}  details`.trimEnd());
   for (const line of lines) {
     out.push(`${formatVirtualTime(line.at)}  ${line.type.padEnd(TYPE_WIDTH)}  ${line.subject.padEnd(subjectWidth)}  ${line.details}`.trimEnd());
@@ -143,6 +145,8 @@ export const formatSimulationText = (result: SimulationResult, context: TextCont
   const stopped =
     result.stoppedBy === 'until'
       ? `stopped at --until ${formatDuration(context.until)}`
+      : result.stoppedBy === 'limit'
+        ? UntilNeverText.stoppedAtLimit(formatDuration(result.endedAt))
       : result.stoppedBy === 'deleted'
         ? `jobset deleted at ${(result.endedAt / 1000).toFixed(3)}s`
         : `nothing left to happen after ${(result.endedAt / 1000).toFixed(3)}s`;

@@ -13,14 +13,17 @@ import type { StartupForm } from '../policy/types.ts';
 import { resolveBehaviour } from './behaviour.ts';
 import type { Behaviour } from './behaviour.ts';
 import { SimCluster } from './cluster.ts';
-import { DEFAULT_NAMESPACE, DeleteReason, MAX_PASSES_PER_INSTANT, MAX_RETRY_BACKOFF_MS, RETRY_BACKOFF_MS } from './constants.ts';
+import { DEFAULT_NAMESPACE, DeleteReason, MAX_PASSES_PER_INSTANT, MAX_RETRY_BACKOFF_MS, RETRY_BACKOFF_MS, UNTIL_NEVER_LIMIT_MS } from './constants.ts';
 import { EventQueue, Phase } from './queue.ts';
 import type { EventHandle } from './queue.ts';
 import type { TimelineEntry } from './timeline.ts';
 
 /** SimulateOptions: how long to run, how late the controller sees changes, which JobSets are Lineup's. */
 export interface SimulateOptions {
-  /** Virtual milliseconds after which the run stops (events at exactly `until` still happen). */
+  /**
+   * Virtual milliseconds after which the run stops (events at exactly `until` still happen).
+   * Infinity (`--until never`): until nothing more is scheduled, at most UNTIL_NEVER_LIMIT_MS.
+   */
   readonly until: number;
   /** Virtual milliseconds between a change and the reconcile pass that sees it. */
   readonly latency: number;
@@ -76,8 +79,8 @@ export interface PassRecord {
   readonly actions: readonly ActionKind[];
 }
 
-/** Why the run stopped. */
-export type StopReason = 'quiescent' | 'until' | 'deleted';
+/** Why the run stopped: nothing left to happen, `until` reached, the JobSet gone, or UNTIL_NEVER_LIMIT_MS reached under an infinite `until`. */
+export type StopReason = 'quiescent' | 'until' | 'deleted' | 'limit';
 
 /** SimulationResult: the report plus what is not part of the JSON contract. */
 export interface SimulationResult extends SimulationReport {
@@ -85,7 +88,7 @@ export interface SimulationResult extends SimulationReport {
   /** Every pass that observed the JobSet, in order. */
   readonly passes: readonly PassRecord[];
   readonly errors: readonly PassError[];
-  /** Virtual time of the last event run (or `until` when the run was cut off). */
+  /** Virtual time of the last event run (or `until`, or UNTIL_NEVER_LIMIT_MS, when the run was cut off). */
   readonly endedAt: number;
   readonly stoppedBy: StopReason;
   /** The startup form the planner decided with (absent when it never got that far, e.g. rejected). */
@@ -113,8 +116,9 @@ const terminalStateOf = (jobSet: JobSet | undefined): 'Completed' | 'Failed' | n
  * left to happen or `until`. Every change to the JobSet, its Jobs or its Service schedules one
  * reconcile pass `latency` later (coalesced: at most one pending); a pass observes, plans and
  * applies the actions in order, stopping at the first refused one and retrying after a backoff
- * (RETRY_BACKOFF_MS doubling to MAX_RETRY_BACKOFF_MS). Throws SimulationDivergedError when
- * more than MAX_PASSES_PER_INSTANT passes run at one virtual instant.
+ * (RETRY_BACKOFF_MS doubling to MAX_RETRY_BACKOFF_MS). An infinite `until` runs until nothing is
+ * scheduled, at most UNTIL_NEVER_LIMIT_MS (stoppedBy 'limit' when that cut it off). Throws
+ * SimulationDivergedError when more than MAX_PASSES_PER_INSTANT passes run at one virtual instant.
  *
  * @example simulate(jobSet, EMPTY_BEHAVIOUR, { until: 86_400_000, latency: 0, planOptions: DEFAULT_PLAN_OPTIONS })
  */
@@ -198,13 +202,15 @@ export const simulate = (jobSet: JobSet, behaviour: Behaviour, options: Simulate
   }
 
   // Run by hand rather than queue.runUntil so a quiescent run reports when its last event happened.
+  const bounded = Number.isFinite(options.until);
+  const stopAt = bounded ? options.until : UNTIL_NEVER_LIMIT_MS;
   let endedAt = 0;
-  for (let next = queue.peekTime(); next !== undefined && next <= options.until; next = queue.peekTime()) {
+  for (let next = queue.peekTime(); next !== undefined && next <= stopAt; next = queue.peekTime()) {
     queue.runNext();
     endedAt = next;
   }
   const cutOff = queue.size() > 0;
-  if (cutOff) endedAt = options.until;
+  if (cutOff) endedAt = stopAt;
   const finalJobSet = cluster.getJobSet(namespace, name);
   const status = (finalJobSet ?? lastJobSet)?.status;
   const counted = [...actions.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -221,7 +227,7 @@ export const simulate = (jobSet: JobSet, behaviour: Behaviour, options: Simulate
     passes: passLog,
     errors,
     endedAt,
-    stoppedBy: cutOff ? 'until' : finalJobSet ? 'quiescent' : 'deleted',
+    stoppedBy: cutOff ? (bounded ? 'until' : 'limit') : finalJobSet ? 'quiescent' : 'deleted',
     startupForm,
   };
 };

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
+import { runDemoCommand, type DemoFlags } from '../../lib/cli/demo.ts';
+import type { CliIo } from '../../lib/cli/io.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -20,5 +22,80 @@ describe('cli/demo', () => {
     const result = spawnSync(process.execPath, ['bin/lineup.js', 'demo', '--speed', 'fast'], { cwd: repo, encoding: 'utf8' });
     assert.equal(result.status, 2);
     assert.match(result.stderr, /lineup demo: .*fast/);
+  });
+});
+
+describe('cli/demo: rejected JobSets, behaviour files, --until never', () => {
+  const JOBSET = (name: string, dependsOnItself: boolean): string => `apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: ${name}}
+spec:
+  replicatedJobs:
+  - name: driver
+    template: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}}}
+  - name: workers
+    replicas: 2
+${dependsOnItself ? '    dependsOn: [{name: workers, status: Ready}]\n' : ''}    template: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}}}
+`;
+  const FILES: Record<string, string> = {
+    'fine.yaml': JOBSET('fine', false),
+    'self.yaml': JOBSET('self', true),
+    'typo-behaviour.yaml': 'replicatedJobs: {worker: {readyAfter: 2s}}\njobs: {fine-driver-0: {}}\nactions: [{at: 1s, deleteJob: fine-workers-2}]\n',
+    'forever-behaviour.yaml': 'default: {succeedAfter: never}\n',
+  };
+  const demo = async (files: string[], flags: DemoFlags = {}) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io: CliIo = {
+      stdout: (text) => out.push(text),
+      stderr: (text) => err.push(text),
+      readFile: (path) => {
+        const text = FILES[path];
+        if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+        return text;
+      },
+    };
+    const code = await runDemoCommand(files, { speed: '0', ...flags }, io);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  };
+
+  it('says Rejected, with the reason, for a JobSet the controller rejects, counts it, and exits 1', async () => {
+    const { code, stdout, stderr } = await demo(['self.yaml', 'fine.yaml']);
+    assert.equal(code, 1, stderr);
+    assert.doesNotMatch(stdout, /still running/);
+    assert.match(stdout, /\nResult after 30s of virtual time: 1 Completed, 1 Rejected\n/);
+    assert.match(stdout, /\n {2}self +Rejected: spec\.replicatedJobs\[1\]\.dependsOn\[0\]\.name: replicatedJob: workers cannot depend on itself/);
+    assert.match(stdout, /\n {2}fine +Completed\n/);
+  });
+
+  it('refuses a behaviour file naming what the JobSets do not have, naming those and the names that exist', async () => {
+    const { code, stdout, stderr } = await demo(['fine.yaml'], { behaviour: 'typo-behaviour.yaml' });
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    assert.equal(
+      stderr,
+      'lineup demo: typo-behaviour.yaml: the behaviour file names what the JobSet does not have: ' +
+        'replicatedJobs: worker (expected one of driver, workers); actions deleteJob: fine-workers-2 (expected one of fine-driver-0, fine-workers-0..1)\n',
+    );
+  });
+
+  const oneLine: { name: string; files: string[]; flags: DemoFlags; line: string }[] = [
+    { name: 'a missing behaviour file', files: ['fine.yaml'], flags: { behaviour: 'nope.yaml' }, line: 'lineup demo: cannot read behaviour file nope.yaml: no such file\n' },
+    { name: 'a missing JobSet file', files: ['nope.yaml'], flags: {}, line: 'lineup demo: nope.yaml: cannot read file: no such file\n' },
+    { name: '--speed never (the clock would never move)', files: ['fine.yaml'], flags: { speed: 'never' }, line: 'lineup demo: --speed: never is not allowed: expected a finite duration such as 40ms, or 0 for as fast as possible\n' },
+  ];
+  for (const tc of oneLine) {
+    it(`exits 2 with one line for ${tc.name}`, async () => {
+      const { code, stdout, stderr } = await demo(tc.files, tc.flags);
+      assert.equal(code, 2);
+      assert.equal(stderr, tc.line);
+      assert.equal(stdout, '');
+    });
+  }
+
+  it('runs --until never until nothing more is scheduled, and says so', async () => {
+    const { code, stdout, stderr } = await demo(['fine.yaml'], { until: 'never', behaviour: 'forever-behaviour.yaml' });
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /\nResult after 1s of virtual time \(nothing left to happen\): 1 still running\n/);
   });
 });

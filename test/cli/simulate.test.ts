@@ -40,6 +40,9 @@ const FILES: Record<string, string> = {
   'two.yaml': `${VALID}---\n${VALID.replace('two-steps', 'other')}`,
   'behaviour.yaml': 'default: {readyAfter: 2s, succeedAfter: 10s}\n',
   'bad-behaviour.yaml': 'default: {readyAftr: 2s}\n',
+  'never-behaviour.yaml': 'replicatedJobs: {workers: {succeedAfter: never}}\n',
+  'long-behaviour.yaml': 'default: {succeedAfter: 30h}\n',
+  'typo-behaviour.yaml': 'replicatedJobs: {wrkers: {readyAfter: 2s}}\njobs: {two-steps-workers-3: {failAfter: 1s}, two-steps-driver-0: {readyAfter: 1s}}\nactions: [{at: 5s, deleteJob: two-steps-drivr-0}]\n',
 };
 
 /** memoryIo: a CliIo over the files above (and the real file system for the examples). */
@@ -121,14 +124,14 @@ describe('cli/simulate', () => {
     { name: 'a run that finished', file: 'valid.yaml', code: 0 },
     { name: 'a run stopped by --until', file: 'valid.yaml', flags: { until: '5s' }, code: 0 },
     { name: 'a bad --until value', file: 'valid.yaml', flags: { until: '5 parsecs' }, code: 2, stderr: /--until: duration "5 parsecs" is not valid/ },
-    { name: '--until never (a run needs an end)', file: 'valid.yaml', flags: { until: 'never' }, code: 2, stderr: /--until: never is not allowed/ },
+    { name: '--latency never (no pass would ever run)', file: 'valid.yaml', flags: { latency: 'never' }, code: 2, stderr: /--latency: never is not allowed/ },
     { name: 'a bad --latency value', file: 'valid.yaml', flags: { latency: 'soon' }, code: 2, stderr: /--latency: / },
     { name: 'an unknown --output', file: 'valid.yaml', flags: { output: 'yaml' }, code: 2, stderr: /--output: "yaml" is not an output format: expected one of text, json/ },
     { name: 'a missing file', file: 'nowhere.yaml', code: 2, stderr: /nowhere\.yaml: / },
     { name: 'a file that is not YAML', file: 'not-yaml.yaml', code: 2, stderr: /not-yaml\.yaml: / },
     { name: 'a file that is not a JobSet', file: 'not-a-jobset.yaml', code: 2, stderr: /not-a-jobset\.yaml: .*Job/ },
     { name: 'a file with two JobSets', file: 'two.yaml', code: 2, stderr: /holds 2 JobSets/ },
-    { name: 'a missing behaviour file', file: 'valid.yaml', flags: { behaviour: 'no-behaviour.yaml' }, code: 2, stderr: /no-behaviour\.yaml: cannot read behaviour file/ },
+    { name: 'a missing behaviour file', file: 'valid.yaml', flags: { behaviour: 'no-behaviour.yaml' }, code: 2, stderr: /^lineup simulate: cannot read behaviour file no-behaviour\.yaml: no such file\n$/ },
     { name: 'a behaviour file with a typo', file: 'valid.yaml', flags: { behaviour: 'bad-behaviour.yaml' }, code: 2, stderr: /bad-behaviour\.yaml: .*"readyAftr"/ },
     { name: 'a JobSet that breaks a validation rule', file: 'invalid.yaml', code: 1 },
     { name: 'a JobSet that does not fit the schema', file: 'schema-invalid.yaml', code: 1 },
@@ -160,5 +163,50 @@ describe('cli/simulate', () => {
     const report = JSON.parse(child.stdout) as { jobSet: string; final: { terminalState: string } };
     assert.equal(report.jobSet, 'default/messagequeue-driver-worker');
     assert.equal(report.final.terminalState, 'Completed');
+  });
+});
+
+describe('cli/simulate --until never and behaviour files', () => {
+  it('runs --until never past the 24h default until the JobSet finishes', () => {
+    const { code, stdout, stderr } = simulateFile('valid.yaml', { until: 'never', behaviour: 'long-behaviour.yaml' });
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /until never\n/);
+    assert.match(stdout, /\nResult: Completed, restarts 0 \(nothing left to happen after 1\d\d\d\d\d\.\d{3}s\)\n/);
+  });
+
+  it('stops --until never when nothing more is scheduled, and says so', () => {
+    const { code, stdout, stderr } = simulateFile('valid.yaml', { until: 'never', behaviour: 'never-behaviour.yaml', output: 'json' });
+    assert.equal(code, 0, stderr);
+    assert.equal(stderr, '');
+    const report = JSON.parse(stdout) as { final: { terminalState: string | null }; timeline: { at: number }[] };
+    assert.equal(report.final.terminalState, null);
+    assert.ok(report.timeline.every((entry) => entry.at < 60_000), 'nothing happens after the workers are ready');
+    const text = simulateFile('valid.yaml', { until: 'never', behaviour: 'never-behaviour.yaml' });
+    assert.match(text.stdout, /\nResult: not finished, restarts 0 \(nothing left to happen after \d+\.\d{3}s\)\n/);
+  });
+
+  it('refuses a behaviour file naming replicatedJobs and Jobs the JobSet does not have, listing the ones it has', () => {
+    const { code, stdout, stderr } = simulateFile('valid.yaml', { behaviour: 'typo-behaviour.yaml' });
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    assert.equal(
+      stderr,
+      'lineup simulate: typo-behaviour.yaml: the behaviour file names what the JobSet does not have: ' +
+        'replicatedJobs: wrkers (expected one of driver, workers); ' +
+        'jobs: two-steps-workers-3 (expected one of two-steps-driver-0, two-steps-workers-0..2); ' +
+        'actions deleteJob: two-steps-drivr-0 (expected one of two-steps-driver-0, two-steps-workers-0..2)\n',
+    );
+  });
+
+  it('says in one line, through the real process, that a behaviour file or a JobSet file is missing', () => {
+    for (const [args, line] of [
+      [['simulate', STORY2, '--behaviour', 'no-such-behaviour.yaml'], 'lineup simulate: cannot read behaviour file no-such-behaviour.yaml: no such file\n'],
+      [['simulate', 'no-such-jobset.yaml'], 'lineup simulate: no-such-jobset.yaml: cannot read file: no such file\n'],
+    ] as const) {
+      const child = spawnSync('node_modules/.bin/node', ['lib/cli/main.ts', ...args], { cwd: REPO, encoding: 'utf8' });
+      assert.equal(child.status, 2, child.stderr);
+      assert.equal(child.stderr, line);
+      assert.equal(child.stdout, '');
+    }
   });
 });

@@ -12,8 +12,9 @@ import { loadedJobSets, loadJobSets } from '../../lib/jobset/load.ts';
 import type { JobSet } from '../../lib/jobset/schema.ts';
 import { collectingLog } from '../../lib/log.ts';
 import { DEFAULT_PLAN_OPTIONS } from '../../lib/plan/planner.ts';
-import { EMPTY_BEHAVIOUR } from '../../lib/sim/behaviour.ts';
+import { EMPTY_BEHAVIOUR, loadBehaviour } from '../../lib/sim/behaviour.ts';
 import type { TimelineEntry } from '../../lib/sim/timeline.ts';
+import { makeJobSet } from '../builders.ts';
 import { exampleFiles, examplePath } from '../repoFiles.ts';
 
 const load = (path: string): JobSet[] => loadedJobSets(loadJobSets(readFileSync(path, 'utf8'), path));
@@ -79,5 +80,52 @@ describe('hosts/demo', () => {
       summary.jobSets.map((js) => [js.name, js.terminalState]),
       jobSets.map((js) => [js.metadata.name, 'Completed']),
     );
+  });
+});
+
+describe('hosts/demo: rejected JobSets and how a run stops', () => {
+  const HOUR = 3_600_000;
+  const demo = (jobSets: readonly JobSet[], behaviourYaml: string, until: number, untilNeverLimit?: number) =>
+    runDemo({
+      jobSets,
+      behaviour: behaviourYaml === '' ? EMPTY_BEHAVIOUR : loadBehaviour(behaviourYaml, 'test-behaviour.yaml'),
+      planOptions: DEFAULT_PLAN_OPTIONS,
+      realMsPerVirtualSecond: 0,
+      until,
+      untilNeverLimit,
+      // Nothing may happen past where the run was to stop: fail then rather than run on for ever.
+      onEntry: (_, entry) => assert.ok(entry.at <= (Number.isFinite(until) ? until : (untilNeverLimit ?? Infinity)), `${entry.type} at ${entry.at}ms, past the end of the run`),
+      log: collectingLog().log,
+    });
+
+  it('reports a rejected JobSet as rejected, with the reason, beside one that completes', async () => {
+    // A self-dependency: fits the schema, rejected by validation.
+    const selfDependent = makeJobSet('self').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [{ name: 'b', status: 'Ready' }] }).obj();
+    const fine = makeJobSet('fine').replicatedJob('a', 1).obj();
+    const summary = await demo([selfDependent, fine], '', HOUR);
+    const [rejected, completed] = summary.jobSets;
+    assert.equal(rejected?.terminalState, null);
+    assert.match(rejected?.rejected ?? '', /spec\.replicatedJobs\[1\]\.dependsOn\[0\]\.name: .*cannot depend on itself/);
+    assert.deepEqual(completed, { name: 'fine', terminalState: 'Completed', restarts: 0 });
+    assert.equal(summary.stoppedBy, 'finished');
+  });
+
+  it('stops an infinite until when nothing more is scheduled', async () => {
+    const summary = await demo([makeJobSet('forever').replicatedJob('a', 1).obj()], 'default: {succeedAfter: never}', Infinity);
+    assert.equal(summary.stoppedBy, 'quiescent');
+    assert.equal(summary.endedAt, 1_000, 'the Job is ready after 1s and then nothing is left to happen');
+    assert.deepEqual(summary.jobSets, [{ name: 'forever', terminalState: null, restarts: 0 }]);
+  });
+
+  it('stops an infinite until at its limit when a JobSet restarts forever, and a finite one at until', async () => {
+    const restarting = makeJobSet('restarting').replicatedJob('a', 1).spec({ failurePolicy: { maxRestarts: 1_000_000_000 } }).obj();
+    const behaviour = 'default: {failAfter: 1h, succeedAfter: never}';
+    const limited = await demo([restarting], behaviour, Infinity, 3 * HOUR);
+    assert.equal(limited.stoppedBy, 'limit');
+    assert.equal(limited.endedAt, 3 * HOUR);
+    assert.equal(limited.jobSets[0]?.restarts, 3);
+    const cut = await demo([restarting], behaviour, 2 * HOUR);
+    assert.equal(cut.stoppedBy, 'until');
+    assert.equal(cut.endedAt, 2 * HOUR);
   });
 });

@@ -1,9 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvalidInputError } from '../../lib/errors.ts';
-import { EMPTY_BEHAVIOUR, loadBehaviour, resolveBehaviour } from '../../lib/sim/behaviour.ts';
+import { checkBehaviourNames, EMPTY_BEHAVIOUR, loadBehaviour, readBehaviourFile, resolveBehaviour, unknownBehaviourNames } from '../../lib/sim/behaviour.ts';
 import type { JobTiming } from '../../lib/sim/behaviour.ts';
 import { DEFAULT_FAIL_MESSAGE, DEFAULT_FAIL_REASON } from '../../lib/sim/constants.ts';
+import { makeJobSet } from '../builders.ts';
 
 const BUILT_IN: JobTiming = {
   readyAfter: 1_000,
@@ -124,5 +125,82 @@ describe('sim/behaviour', () => {
         );
       });
     }
+  });
+});
+
+describe('sim/behaviour: names the JobSets must have', () => {
+  const js = makeJobSet('js').replicatedJob('driver', 1).replicatedJob('workers', 3).obj();
+  const other = makeJobSet('other').replicatedJob('ps', 2).obj();
+  const problems = (text: string, jobSets = [js]): string[] => unknownBehaviourNames(loadBehaviour(text, 'b.yaml'), jobSets);
+
+  it('accepts every replicatedJob and every Job the JobSet has, in jobs, replicatedJobs and deleteJob', () => {
+    const text = 'replicatedJobs: {driver: {readyAfter: 1s}, workers: {}}\njobs: {js-driver-0: {}, js-workers-0: {}, js-workers-2: {}}\nactions: [{at: 1s, deleteJob: js-workers-1}]';
+    assert.deepEqual(problems(text), []);
+  });
+
+  const cases: { name: string; text: string; want: string[] }[] = [
+    { name: 'a misspelt replicatedJob', text: 'replicatedJobs: {wrkers: {readyAfter: 1s}}', want: ['replicatedJobs: wrkers (expected one of driver, workers)'] },
+    { name: 'a Job past the last index', text: 'jobs: {js-workers-3: {failAfter: 1s}}', want: ['jobs: js-workers-3 (expected one of js-driver-0, js-workers-0..2)'] },
+    { name: 'a Job of another JobSet', text: 'jobs: {other-ps-0: {}}', want: ['jobs: other-ps-0 (expected one of js-driver-0, js-workers-0..2)'] },
+    { name: 'a Job index with a leading zero', text: 'jobs: {js-workers-01: {}}', want: ['jobs: js-workers-01 (expected one of js-driver-0, js-workers-0..2)'] },
+    { name: 'a Job named without index', text: 'jobs: {js-driver: {}}', want: ['jobs: js-driver (expected one of js-driver-0, js-workers-0..2)'] },
+    {
+      name: 'a deleteJob of a Job that does not exist, named once however often it is deleted',
+      text: 'actions: [{at: 1s, deleteJob: js-drivr-0}, {at: 2s, deleteJob: js-drivr-0}]',
+      want: ['actions deleteJob: js-drivr-0 (expected one of js-driver-0, js-workers-0..2)'],
+    },
+    {
+      name: 'unknown names in every place at once, each place reported',
+      text: 'replicatedJobs: {a: {}, b: {}}\njobs: {js-a-0: {}}\nactions: [{at: 1s, deleteJob: js-b-0}]',
+      want: [
+        'replicatedJobs: a, b (expected one of driver, workers)',
+        'jobs: js-a-0 (expected one of js-driver-0, js-workers-0..2)',
+        'actions deleteJob: js-b-0 (expected one of js-driver-0, js-workers-0..2)',
+      ],
+    },
+  ];
+  for (const tc of cases) {
+    it(`reports ${tc.name}, with the names that exist`, () => assert.deepEqual(problems(tc.text), tc.want));
+  }
+
+  it('knows the names of every JobSet it is given (lineup demo runs several)', () => {
+    assert.deepEqual(problems('replicatedJobs: {ps: {}}\njobs: {other-ps-1: {}, js-driver-0: {}}', [js, other]), []);
+    assert.deepEqual(problems('jobs: {other-ps-2: {}}', [js, other]), ['jobs: other-ps-2 (expected one of js-driver-0, js-workers-0..2, other-ps-0..1)']);
+  });
+
+  it('checkBehaviourNames throws InvalidInputError naming the file and every problem', () => {
+    assert.doesNotThrow(() => checkBehaviourNames(loadBehaviour('replicatedJobs: {driver: {}}', 'b.yaml'), [js], 'b.yaml'));
+    assert.throws(
+      () => checkBehaviourNames(loadBehaviour('replicatedJobs: {drivr: {}}\njobs: {js-x-0: {}}', 'b.yaml'), [js], 'b.yaml'),
+      (error: unknown) => {
+        assert.ok(error instanceof InvalidInputError);
+        assert.equal(
+          error.message,
+          'b.yaml: the behaviour file names what the JobSet does not have: replicatedJobs: drivr (expected one of driver, workers); jobs: js-x-0 (expected one of js-driver-0, js-workers-0..2)',
+        );
+        return true;
+      },
+    );
+  });
+});
+
+describe('sim/behaviour: readBehaviourFile', () => {
+  const enoent = (path: string): never => {
+    throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT', errno: -2, syscall: 'open', path });
+  };
+
+  it('says in one line that the file does not exist', () => {
+    assert.throws(
+      () => readBehaviourFile('nope.yaml', enoent),
+      (error: unknown) => {
+        assert.ok(error instanceof InvalidInputError);
+        assert.equal(error.message, 'cannot read behaviour file nope.yaml: no such file');
+        return true;
+      },
+    );
+  });
+
+  it('loads the file it reads', () => {
+    assert.equal(readBehaviourFile('b.yaml', () => 'default: {readyAfter: 2s}').default.readyAfter, 2_000);
   });
 });

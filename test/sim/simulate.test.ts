@@ -7,6 +7,7 @@ import type { JobSet } from '../../lib/jobset/schema.ts';
 import type { Observed, Plan, PlanOptions } from '../../lib/plan/types.ts';
 import { ErrorCode, SimulationDivergedError } from '../../lib/errors.ts';
 import { EMPTY_BEHAVIOUR, loadBehaviour } from '../../lib/sim/behaviour.ts';
+import { UNTIL_NEVER_LIMIT_MS } from '../../lib/sim/constants.ts';
 import { simulate, simulationReport } from '../../lib/sim/simulate.ts';
 import type { SimulationResult } from '../../lib/sim/simulate.ts';
 import type { TimelineEntry } from '../../lib/sim/timeline.ts';
@@ -332,5 +333,41 @@ describe('sim/simulate', () => {
       assert.deepEqual(result.timeline.filter((entry) => entry.type === 'JobCreated').map((entry) => entry.job), ['loop-a-0']);
       assert.equal(result.stoppedBy, 'quiescent');
     });
+  });
+});
+
+describe('sim/simulate with an infinite until (--until never)', () => {
+  const never = (jobSet: JobSet, behaviourYaml: string): SimulationResult =>
+    simulate(jobSet, loadBehaviour(behaviourYaml, 'never.yaml'), { until: Infinity, latency: 0, planOptions: PLAN_OPTIONS });
+
+  it('runs a JobSet whose Jobs take longer than the 24h default to its end', () => {
+    const result = never(example('depends-on.yaml'), 'default: {succeedAfter: 30h}\n');
+    assert.equal(result.final.terminalState, 'Completed');
+    assert.equal(result.stoppedBy, 'quiescent');
+    assert.ok(result.endedAt > DAY, `ended at ${result.endedAt}`);
+  });
+
+  it('stops when nothing more is scheduled, however long a Job would still run', () => {
+    const result = never(example('depends-on.yaml'), 'default: {succeedAfter: never}\n');
+    assert.equal(result.final.terminalState, null);
+    assert.equal(result.stoppedBy, 'quiescent');
+    // The first replicatedJob gets ready after the built-in 1s and then nothing is left to happen.
+    assert.equal(result.endedAt, 1_000);
+  });
+
+  it('stops at UNTIL_NEVER_LIMIT_MS when something is always scheduled', () => {
+    // A planner that always asks to come back in an hour never lets the run go quiet; past twice
+    // the limit it fails the test rather than let a run without a limit go on forever.
+    let calls = 0;
+    const planner = (observed: Observed): Plan => {
+      calls += 1;
+      assert.ok(calls <= (2 * UNTIL_NEVER_LIMIT_MS) / 3_600_000, `pass ${calls} at ${observed.now}: the run went past the limit`);
+      return { namespace: 'default', name: 'loop', uid: observed.jobSet.metadata.uid, actions: [], requeueAfterMs: 3_600_000, reason: 'scripted' };
+    };
+    const jobSet = makeJobSet('loop').replicatedJob('a', 1).obj();
+    const result = simulate(jobSet, loadBehaviour('default: {succeedAfter: never}', 'b.yaml'), { until: Infinity, latency: 0, planOptions: PLAN_OPTIONS, planner });
+    assert.equal(result.stoppedBy, 'limit');
+    assert.equal(result.endedAt, UNTIL_NEVER_LIMIT_MS);
+    assert.equal(result.counters.passes, UNTIL_NEVER_LIMIT_MS / 3_600_000 + 1);
   });
 });
