@@ -150,9 +150,21 @@ describe('forwarder batcher', () => {
     assert.equal(counters.get(CounterName.EventsPut), 3);
   });
 
-  it('flush with nothing waiting resolves at once', async () => {
-    const { batcher } = setup(new ScriptedSink());
-    await batcher.flush();
+  it('flush with nothing waiting resolves at once: no put, no wait, before the next turn of the event loop', async () => {
+    // Prepare
+    const sink = new ScriptedSink();
+    const { batcher, sleeps, counters } = setup(sink);
+    let flushed = false;
+    const nextTurn = new Promise<boolean>((resolve) => setImmediate(() => resolve(flushed)));
+    // Act
+    await batcher.flush().then(() => {
+      flushed = true;
+    });
+    // Assess
+    assert.equal(await nextTurn, true, 'flush waited past the next turn of the event loop');
+    assert.deepEqual(sink.calls, []);
+    assert.deepEqual(sleeps, []);
+    assert.equal(counters.get(CounterName.EventsPut), 0);
   });
 
   it('splits calls by size: never over the request limit, an entry above it alone, never cut', async () => {
