@@ -57,9 +57,9 @@ const LOOSE = 'loose-jobs';
 /** stamp: an RFC 3339 time `seconds` after the world's now, at seconds precision like metav1.Time. */
 const stamp = (world: GatewayWorld, seconds = 0): string => `${new Date(world.now() + seconds * 1000).toISOString().slice(0, 19)}Z`;
 
-/** jobNamed: a child-like Job labelled for JobSet `jobSet` (nothing runs it). */
-const jobNamed = (
-  world: GatewayWorld,
+/** jobNamed: a child-like Job in `namespace` labelled for JobSet `jobSet` (nothing runs it). */
+export const jobNamed = (
+  namespace: string,
   name: string,
   options: { suspend?: boolean; finalizers?: string[]; tolerations?: Toleration[]; jobSet?: string } = {},
 ): Job => ({
@@ -67,7 +67,7 @@ const jobNamed = (
   kind: 'Job',
   metadata: {
     name,
-    namespace: world.namespace,
+    namespace,
     labels: { [Label.JobSetName]: options.jobSet ?? LOOSE, [Label.ReplicatedJobName]: 'workers' },
     ...(options.finalizers ? { finalizers: options.finalizers } : {}),
   },
@@ -141,9 +141,9 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
       // Prepare
       const world = await makeWorld();
       const created = await world.createJobSet(simpleJobSet(world, 'listed'));
-      await world.createJob(jobNamed(world, 'listed-workers-0', { jobSet: 'listed' }));
-      await world.createJob(jobNamed(world, 'listed-workers-1', { jobSet: 'listed' }));
-      await world.createJob(jobNamed(world, 'other-workers-0', { jobSet: 'other' }));
+      await world.createJob(jobNamed(world.namespace, 'listed-workers-0', { jobSet: 'listed' }));
+      await world.createJob(jobNamed(world.namespace, 'listed-workers-1', { jobSet: 'listed' }));
+      await world.createJob(jobNamed(world.namespace, 'other-workers-0', { jobSet: 'other' }));
       await apply(world, 'listed', { kind: 'CreateService', service: { metadata: { name: 'listed', namespace: world.namespace }, spec: { clusterIP: 'None' } } });
       // Act
       const at = world.now();
@@ -208,7 +208,7 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
     it('SuspendJob from a stale resourceVersion is a ConflictError and changes nothing; from the current one it suspends', async () => {
       // Prepare: the Job controller wrote status after the read.
       const world = await makeWorld();
-      const read = await world.createJob(jobNamed(world, 'to-suspend', { suspend: false }));
+      const read = await world.createJob(jobNamed(world.namespace, 'to-suspend', { suspend: false }));
       const current = await world.writeJobStatus('to-suspend', () => ({ startTime: stamp(world), active: 1 }));
       // Act + Assess
       await expectError(
@@ -224,7 +224,7 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
     for (const clearStartTime of [true, false]) {
       it(`ResumeJob from a stale resourceVersion is a ConflictError and changes nothing (clearStartTime ${clearStartTime})`, async () => {
         const world = await makeWorld();
-        const read = await world.createJob(jobNamed(world, 'resume-stale'));
+        const read = await world.createJob(jobNamed(world.namespace, 'resume-stale'));
         await world.writeJobStatus('resume-stale', () => ({ startTime: stamp(world) }));
         await expectError(
           apply(world, LOOSE, { kind: 'ResumeJob', name: 'resume-stale', replicatedJob: 'workers', resourceVersion: read.metadata.resourceVersion, clearStartTime, podTemplate: undefined }),
@@ -239,7 +239,7 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
 
     it('RemoveJobFinalizer from a stale resourceVersion is a ConflictError and keeps the finalizer', async () => {
       const world = await makeWorld();
-      const read = await world.createJob(jobNamed(world, 'held-stale', { finalizers: [LineupKey.FinishedRecordFinalizer] }));
+      const read = await world.createJob(jobNamed(world.namespace, 'held-stale', { finalizers: [LineupKey.FinishedRecordFinalizer] }));
       await world.writeJobStatus('held-stale', () => ({ startTime: stamp(world) }));
       await expectError(
         apply(world, LOOSE, { kind: 'RemoveJobFinalizer', name: 'held-stale', resourceVersion: read.metadata.resourceVersion, finalizer: LineupKey.FinishedRecordFinalizer }),
@@ -272,7 +272,7 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
 
     it('DeleteJob and DeleteJobSet with a uid precondition naming another object are ConflictErrors', async () => {
       const world = await makeWorld();
-      await world.createJob(jobNamed(world, 'wrong-uid'));
+      await world.createJob(jobNamed(world.namespace, 'wrong-uid'));
       await world.createJobSet(simpleJobSet(world, 'wrong-uid-set'));
       const otherUid = '00000000-0000-0000-0000-000000000000';
       await expectError(
@@ -319,7 +319,7 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
       const world = await makeWorld();
       const a: Toleration = { key: 'a', operator: 'Exists', effect: 'NoSchedule' };
       const b: Toleration = { key: 'b', operator: 'Equal', value: 'x', effect: 'NoExecute' };
-      await world.createJob(jobNamed(world, 'to-resume', { tolerations: [a] }));
+      await world.createJob(jobNamed(world.namespace, 'to-resume', { tolerations: [a] }));
       await world.writeJobStatus('to-resume', () => ({ startTime: stamp(world) }));
       const marked = await markSuspended(world, 'to-resume');
       // Act
@@ -348,7 +348,7 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
       it(`ResumeJob changing the template while the suspended Job still has pods is a ConflictError caused by the 422 on spec.template (clearStartTime ${clearStartTime})`, async () => {
         // Prepare: ran, then suspended, but the Job controller has not removed its pods yet.
         const world = await makeWorld();
-        await world.createJob(jobNamed(world, 'not-yet-suspended', { suspend: false }));
+        await world.createJob(jobNamed(world.namespace, 'not-yet-suspended', { suspend: false }));
         await world.writeJobStatus('not-yet-suspended', () => ({ startTime: stamp(world), active: 1 }));
         await apply(world, LOOSE, { kind: 'SuspendJob', name: 'not-yet-suspended', replicatedJob: 'workers', resourceVersion: undefined });
         // Act
@@ -376,7 +376,7 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
     it('ResumeJob clearing the startTime of a finished Job is the InvalidObjectError the status rules give (status.startTime)', async () => {
       // Prepare: a suspended Job that ran to completion.
       const world = await makeWorld();
-      await world.createJob(jobNamed(world, 'finished'));
+      await world.createJob(jobNamed(world.namespace, 'finished'));
       const done = await world.writeJobStatus('finished', () => ({
         startTime: stamp(world),
         completionTime: stamp(world, 5),
@@ -402,7 +402,7 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
   describe('Job status rules', () => {
     it('a Job status written as finished without startTime is refused as invalid (status.startTime)', async () => {
       const world = await makeWorld();
-      await world.createJob(jobNamed(world, 'never-started'));
+      await world.createJob(jobNamed(world.namespace, 'never-started'));
       const error = await expectError(
         world.writeJobStatus('never-started', () => ({
           failed: 1,
@@ -472,7 +472,7 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
       // Prepare
       const world = await makeWorld();
       const other = 'example.com/keep';
-      await world.createJob(jobNamed(world, 'held', { finalizers: [LineupKey.FinishedRecordFinalizer, other] }));
+      await world.createJob(jobNamed(world.namespace, 'held', { finalizers: [LineupKey.FinishedRecordFinalizer, other] }));
       // Act + Assess
       await apply(world, LOOSE, { kind: 'RemoveJobFinalizer', name: 'held', resourceVersion: undefined, finalizer: LineupKey.FinishedRecordFinalizer });
       const kept = await world.getJob('held');
@@ -480,7 +480,7 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
       await apply(world, LOOSE, { kind: 'RemoveJobFinalizer', name: 'held', resourceVersion: undefined, finalizer: LineupKey.FinishedRecordFinalizer });
       assert.equal((await world.getJob('held'))?.metadata.resourceVersion, kept?.metadata.resourceVersion);
       // Prepare: a deleted Job held only by Lineup's finalizer.
-      const held = await world.createJob(jobNamed(world, 'held-deleted', { finalizers: [LineupKey.FinishedRecordFinalizer] }));
+      const held = await world.createJob(jobNamed(world.namespace, 'held-deleted', { finalizers: [LineupKey.FinishedRecordFinalizer] }));
       await apply(world, LOOSE, { kind: 'DeleteJob', name: 'held-deleted', uid: held.metadata.uid, propagation: 'Background', reason: 'test' });
       const deleting = await world.getJob('held-deleted');
       assert.ok(deleting?.metadata.deletionTimestamp);
@@ -491,8 +491,8 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
 
     it('DeleteJob in the background removes a Job without finalizers at once; in the foreground it marks it for the garbage collector', async () => {
       const world = await makeWorld();
-      const background = await world.createJob(jobNamed(world, 'delete-bg'));
-      const foreground = await world.createJob(jobNamed(world, 'delete-fg'));
+      const background = await world.createJob(jobNamed(world.namespace, 'delete-bg'));
+      const foreground = await world.createJob(jobNamed(world.namespace, 'delete-fg'));
       await apply(world, LOOSE, { kind: 'DeleteJob', name: 'delete-bg', uid: background.metadata.uid, propagation: 'Background', reason: 'test' });
       await apply(world, LOOSE, { kind: 'DeleteJob', name: 'delete-fg', uid: foreground.metadata.uid, propagation: 'Foreground', reason: 'test' });
       assert.equal(await world.getJob('delete-bg'), undefined);

@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EVENT_ACTION, EVENT_NOTE_MAX_BYTES, EVENT_REPORTER, Label, LineupKey } from '../../../lib/constants.ts';
+import { EVENT_ACTION, EVENT_NOTE_MAX_BYTES, EVENT_REPORTER, LineupKey } from '../../../lib/constants.ts';
 import { CounterName, Counters } from '../../../lib/counters.ts';
 import { ErrorCode, InvalidObjectError } from '../../../lib/errors.ts';
 import type { Job, JobSet, Toleration } from '../../../lib/jobset/schema.ts';
@@ -16,35 +16,13 @@ import { DEFAULT_PLAN_OPTIONS, plan } from '../../../lib/plan/index.ts';
 import type { Action, ActionKind, Plan } from '../../../lib/plan/types.ts';
 import { makeJobSet } from '../../builders.ts';
 import type { KubeServer } from '../harness/index.ts';
+import { jobNamed as childLikeJob } from '../../k8s/gatewayBehaviour.ts';
 import { Admin, assertLineupError, COLD_START_TIMEOUT_MS, nowSeconds, startCluster } from './support.ts';
 
 const NS = 'lineup-gateway';
 
-/** jobNamed: a child-like Job (nothing runs it: no controller manager, no kubelet). */
-const jobNamed = (name: string, options: { suspend?: boolean; finalizers?: string[]; tolerations?: Toleration[]; jobSet?: string } = {}): Job => ({
-  apiVersion: 'batch/v1',
-  kind: 'Job',
-  metadata: {
-    name,
-    namespace: NS,
-    labels: { [Label.JobSetName]: options.jobSet ?? 'loose-jobs', [Label.ReplicatedJobName]: 'workers' },
-    ...(options.finalizers ? { finalizers: options.finalizers } : {}),
-  },
-  spec: {
-    suspend: options.suspend ?? true,
-    parallelism: 1,
-    completions: 1,
-    backoffLimit: 0,
-    template: {
-      metadata: { labels: { app: 'worker' }, annotations: { keep: 'me' } },
-      spec: {
-        restartPolicy: 'Never',
-        containers: [{ name: 'main', image: 'busybox' }],
-        ...(options.tolerations ? { tolerations: options.tolerations } : {}),
-      },
-    },
-  },
-});
+/** jobNamed: a child-like Job in this file's namespace (nothing runs it: no controller manager, no kubelet). */
+const jobNamed = (name: string, options: Parameters<typeof childLikeJob>[2] = {}): Job => childLikeJob(NS, name, options);
 
 /** simpleJobSet: a one-replicatedJob JobSet managed by Lineup, as a user would create it. */
 const simpleJobSet = (name: string): JobSet => {
