@@ -8,6 +8,7 @@ import { HistoryMessage } from '../constants.ts';
 import { hasState, openStateStore, runLocal } from '../hosts/local.ts';
 import type { Log } from '../log.ts';
 import { ExitCode, type CliIo } from './io.ts';
+import type { JournalAction } from '../store/types.ts';
 
 /** Where `lineup run` keeps its state unless told otherwise. */
 export const DEFAULT_STATE_DIR = '.lineup';
@@ -49,6 +50,17 @@ export const runCommand = async (flags: RunFlags, io: CliIo, signal: AbortSignal
   }
 };
 
+/** groupedActions: consecutive actions of one kind with one reason, counted (a startup creates many alike). */
+const groupedActions = (actions: readonly JournalAction[]): { kind: string; code: string; message: string; count: number }[] => {
+  const groups: { kind: string; code: string; message: string; count: number }[] = [];
+  for (const action of actions) {
+    const last = groups.at(-1);
+    if (last && last.kind === action.kind && last.code === action.code && last.message === action.message) last.count += 1;
+    else groups.push({ kind: action.kind, code: action.code, message: action.message, count: 1 });
+  }
+  return groups;
+};
+
 /** historyCommand: print a JobSet's decisions, oldest first. */
 export const historyCommand = async (target: string, flags: { stateDir: string; limit?: string | undefined }, io: CliIo): Promise<number> => {
   const parts = target.split('/');
@@ -69,17 +81,17 @@ export const historyCommand = async (target: string, flags: { stateDir: string; 
   }
   const { dynamo, store } = await openStateStore(flags.stateDir, new Counters());
   try {
-    const decisions = await store.listDecisions({ cluster, namespace, name }, limit);
-    if (decisions.length === 0) {
-      io.stdout(`no decisions recorded for ${target} in ${flags.stateDir}\n`);
+    const entries = await store.listJournal({ cluster, namespace, name }, limit);
+    if (entries.length === 0) {
+      io.stdout(`no passes recorded for ${target} in ${flags.stateDir}\n`);
       return ExitCode.Ok;
     }
-    for (const decision of decisions) {
-      const actions = Object.entries(decision.actions).map(([kind, count]) => `${kind}×${count}`).join(' ') || '-';
-      const flagsText = [decision.applied ? '' : `not applied${decision.replayName ? ` (replay ${decision.replayName})` : ''}`, decision.error ? `error: ${decision.error}` : '']
+    for (const entry of entries) {
+      const flagsText = [entry.applied ? '' : `not applied${entry.replayName ? ` (replay ${entry.replayName})` : ''}`, entry.error ? `error: ${entry.error}` : '']
         .filter((part) => part !== '')
         .join('; ');
-      io.stdout(`${new Date(decision.at).toISOString()}  ${decision.inputsDigest}  ${actions}\n    ${decision.reason}${flagsText ? `\n    ${flagsText}` : ''}\n`);
+      const actions = groupedActions(entry.actions).map((group) => `\n    ${group.kind}×${group.count} ${group.code}: ${group.message}`);
+      io.stdout(`${new Date(entry.at).toISOString()}  ${entry.inputsDigest}  ${entry.reason}${flagsText ? `\n    ${flagsText}` : ''}${actions.join('')}\n`);
     }
     return ExitCode.Ok;
   } finally {

@@ -48,11 +48,20 @@ describe('cli/run: lineup history --state-dir', () => {
     const stateDir = join(scratch, 'state');
     const { dynamo, store } = await openStateStore(stateDir, new Counters());
     try {
-      await store.recordDecision({
+      await store.appendJournal({
         key: { cluster: 'local', namespace: 'default', name: 'js' },
         at: Date.UTC(2026, 0, 1),
+        plannerVersion: '0.1.0+000000000000',
+        planOptions: { controllerName: 'lineup.dev/controller', claimUnmanaged: false },
+        triggers: [],
+        timings: { passStartedAt: Date.UTC(2026, 0, 1), writesDoneAt: Date.UTC(2026, 0, 1) + 20 },
         inputsDigest: 'abc123',
-        actions: { CreateJob: 2 },
+        inputsKept: 'unchanged',
+        actions: [
+          { kind: 'CreateJob', target: 'js-driver-0', code: 'GateOpened', message: 'InOrder: first replicatedJob', digest: 'd0' },
+          { kind: 'CreateJob', target: 'js-driver-1', code: 'GateOpened', message: 'InOrder: first replicatedJob', digest: 'd1' },
+          { kind: 'CreateJob', target: 'js-worker-0', code: 'StartupRuleHeld', message: 'InOrder: waiting for driver to be Ready: 0/2 jobs ready', digest: 'd2' },
+        ],
         reason: 'starting driver',
         applied: true,
       });
@@ -64,6 +73,11 @@ describe('cli/run: lineup history --state-dir', () => {
     const code = await historyCommand('local/default/js', { stateDir }, io);
     // Assess
     assert.equal(code, 0, stderr());
-    assert.equal(stdout(), '2026-01-01T00:00:00.000Z  abc123  CreateJob×2\n    starting driver\n');
+    assert.equal(
+      stdout(),
+      '2026-01-01T00:00:00.000Z  abc123  starting driver\n' +
+        '    CreateJob×2 GateOpened: InOrder: first replicatedJob\n' +
+        '    CreateJob×1 StartupRuleHeld: InOrder: waiting for driver to be Ready: 0/2 jobs ready\n',
+    );
   });
 });
