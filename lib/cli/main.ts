@@ -84,7 +84,8 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .argument('<target>', 'CLUSTER/NAMESPACE/NAME')
     .option('--state-dir <dir>', 'state directory of lineup run', DEFAULT_STATE_DIR)
     .option('--limit <n>', 'at most this many passes', '200')
-    .action(async (target: string, options: { stateDir: string; limit: string }) => exit(await historyCommand(target, options, io)));
+    .addOption(new Option('--output <format>', 'output format (json: the shape README documents)').choices(['text', 'json']).default('text'))
+    .action(async (target: string, options: { stateDir: string; limit: string; output: string }) => exit(await historyCommand(target, options, io)));
 
   program
     .command('export')

@@ -8,7 +8,7 @@ import { HistoryMessage } from '../constants.ts';
 import { hasState, openStateStore, runLocal } from '../hosts/local.ts';
 import type { Log } from '../log.ts';
 import { ExitCode, type CliIo } from './io.ts';
-import type { JournalAction } from '../store/types.ts';
+import { historyOf, historyText } from '../replay/history.ts';
 
 /** Where `lineup run` keeps its state unless told otherwise. */
 export const DEFAULT_STATE_DIR = '.lineup';
@@ -50,19 +50,8 @@ export const runCommand = async (flags: RunFlags, io: CliIo, signal: AbortSignal
   }
 };
 
-/** groupedActions: consecutive actions of one kind with one reason, counted (a startup creates many alike). */
-const groupedActions = (actions: readonly JournalAction[]): { kind: string; code: string; message: string; count: number }[] => {
-  const groups: { kind: string; code: string; message: string; count: number }[] = [];
-  for (const action of actions) {
-    const last = groups.at(-1);
-    if (last && last.kind === action.kind && last.code === action.code && last.message === action.message) last.count += 1;
-    else groups.push({ kind: action.kind, code: action.code, message: action.message, count: 1 });
-  }
-  return groups;
-};
-
 /** historyCommand: print a JobSet's decisions, oldest first. */
-export const historyCommand = async (target: string, flags: { stateDir: string; limit?: string | undefined }, io: CliIo): Promise<number> => {
+export const historyCommand = async (target: string, flags: { stateDir: string; limit?: string | undefined; output?: string | undefined }, io: CliIo): Promise<number> => {
   const parts = target.split('/');
   const [cluster, namespace, name] = parts;
   if (parts.length !== 3 || !cluster || !namespace || !name) {
@@ -86,13 +75,8 @@ export const historyCommand = async (target: string, flags: { stateDir: string; 
       io.stdout(`no passes recorded for ${target} in ${flags.stateDir}\n`);
       return ExitCode.Ok;
     }
-    for (const entry of entries) {
-      const flagsText = [entry.applied ? '' : `not applied${entry.replayName ? ` (replay ${entry.replayName})` : ''}`, entry.error ? `error: ${entry.error}` : '']
-        .filter((part) => part !== '')
-        .join('; ');
-      const actions = groupedActions(entry.actions).map((group) => `\n    ${group.kind}×${group.count} ${group.code}: ${group.message}`);
-      io.stdout(`${new Date(entry.at).toISOString()}  ${entry.inputsDigest}  ${entry.reason}${flagsText ? `\n    ${flagsText}` : ''}${actions.join('')}\n`);
-    }
+    const report = historyOf({ cluster, namespace, name }, entries);
+    io.stdout(flags.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : historyText(report));
     return ExitCode.Ok;
   } finally {
     await dynamo.stop();
