@@ -1,11 +1,12 @@
 /**
  * A recording: one JobSet's journal as a self-contained JSON file (`lineup export`), readable
- * without the table it came from. Each pass keeps its inputs as plain JSON where its entry stored
- * them; a pass whose inputs were unchanged refers to an earlier pass of the file by digest.
+ * without the table it came from. Each pass keeps its inputs as its journal entry did (gzip+base64
+ * JSON: a 500-Job JobSet's inputs are 1.6 MB as plain JSON); a pass whose inputs were unchanged
+ * refers to an earlier pass of the file by digest.
  */
 import { z } from 'zod';
 import { InvalidInputError } from '../errors.ts';
-import { parseInputs, unpackInputs, type RecordedInputs } from '../reconcile/journal.ts';
+import { unpackInputs } from '../reconcile/journal.ts';
 import type { Observed } from '../plan/types.ts';
 import type { JobSetKey, JournalEntry } from '../store/types.ts';
 
@@ -13,10 +14,7 @@ import type { JobSetKey, JournalEntry } from '../store/types.ts';
 export const RECORDING_FORMAT = 'lineup.dev/recording/v1';
 
 /** One pass of a recording. */
-export interface RecordedPass extends Omit<JournalEntry, 'key' | 'inputs'> {
-  /** The planner inputs, where the entry stored them. */
-  readonly inputs?: RecordedInputs | undefined;
-}
+export type RecordedPass = Omit<JournalEntry, 'key'>;
 
 /** A recording: the format, the JobSet, and every pass oldest first. */
 export interface Recording {
@@ -29,7 +27,7 @@ export interface Recording {
 export const recordingOf = (key: JobSetKey, entries: readonly JournalEntry[]): Recording => ({
   format: RECORDING_FORMAT,
   jobSet: { cluster: key.cluster, namespace: key.namespace, name: key.name },
-  passes: entries.map(({ key: _key, inputs, ...rest }) => ({ ...rest, ...(inputs !== undefined ? { inputs: unpackInputs(inputs) } : {}) })),
+  passes: entries.map(({ key: _key, ...rest }) => rest),
 });
 
 const JournalActionSchema = z.object({ kind: z.string(), target: z.string(), code: z.string(), message: z.string(), digest: z.string() });
@@ -59,8 +57,7 @@ const RecordedPassSchema = z.object({
   }),
   inputsDigest: z.string(),
   inputsKept: z.enum(['stored', 'unchanged', 'too-large']),
-  // Checked as the journal reads it (unpackInputs) once the pass is replayed.
-  inputs: z.unknown().optional(),
+  inputs: z.string().optional(),
   actions: z.array(JournalActionSchema),
   actionsOmitted: z.number().optional(),
   reason: z.string(),
@@ -99,7 +96,8 @@ export const parseRecording = (text: string, source: string): Recording => {
     const { inputs, ...rest } = pass;
     if (inputs === undefined) return rest;
     try {
-      return { ...rest, inputs: parseInputs(inputs) };
+      unpackInputs(inputs);
+      return { ...rest, inputs };
     } catch (error) {
       throw new InvalidInputError(`${source}: pass ${index + 1}: ${(error as Error).message}`, { cause: error });
     }
@@ -117,5 +115,5 @@ export const observedOfPass = (recording: Recording, index: number): Observed | 
   if (pass.inputsKept === 'too-large') return 'inputs were too large to keep';
   const source = pass.inputs !== undefined ? pass : recording.passes.slice(0, index).findLast((earlier) => earlier.inputsDigest === pass.inputsDigest && earlier.inputs !== undefined);
   if (source?.inputs === undefined) return `inputs ${pass.inputsDigest} are referenced but no earlier pass holds them`;
-  return { ...source.inputs, now: pass.at };
+  return { ...unpackInputs(source.inputs), now: pass.at };
 };

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { RECORDING_FORMAT, observedOfPass, parseRecording, recordingOf } from '../../lib/replay/recording.ts';
 import { inputsDigest, inputsOf } from '../../lib/reconcile/journal.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
@@ -12,7 +13,7 @@ const recorded = async () => {
 };
 
 describe('replay/recording: a self-contained recording of one JobSet', () => {
-  it('holds the format, the JobSet and every pass with its inputs as JSON; JSON text round-trips', async () => {
+  it('holds the format, the JobSet and every pass with its inputs; JSON text round-trips', async () => {
     const { recording, entries } = await recorded();
     assert.equal(recording.format, 'lineup.dev/recording/v1');
     assert.deepEqual(recording.jobSet, KEY);
@@ -40,7 +41,8 @@ describe('replay/recording: a self-contained recording of one JobSet', () => {
       message: `rec.json: unknown recording format "lineup.dev/recording/v9", expected "${RECORDING_FORMAT}"`,
     });
     assert.throws(() => parseRecording('[]', 'rec.json'), { message: `rec.json: unknown recording format null, expected "${RECORDING_FORMAT}"` });
-    const broken = { ...recording, passes: recording.passes.map((pass, index) => (index === 0 ? { ...pass, inputs: { jobSet: 'x', jobs: [] } } : pass)) };
+    const wrongInputs = gzipSync(JSON.stringify({ jobSet: 'x', jobs: [] })).toString('base64');
+    const broken = { ...recording, passes: recording.passes.map((pass, index) => (index === 0 ? { ...pass, inputs: wrongInputs } : pass)) };
     assert.throws(() => parseRecording(JSON.stringify(broken), 'rec.json'), /^InvalidInputError: rec\.json: pass 1: recorded inputs do not parse: jobSet: /);
   });
 });
