@@ -20,7 +20,7 @@
  *   the listing pays a BatchGetItem instead, and listings are rare.
  * - `resync` (`resyncShard`, `resyncAt`): see RESYNC_INDEX for why it exists and what it holds.
  *
- * JournalEntry items carry `expiresAt` (epoch SECONDS), the attribute the CDK stack names as the
+ * Journal items carry `expiresAt` (epoch SECONDS), the attribute the CDK stack names as the
  * table's TTL attribute. CreateTable has no TTL field, and dynalite has no UpdateTimeToLive, so
  * TTL is not part of tableDefinition(): the embedded store keeps expired decisions until
  * `.lineup/` is removed, and readers must not assume expired items are gone (DynamoDB itself
