@@ -16,6 +16,7 @@ import { Counters } from '../lib/counters.ts';
 import { lambdaStore, lambdaClusters } from '../lib/hosts/lambdaDeps.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
 import { powertoolsLog, publishCounterDeltas } from '../lib/hosts/powertools.ts';
+import { InputsMemory } from '../lib/reconcile/journal.ts';
 import { makeSqsBatchHandler } from '../lib/reconcile/sqsBatch.ts';
 
 const config = readLambdaConfig(process.env);
@@ -28,6 +29,7 @@ const batch = makeSqsBatchHandler({
   resolveCluster: lambdaClusters(config, store, counters),
   planOptions: { controllerName: config.controllerName, claimUnmanaged: config.claimUnmanaged },
   owner: `reconciler-${process.env['AWS_LAMBDA_LOG_STREAM_NAME'] ?? process.pid}`,
+  inputsMemory: new InputsMemory(),
   now: Date.now,
   counters,
   log: powertoolsLog(logger),

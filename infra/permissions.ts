@@ -13,7 +13,7 @@ export const TableActions = {
   reconciler: [
     // getCluster (registry lookup of an event's cluster), getState.
     'dynamodb:GetItem',
-    // recordDecision (the decision log).
+    // appendJournal (the journal of reconcile passes).
     'dynamodb:PutItem',
     // markDirty, tryAcquireLease, releaseLease, failLease.
     'dynamodb:UpdateItem',

@@ -383,6 +383,16 @@ export const HistoryMessage = {
   noState: (stateDir: string): string => `lineup history: no state in ${stateDir}: expected the --state-dir of a lineup run`,
 } as const;
 
+/** ReplayMessage: the one line `lineup export` and `lineup replay` print for unusable input (exit 2). */
+export const ReplayMessage = {
+  noState: (command: string, stateDir: string): string => `${command}: no state in ${stateDir}: expected the --state-dir of a lineup run`,
+  badTarget: (command: string, target: string): string =>
+    `${command}: expected ${command === 'lineup replay' ? 'a recording file or ' : ''}CLUSTER/NAMESPACE/NAME, got ${JSON.stringify(target)}`,
+  unknownJobSet: (command: string, target: string, stateDir: string): string => `${command}: no passes recorded for ${target} in ${stateDir}`,
+  nothingRecorded: (cluster: string, stateDir: string): string => `lineup replay: no passes recorded for any JobSet of cluster ${cluster} in ${stateDir}`,
+  noTarget: 'lineup replay: expected a recording file, CLUSTER/NAMESPACE/NAME or --all',
+} as const;
+
 /** UntilNeverText: what `--until never` (simulate, demo) means, and what a run it cut off says. */
 export const UntilNeverText = {
   /** The `--until` help's addition; `limit` is UNTIL_NEVER_LIMIT_MS formatted. */
@@ -522,10 +532,11 @@ export const EVENT_NOTE_MAX_BYTES = 1024;
 /** How long decision-log items are kept (their TTL) unless the store is configured otherwise: 14 days. */
 export const DEFAULT_DECISION_RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
 /**
- * Largest recorded inputs (gzip+base64 characters) a decision keeps; larger ones are omitted so
- * the item stays under DynamoDB's 400 KB item limit with room for the rest of the decision.
+ * Largest journal item (characters of its stored attributes) the store writes: DynamoDB items stop
+ * at 400 KB, and attribute names and key overhead need the rest. An entry over it drops its inputs
+ * (inputsKept `too-large`), then, if still over, its last actions (actionsOmitted counts them).
  */
-export const MAX_DECISION_INPUTS_CHARS = 300 * 1024;
+export const MAX_JOURNAL_ITEM_CHARS = 380 * 1024;
 
 /** CloudWatch namespace of the functions' metrics (Powertools Metrics), read by the dashboard and alarms. */
 export const METRICS_NAMESPACE = 'Lineup';

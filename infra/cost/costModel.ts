@@ -95,7 +95,7 @@ export const Assumption = {
   knownJobSetDays: 30,
   /** One full-resync pass over a JobSet that is gone: one event, a get (404), markDirty, lease, release. */
   syncPass: { events: 1, kubeRequests: 1, dynamoUpdates: 3 },
-  /** Decision items are kept 14 days (their TTL, DEFAULT_DECISION_RETENTION_MS), so storage holds that many days of them. */
+  /** Journal items are kept 14 days (their TTL, DEFAULT_DECISION_RETENTION_MS), so storage holds that many days of them. */
   decisionRetentionDays: 14,
 } as const;
 

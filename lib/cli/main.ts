@@ -8,6 +8,7 @@ import { ExitCode, type CliIo } from './io.ts';
 import { runDemoCommand } from './demo.ts';
 import { forwardCommand } from './forward.ts';
 import { runPlan } from './plan.ts';
+import { exportCommand, replayCommand } from './replay.ts';
 import { DEFAULT_STATE_DIR, historyCommand, runCommand } from './run.ts';
 import { DEFAULT_CONTROLLER_NAME, UntilNeverText } from '../constants.ts';
 import { UNTIL_NEVER_LIMIT_MS } from '../sim/constants.ts';
@@ -79,11 +80,33 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
 
   program
     .command('history')
-    .description("print a JobSet's decision log (what each reconcile pass saw and did) from lineup run's state")
+    .description("print a JobSet's journal (what each reconcile pass saw and did, and why) from lineup run's state")
     .argument('<target>', 'CLUSTER/NAMESPACE/NAME')
     .option('--state-dir <dir>', 'state directory of lineup run', DEFAULT_STATE_DIR)
-    .option('--limit <n>', 'at most this many decisions', '200')
-    .action(async (target: string, options: { stateDir: string; limit: string }) => exit(await historyCommand(target, options, io)));
+    .option('--limit <n>', 'at most this many passes', '200')
+    .addOption(new Option('--output <format>', 'output format (json: the shape README documents)').choices(['text', 'json']).default('text'))
+    .action(async (target: string, options: { stateDir: string; limit: string; output: string }) => exit(await historyCommand(target, options, io)));
+
+  program
+    .command('export')
+    .description("write a JobSet's journal from lineup run's state as a self-contained recording (JSON on stdout)")
+    .argument('<target>', 'CLUSTER/NAMESPACE/NAME')
+    .option('--state-dir <dir>', 'state directory of lineup run', DEFAULT_STATE_DIR)
+    .addHelpText('after', '\nExit codes: 0 written; 2 unusable input (no state, no passes recorded for the JobSet).')
+    .action(async (target: string, options: { stateDir: string }) => exit(await exportCommand(target, options, io)));
+
+  program
+    .command('replay')
+    .description("re-run today's planner over every recorded pass and say, pass by pass, whether it decides the same")
+    .argument('[target]', 'a recording file (lineup export) or CLUSTER/NAMESPACE/NAME')
+    .option('--state-dir <dir>', 'state directory of lineup run', DEFAULT_STATE_DIR)
+    .option('--all', 'every JobSet recorded in the state directory')
+    .option('--cluster <id>', 'the cluster --all replays', 'local')
+    .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addHelpText('after', '\nExit codes: 0 every pass decides the same; 1 a pass differs; 2 unusable input (truncated file, unknown format version, unknown JobSet).')
+    .action(async (target: string | undefined, options: { stateDir: string; all?: boolean; cluster: string; output: string }) =>
+      exit(await replayCommand(target, options, io)),
+    );
 
   program
     .command('validate')

@@ -8,6 +8,7 @@ import { HistoryMessage } from '../constants.ts';
 import { hasState, openStateStore, runLocal } from '../hosts/local.ts';
 import type { Log } from '../log.ts';
 import { ExitCode, type CliIo } from './io.ts';
+import { historyOf, historyText } from '../replay/history.ts';
 
 /** Where `lineup run` keeps its state unless told otherwise. */
 export const DEFAULT_STATE_DIR = '.lineup';
@@ -50,7 +51,7 @@ export const runCommand = async (flags: RunFlags, io: CliIo, signal: AbortSignal
 };
 
 /** historyCommand: print a JobSet's decisions, oldest first. */
-export const historyCommand = async (target: string, flags: { stateDir: string; limit?: string | undefined }, io: CliIo): Promise<number> => {
+export const historyCommand = async (target: string, flags: { stateDir: string; limit?: string | undefined; output?: string | undefined }, io: CliIo): Promise<number> => {
   const parts = target.split('/');
   const [cluster, namespace, name] = parts;
   if (parts.length !== 3 || !cluster || !namespace || !name) {
@@ -69,18 +70,13 @@ export const historyCommand = async (target: string, flags: { stateDir: string; 
   }
   const { dynamo, store } = await openStateStore(flags.stateDir, new Counters());
   try {
-    const decisions = await store.listDecisions({ cluster, namespace, name }, limit);
-    if (decisions.length === 0) {
-      io.stdout(`no decisions recorded for ${target} in ${flags.stateDir}\n`);
+    const entries = await store.listJournal({ cluster, namespace, name }, limit);
+    if (entries.length === 0) {
+      io.stdout(`no passes recorded for ${target} in ${flags.stateDir}\n`);
       return ExitCode.Ok;
     }
-    for (const decision of decisions) {
-      const actions = Object.entries(decision.actions).map(([kind, count]) => `${kind}×${count}`).join(' ') || '-';
-      const flagsText = [decision.applied ? '' : `not applied${decision.replayName ? ` (replay ${decision.replayName})` : ''}`, decision.error ? `error: ${decision.error}` : '']
-        .filter((part) => part !== '')
-        .join('; ');
-      io.stdout(`${new Date(decision.at).toISOString()}  ${decision.inputsDigest}  ${actions}\n    ${decision.reason}${flagsText ? `\n    ${flagsText}` : ''}\n`);
-    }
+    const report = historyOf({ cluster, namespace, name }, entries);
+    io.stdout(flags.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : historyText(report));
     return ExitCode.Ok;
   } finally {
     await dynamo.stop();

@@ -76,6 +76,8 @@ export const LineupEventDetailSchema = z.object({
   resourceVersion: z.string(),
   watchType: z.enum(['ADDED', 'MODIFIED', 'DELETED', 'SYNC']),
   observed: z.discriminatedUnion('kind', [SlimJobSetSchema, SlimJobSchema]).optional(),
+  /** When the forwarder saw the change (epoch ms), for the journal's per-hop latency; absent from older forwarders. */
+  seenAt: z.number().int().nonnegative().optional(),
 });
 
 export type SlimJobSet = z.infer<typeof SlimJobSetSchema>;

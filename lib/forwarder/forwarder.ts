@@ -377,7 +377,9 @@ export class Forwarder {
       } else {
         if (change.type === 'DELETED') state.seen.delete(decision.uid);
         else state.seen.set(decision.uid, decision.seen);
-        this.take(session, state, [decision.event], state.resourceVersion);
+        // seenAt starts the journal's per-hop latency (change seen → on the bus → reconciled).
+        const event = { ...decision.event, detail: { ...decision.event.detail, seenAt: this.options.now() } };
+        this.take(session, state, [event], state.resourceVersion);
       }
     } catch (error) {
       log('error', ForwarderLog.eventFailed, { cluster, kind: state.kind, error: String(error) });

@@ -18,6 +18,7 @@ import type { Log } from '../log.ts';
 import type { PlanOptions } from '../plan/types.ts';
 import type { ClusterGateway } from '../reconcile/types.ts';
 import { InProcessBus } from '../bus/inProcessBus.ts';
+import { InputsMemory } from '../reconcile/journal.ts';
 import { makeSqsBatchHandler } from '../reconcile/sqsBatch.ts';
 import { resolveBehaviour, type Behaviour } from '../sim/behaviour.ts';
 import { SimCluster } from '../sim/cluster.ts';
@@ -141,6 +142,7 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
       resolveCluster: async (id) => (id === DEMO_CLUSTER ? gateway : undefined),
       planOptions: options.planOptions,
       owner: 'lineup-demo',
+      inputsMemory: new InputsMemory(),
       now,
       counters,
       log: options.log,

@@ -25,10 +25,11 @@ import { resolveClusters } from '../k8s/registry.ts';
 import { KubeWatchSource } from '../k8s/watchSource.ts';
 import type { Log } from '../log.ts';
 import type { Plan, PlanOptions } from '../plan/types.ts';
+import { InputsMemory } from '../reconcile/journal.ts';
 import { makeSqsBatchHandler } from '../reconcile/sqsBatch.ts';
 import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../store/embedded.ts';
-import type { ClusterRecord, Decision, JobSetKey } from '../store/types.ts';
+import type { ClusterRecord, JournalEntry, JobSetKey } from '../store/types.ts';
 
 /** LocalRunOptions: which cluster, where to keep state, what to print. */
 export interface LocalRunOptions {
@@ -40,7 +41,7 @@ export interface LocalRunOptions {
   readonly planOptions: PlanOptions;
   readonly log: Log;
   /** A pass that did something (the live timeline). */
-  readonly onPass: (key: JobSetKey, plan: Plan, decision: Decision) => void;
+  readonly onPass: (key: JobSetKey, plan: Plan, decision: JournalEntry) => void;
   readonly signal: AbortSignal;
   /** Retries of the first contact with the API server. @default KUBE_RETRY */
   readonly accessCheckRetry?: RetryTuning | undefined;
@@ -107,6 +108,7 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
       resolveCluster: resolveClusters({ static: [record], counters }),
       planOptions: options.planOptions,
       owner: `lineup-run-${process.pid}`,
+      inputsMemory: new InputsMemory(),
       now: Date.now,
       counters,
       log: options.log,

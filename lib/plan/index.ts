@@ -5,3 +5,4 @@ export { formatRecord, parseRecord, type FinishedJobsRecord } from './finishedJo
 export { DEFAULT_PLAN_OPTIONS, isManagedByLineup, plan } from './planner.ts';
 export { startupPolicySpecOf } from './startupSpec.ts';
 export type { Action, ActionKind, Observed, Plan, PlanOptions, PodTemplateMerge, SkipReason } from './types.ts';
+export { ActionReasonCode, type ActionReason } from './reasons.ts';

@@ -42,6 +42,7 @@ import {
 import { conditionIsTrue, findCondition, setCondition, type DesiredCondition } from './conditions.ts';
 import { constructJob, dnsHostnamesEnabled, headlessService, replicaLayout } from './constructJob.ts';
 import { formatRecord, parseRecord, recordHas, withRecorded, type FinishedJobsRecord } from './finishedJobs.ts';
+import { ActionReasonCode, failureRuleMessage, gateOpenedMessage, heldMessage, successPolicyMessage, type ActionReason } from './reasons.ts';
 import { podTemplateMerge } from './resume.ts';
 import { startupPolicySpecOf } from './startupSpec.ts';
 import type { Action, Observed, Plan, PlanOptions } from './types.ts';
@@ -116,6 +117,22 @@ const applyCondition = (draft: Draft, desired: DesiredCondition, quietTextChange
   // A startup message whose counts moved but whose subject did not is written, not announced.
   if (change === 'text' && quietTextChange && waitSubject(before?.message) === waitSubject(desired.message)) return;
   draft.events.push({ kind: 'EmitEvent', eventType: eventTypeOf(desired), reason: desired.reason, message: desired.message });
+};
+
+/** defaultReason: the reason of an action no step tagged: bookkeeping whose kind says why. */
+const defaultReason = (action: Action, passReason: string): ActionReason => {
+  switch (action.kind) {
+    case 'EmitEvent':
+      return { code: ActionReasonCode.ConditionChanged, message: `${action.reason}: ${action.message}` };
+    case 'RemoveJobFinalizer':
+      return { code: ActionReasonCode.FinalizerReleased, message: `${action.name}: outcome recorded or job going away` };
+    case 'PatchJobSetAnnotations':
+      return { code: ActionReasonCode.FinishedJobRecorded, message: 'finished jobs recorded before their finalizers are released' };
+    case 'CreateService':
+      return { code: ActionReasonCode.ServiceMissing, message: `service ${action.service.metadata.name ?? ''} does not exist` };
+    default:
+      return { code: ActionReasonCode.StatusChanged, message: passReason };
+  }
 };
 
 /** statusOf: the status the draft describes; restarts always present, like upstream. */
@@ -216,12 +233,22 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
   const raw = observed.jobSet;
   const base = { namespace: raw.metadata.namespace ?? 'default', name: raw.metadata.name ?? '', uid: raw.metadata.uid };
   if (!isManagedByLineup(raw, options)) {
-    return { ...base, skipped: 'NotManaged', actions: [], reason: `managed by ${raw.spec.managedBy ?? 'no controller'}, not ${options.controllerName}` };
+    return { ...base, skipped: 'NotManaged', actions: [], reasons: [], reason: `managed by ${raw.spec.managedBy ?? 'no controller'}, not ${options.controllerName}` };
   }
   // DEVIATION (§8.7, §8.12): Lineup applies upstream's webhook defaults in memory on every pass,
   // so a JobSet behaves as if admitted through the webhook whether or not the cluster has one.
   const jobSet = applyDefaults(raw);
   const children = bucketJobs(jobSet, observed.jobs);
+  // Why each action is taken: tagged where it is decided; the rest get their kind's reason.
+  const because = new Map<Action, ActionReason>();
+  const tag = <A extends Action>(action: A, code: ActionReasonCode, message: string): A => {
+    because.set(action, { code, message });
+    return action;
+  };
+  const explained = <P extends Plan>(result: P): P => ({
+    ...result,
+    reasons: result.actions.map((action) => because.get(action) ?? defaultReason(action, result.reason)),
+  });
   const now = observed.now;
 
   if (raw.metadata.deletionTimestamp !== undefined) {
@@ -229,7 +256,13 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
     const releases: Action[] = [...children.byName.values()]
       .filter(holdsRecordFinalizer)
       .map((job) => ({ kind: 'RemoveJobFinalizer', name: job.metadata.name ?? '', resourceVersion: job.metadata.resourceVersion, finalizer: LineupKey.FinishedRecordFinalizer }));
-    return { ...base, skipped: 'Deleting', actions: releases, reason: `jobset is being deleted; released ${releases.length} finalizers` };
+    return {
+      ...base,
+      skipped: 'Deleting',
+      actions: releases,
+      reasons: releases.map(() => ({ code: ActionReasonCode.FinalizerReleased, message: 'jobset is being deleted' })),
+      reason: `jobset is being deleted; released ${releases.length} finalizers`,
+    };
   }
 
   const draft: Draft = {
@@ -250,7 +283,9 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
   if (errors.length > 0) {
     const message = errors.map((error) => `${error.path}: ${error.message}`).join('; ');
     applyCondition(draft, { type: ConditionType.Rejected, status: 'True', reason: Reason.InvalidJobSet, message });
-    return { ...base, actions: [...statusAction(raw.status?.replicatedJobsStatus), ...draft.events], reason: `rejected: ${message}` };
+    const actions = [...statusAction(raw.status?.replicatedJobsStatus), ...draft.events];
+    for (const action of actions) tag(action, ActionReasonCode.JobSetInvalid, message);
+    return explained({ ...base, actions, reasons: [], reason: `rejected: ${message}` });
   }
   applyCondition(draft, { type: ConditionType.Rejected, status: 'False', reason: Reason.ValidJobSet, message: Message.ValidJobSet });
 
@@ -267,34 +302,39 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
   const recordWork = recordFinishedJobs(children, record);
   const notes: string[] = parsedRecord.problem ? [parsedRecord.problem] : [];
   const deletes: Action[] = [];
-  const finish = (extra: Action[], reason: string, requeueAfterMs?: number): Plan => ({
-    ...base,
-    actions: [
-      ...deletes,
-      ...extra,
-      ...statusAction(counters.status),
-      ...draft.events,
-      ...(recordWork.patch ? [recordWork.patch] : []),
-      ...recordWork.releases,
-    ],
-    requeueAfterMs,
-    reason: [reason, ...notes].join('; '),
-  });
+  /** finish: the pass's plan; `cause`, when given, is the reason of its status write and events. */
+  const finish = (extra: Action[], reason: string, requeueAfterMs?: number, cause?: ActionReason): Plan => {
+    const statusAndEvents = [...statusAction(counters.status), ...draft.events];
+    if (cause !== undefined) for (const action of statusAndEvents) if (!because.has(action)) tag(action, cause.code, cause.message);
+    return explained({
+      ...base,
+      actions: [...deletes, ...extra, ...statusAndEvents, ...(recordWork.patch ? [recordWork.patch] : []), ...recordWork.releases],
+      reasons: [],
+      requeueAfterMs,
+      reason: [reason, ...notes].join('; '),
+    });
+  };
 
   // Step 5: a finished JobSet deletes its remaining active Jobs and applies its TTL.
   if (jobSetFinished(draft.conditions)) {
     for (const job of children.active) {
-      if (!isDeleting(job)) deletes.push({ kind: 'DeleteJob', name: job.metadata.name ?? '', uid: job.metadata.uid, propagation: 'Foreground', reason: 'jobset finished' });
+      if (!isDeleting(job)) {
+        deletes.push(tag({ kind: 'DeleteJob', name: job.metadata.name ?? '', uid: job.metadata.uid, propagation: 'Foreground', reason: 'jobset finished' }, ActionReasonCode.JobSetFinished, `jobset ${draft.terminalState ?? 'finished'}: ${job.metadata.name ?? ''} still active`));
+      }
     }
     const ttl = ttlOutcome(jobSet, draft.conditions, now);
-    const deleteJobSet: Action[] = ttl.expired ? [{ kind: 'DeleteJobSet', uid: base.uid, propagation: 'Foreground' }] : [];
+    const deleteJobSet: Action[] = ttl.expired
+      ? [tag({ kind: 'DeleteJobSet', uid: base.uid, propagation: 'Foreground' }, ActionReasonCode.TtlExpired, `ttlSecondsAfterFinished ${jobSet.spec.ttlSecondsAfterFinished ?? 0} passed`)]
+      : [];
     const plan = finish([], ttl.expired ? 'jobset finished; ttl expired, deleting it' : `jobset finished (${draft.terminalState ?? 'terminal'})`, ttl.requeueAfterMs);
-    return { ...plan, actions: [...plan.actions, ...deleteJobSet] };
+    return explained({ ...plan, actions: [...plan.actions, ...deleteJobSet] });
   }
 
   // Step 6: Jobs of an earlier restart attempt go first (foreground, so same-named Jobs wait).
   for (const job of children.previous) {
-    if (!isDeleting(job)) deletes.push({ kind: 'DeleteJob', name: job.metadata.name ?? '', uid: job.metadata.uid, propagation: 'Foreground', reason: 'previous restart attempt' });
+    if (!isDeleting(job)) {
+      deletes.push(tag({ kind: 'DeleteJob', name: job.metadata.name ?? '', uid: job.metadata.uid, propagation: 'Foreground', reason: 'previous restart attempt' }, ActionReasonCode.PreviousAttempt, `${job.metadata.name ?? ''} belongs to an earlier restart attempt (now ${draft.restarts})`));
+    }
   }
   const suspended = jobSet.spec.suspend === true;
   const totalReplicas = replicatedJobs.reduce((sum, rjob) => sum + (rjob.replicas ?? 1), 0);
@@ -305,27 +345,30 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
 
   // Step 8: failure policy; a failure ends the pass before anything is created or resumed.
   if (children.failed.length > 0) {
-    const outcome = decideFailure(jobSet.spec.failurePolicy, finishedRefs(children.failed), draft.restartsCountTowardsMax);
+    const failedRefs = finishedRefs(children.failed);
+    const outcome = decideFailure(jobSet.spec.failurePolicy, failedRefs, draft.restartsCountTowardsMax);
+    const cause: ActionReason = { code: ActionReasonCode.FailurePolicyRule, message: failureRuleMessage(jobSet.spec.failurePolicy, failedRefs, outcome) };
     if (outcome.kind === 'Fail') {
       applyCondition(draft, { type: ConditionType.Failed, status: 'True', reason: outcome.reason, message: outcome.message });
       applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobSetFailed, message: Message.JobSetFailed });
       draft.terminalState = 'Failed';
-      return finish([], `jobset failed: ${outcome.message}`);
+      return finish([], `jobset failed: ${outcome.message}`, undefined, cause);
     }
     draft.restarts += 1;
     if (outcome.countsTowardsMax) draft.restartsCountTowardsMax += 1;
     applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'True', reason: outcome.reason, message: outcome.message });
-    draft.events.push({ kind: 'EmitEvent', eventType: 'Warning', reason: outcome.eventReason, message: outcome.message });
-    return finish([], `restarting (attempt ${draft.restarts}): ${outcome.message}`);
+    draft.events.push(tag({ kind: 'EmitEvent', eventType: 'Warning', reason: outcome.eventReason, message: outcome.message }, cause.code, cause.message));
+    return finish([], `restarting (attempt ${draft.restarts}): ${outcome.message}`, undefined, cause);
   }
 
   // Step 9: success policy, evaluated once any Job succeeded (recorded ones count: issue 360).
   const successful = [...finishedRefs(children.successful), ...recordedGoneRefs(record, children, jobSetName)];
-  if (successful.length > 0 && successPolicyMet(jobSet.spec.successPolicy, replicatedJobs.map((r) => ({ name: r.name, replicas: r.replicas ?? 1 })), successful)) {
+  const replicaCounts = replicatedJobs.map((r) => ({ name: r.name, replicas: r.replicas ?? 1 }));
+  if (successful.length > 0 && successPolicyMet(jobSet.spec.successPolicy, replicaCounts, successful)) {
     applyCondition(draft, { type: ConditionType.Completed, status: 'True', reason: Reason.AllJobsCompleted, message: Message.AllJobsCompleted });
     applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobSetCompleted, message: Message.AllJobsCompleted });
     draft.terminalState = 'Completed';
-    return finish([], 'jobset completed');
+    return finish([], 'jobset completed', undefined, { code: ActionReasonCode.SuccessPolicyMet, message: successPolicyMessage(jobSet.spec.successPolicy, replicaCounts, successful) });
   }
 
   // Step 10: the headless Service, (re)created whenever it is missing.
@@ -343,6 +386,15 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
     if (rjob !== undefined && !isSuspended(job) && !isDeleting(job)) running.add(rjob);
   }
   const released = (rjob: string): boolean => (gateOpen.get(rjob) ?? false) || running.has(rjob);
+  const gateByName = new Map(evaluation.gates.map((gate) => [gate.replicatedJob, gate]));
+  /** gateReason: why a replicatedJob's Jobs start now or are held back. */
+  const gateReason = (rjob: string): ActionReason => {
+    if (suspended) return { code: ActionReasonCode.JobSetSuspended, message: 'spec.suspend is true' };
+    const gate = gateByName.get(rjob);
+    if (gate?.released === true) return { code: ActionReasonCode.GateOpened, message: gateOpenedMessage(policy, counters.gating, rjob) };
+    if (running.has(rjob)) return { code: ActionReasonCode.AlreadyRunning, message: `${rjob} already has running jobs; its gate closed again` };
+    return { code: ActionReasonCode.StartupRuleHeld, message: gate === undefined ? `${rjob}: no gate` : heldMessage(policy, gate) };
+  };
 
   const creates: Action[] = [];
   let createdGated = 0;
@@ -361,7 +413,8 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
         if (recordHas(record, 'succeeded', rjob.name, index) || recordHas(record, 'failed', rjob.name, index)) continue;
         // DEVIATION (DESIGN §1, §8.8): every Job is created at once — also while the JobSet is
         // suspended, for dependsOn as for InOrder — and a gated one is created suspended.
-        creates.push({ kind: 'CreateJob', job: constructJob(jobSet, rjob, index, holdBack, layout), replicatedJob: rjob.name });
+        const reason = gateReason(rjob.name);
+        creates.push(tag({ kind: 'CreateJob', job: constructJob(jobSet, rjob, index, holdBack, layout), replicatedJob: rjob.name }, reason.code, reason.message));
         if (holdBack) createdGated += 1;
       }
     }
@@ -373,7 +426,9 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
   if (suspended) {
     for (const job of children.active) {
       if (isSuspended(job) || isDeleting(job)) continue;
-      transitions.push({ kind: 'SuspendJob', name: job.metadata.name ?? '', replicatedJob: replicatedJobOf(job) ?? '', resourceVersion: job.metadata.resourceVersion });
+      transitions.push(
+        tag({ kind: 'SuspendJob', name: job.metadata.name ?? '', replicatedJob: replicatedJobOf(job) ?? '', resourceVersion: job.metadata.resourceVersion }, ActionReasonCode.JobSetSuspended, 'spec.suspend is true'),
+      );
     }
     applyCondition(draft, { type: ConditionType.Suspended, status: 'True', reason: Reason.SuspendedJobs, message: Message.SuspendedJobs });
     applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobSetSuspended, message: Message.JobSetSuspended });
@@ -387,20 +442,30 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
         remainingSuspended += 1;
         continue;
       }
-      transitions.push({
-        kind: 'ResumeJob',
-        name: job.metadata.name ?? '',
-        replicatedJob: rjob.name,
-        resourceVersion: job.metadata.resourceVersion,
-        clearStartTime: job.status?.startTime !== undefined,
-        podTemplate: podTemplateMerge(job, rjob),
-      });
+      const reason = gateReason(rjob.name);
+      transitions.push(
+        tag(
+          {
+            kind: 'ResumeJob',
+            name: job.metadata.name ?? '',
+            replicatedJob: rjob.name,
+            resourceVersion: job.metadata.resourceVersion,
+            clearStartTime: job.status?.startTime !== undefined,
+            podTemplate: podTemplateMerge(job, rjob),
+          },
+          reason.code,
+          reason.message,
+        ),
+      );
       resumedBy.set(rjob.name, (resumedBy.get(rjob.name) ?? 0) + 1);
     }
     for (const rjob of replicatedJobs) {
       const count = resumedBy.get(rjob.name);
       if (count !== undefined) {
-        draft.events.push({ kind: 'EmitEvent', eventType: 'Normal', reason: EventReason.ReplicatedJobReleased, message: `released ${rjob.name}: resumed ${count} ${count === 1 ? 'job' : 'jobs'}` });
+        const reason = gateReason(rjob.name);
+        draft.events.push(
+          tag({ kind: 'EmitEvent', eventType: 'Normal', reason: EventReason.ReplicatedJobReleased, message: `released ${rjob.name}: resumed ${count} ${count === 1 ? 'job' : 'jobs'}` }, reason.code, reason.message),
+        );
       }
     }
     // DEVIATION (§8.2): Suspended turns False as soon as the JobSet is resumed; the startup

@@ -1,6 +1,7 @@
 /** The planner's contract: what it observes, and the plain-data actions it returns. */
 import type { Job, JobSet, JobSetStatus, Service, SchedulingGate, Toleration } from '../jobset/schema.ts';
 import type { Gate, StartupForm } from '../policy/types.ts';
+import type { ActionReason } from './reasons.ts';
 
 /** Observed: everything one reconcile pass decides from. */
 export interface Observed {
@@ -86,6 +87,8 @@ export interface Plan {
   /** Set when the planner deliberately took no action (another controller's JobSet, or being deleted). */
   readonly skipped?: SkipReason | undefined;
   readonly actions: readonly Action[];
+  /** Why each action is taken: reasons[i] explains actions[i] (same length, same order). */
+  readonly reasons: readonly ActionReason[];
   /** Come back after this many milliseconds even if nothing changes (TTL after finished). */
   readonly requeueAfterMs?: number | undefined;
   /** The startup form and per-replicatedJob gates this pass decided with. */

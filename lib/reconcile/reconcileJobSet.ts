@@ -4,20 +4,18 @@
  * counter it reconciled is the stored one, then releases. Bursts collapse into few passes; a
  * crashed holder's lease expires and the resync picks the JobSet up.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { randomUUID } from 'node:crypto';
 import { CounterName, type Counters } from '../counters.ts';
 import { ErrorCode, LineupError } from '../errors.ts';
 import { clusterOfSource, type LineupEventDetail } from '../events/schema.ts';
 import type { Log } from '../log.ts';
 import { plan as planPass } from '../plan/planner.ts';
-import type { Observed, Plan, PlanOptions } from '../plan/types.ts';
-import type { CheckpointStore, Decision, JobSetKey } from '../store/types.ts';
+import type { Plan, PlanOptions } from '../plan/types.ts';
+import type { CheckpointStore, JobSetKey, JournalEntry, JournalEvent, JournalTimings } from '../store/types.ts';
 import { executePlan } from './execute.ts';
+import { journalEntryOf, type InputsMemory } from './journal.ts';
 import type { ClusterGateway, ClusterResolver } from './types.ts';
 
-/** Largest compressed inputs kept in a decision (DynamoDB items stop at 400 KB). */
-const MAX_RECORDED_INPUTS_BYTES = 300 * 1024;
 /** Conflicts (stale resourceVersion) re-planned within one pass loop before giving up to the resync. */
 const MAX_CONFLICT_RETRIES = 5;
 /** Passes one invocation runs for one JobSet before handing the rest to the resync. */
@@ -44,7 +42,9 @@ export interface ReconcileDeps {
   readonly leaseTtlMs?: number | undefined;
   readonly maxPasses?: number | undefined;
   /** Called after every pass, for live timelines. */
-  readonly onPass?: ((key: JobSetKey, plan: Plan, decision: Decision) => void) | undefined;
+  readonly onPass?: ((key: JobSetKey, plan: Plan, entry: JournalEntry) => void) | undefined;
+  /** The last inputs digest per JobSet, so unchanged inputs are referenced, not stored again (absent: always stored). */
+  readonly inputsMemory?: InputsMemory | undefined;
 }
 
 /** The event as the loop needs it. */
@@ -52,6 +52,10 @@ export interface IncomingEvent {
   readonly source: string;
   readonly detail: LineupEventDetail;
   readonly replayName?: string | undefined;
+  /** EventBridge's event id, detail-type and time (ISO 8601), when the event came through the bus. */
+  readonly id?: string | undefined;
+  readonly detailType?: string | undefined;
+  readonly time?: string | undefined;
 }
 
 /** What became of one event. */
@@ -68,41 +72,46 @@ export type EventOutcome =
   /** The pass budget ran out with the JobSet still dirty; the resync continues. */
   | 'handed-to-resync';
 
-/** inputsDigest: a short digest of what the planner saw. */
-export const inputsDigest = (observed: Observed): string => {
-  const hash = createHash('sha256');
-  hash.update(`${observed.jobSet.metadata.uid ?? ''}@${observed.jobSet.metadata.resourceVersion ?? ''}`);
-  for (const job of [...observed.jobs].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))) {
-    hash.update(`|${job.metadata.name ?? ''}@${job.metadata.resourceVersion ?? ''}`);
-  }
-  hash.update(`|svc@${observed.service?.metadata.resourceVersion ?? '-'}`);
-  return hash.digest('hex').slice(0, 16);
+/** journalEventOf: the event as the journal keeps it. */
+export const journalEventOf = (event: IncomingEvent): JournalEvent => {
+  const time = event.time === undefined ? Number.NaN : Date.parse(event.time);
+  return {
+    ...(event.id !== undefined ? { id: event.id } : {}),
+    detailType: event.detailType ?? '',
+    kind: event.detail.kind,
+    name: event.detail.name,
+    resourceVersion: event.detail.resourceVersion,
+    watchType: event.detail.watchType,
+    ...(Number.isNaN(time) ? {} : { time }),
+    ...(event.replayName !== undefined ? { replayName: event.replayName } : {}),
+  };
 };
 
-/** recordedInputs: the observation compressed for the decision log, when it fits. */
-const recordedInputs = (observed: Observed): string | undefined => {
-  const packed = gzipSync(JSON.stringify(observed)).toString('base64');
-  return packed.length <= MAX_RECORDED_INPUTS_BYTES ? packed : undefined;
+/** Arrival: the triggering event of the first pass and when it was received; later passes of a loop have none. */
+interface Arrival {
+  triggers: readonly JournalEvent[];
+  readonly seenAt: number | undefined;
+  readonly eventAt: number | undefined;
+  readonly receivedAt: number;
+}
+
+/** timingsOf: the hops of a pass; the event's hops only for the pass it triggered. */
+const timingsOf = (arrival: Arrival, passStartedAt: number, writesDoneAt: number): JournalTimings => {
+  const first = arrival.triggers.length > 0;
+  return {
+    ...(first && arrival.seenAt !== undefined ? { seenAt: arrival.seenAt } : {}),
+    ...(first && arrival.eventAt !== undefined ? { eventAt: arrival.eventAt } : {}),
+    ...(first ? { receivedAt: arrival.receivedAt } : {}),
+    passStartedAt,
+    writesDoneAt,
+  };
 };
 
-/** countActions: action kinds with counts. */
-const countActions = (plan: Plan): Record<string, number> => {
-  const counts: Record<string, number> = {};
-  for (const action of plan.actions) counts[action.kind] = (counts[action.kind] ?? 0) + 1;
-  return counts;
+/** arrivalOf: what the journal keeps of the event a handler received at `receivedAt`. */
+const arrivalOf = (event: IncomingEvent, receivedAt: number): Arrival => {
+  const trigger = journalEventOf(event);
+  return { triggers: [trigger], seenAt: event.detail.seenAt, eventAt: trigger.time, receivedAt };
 };
-
-/** decisionOf: the decision-log entry of one pass. */
-const decisionOf = (key: JobSetKey, at: number, observed: Observed, plan: Plan, applied: boolean, extra: Partial<Decision> = {}): Decision => ({
-  key,
-  at,
-  inputsDigest: inputsDigest(observed),
-  actions: countActions(plan),
-  reason: plan.reason,
-  applied,
-  inputs: recordedInputs(observed),
-  ...extra,
-});
 
 /** isRetryableConflict: a stale read — re-observe and re-plan at once. */
 const isRetryableConflict = (error: LineupError): boolean =>
@@ -112,7 +121,7 @@ const isRetryableConflict = (error: LineupError): boolean =>
  * runPass: observe → plan → execute, re-observing after a conflict. Returns the plan (undefined
  * when the JobSet is gone) or throws the first error that is not a conflict.
  */
-const runPass = async (gateway: ClusterGateway, key: JobSetKey, deps: ReconcileDeps): Promise<Plan | undefined> => {
+const runPass = async (gateway: ClusterGateway, key: JobSetKey, arrival: Arrival, deps: ReconcileDeps): Promise<Plan | undefined> => {
   for (let conflicts = 0; ; conflicts += 1) {
     const now = deps.now();
     const observed = await gateway.observe(key.namespace, key.name, now);
@@ -120,9 +129,23 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, deps: ReconcileD
     const plan = planPass(observed, deps.planOptions);
     deps.counters.add(CounterName.Passes);
     const result = await executePlan(gateway, plan, now);
-    const decision = decisionOf(key, now, observed, plan, true, result.error ? { error: result.error.message } : {});
-    await deps.store.recordDecision(decision);
-    deps.onPass?.(key, plan, decision);
+    const entry = journalEntryOf(
+      {
+        key,
+        observed,
+        planOptions: deps.planOptions,
+        plan,
+        applied: true,
+        triggers: arrival.triggers,
+        timings: timingsOf(arrival, now, deps.now()),
+        ...(result.error ? { error: result.error.message } : {}),
+      },
+      deps.inputsMemory,
+    );
+    // The event triggered the first pass only; the loop's later passes follow the dirty counter.
+    arrival.triggers = [];
+    await deps.store.appendJournal(entry);
+    deps.onPass?.(key, plan, entry);
     if (!result.error) return plan;
     if (!isRetryableConflict(result.error) || conflicts >= MAX_CONFLICT_RETRIES) throw result.error;
     deps.log('info', 'conflict; re-reading and re-planning', { jobSet: `${key.namespace}/${key.name}`, error: result.error.message, action: result.failedAction?.kind });
@@ -130,14 +153,17 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, deps: ReconcileD
 };
 
 /** evaluateReplay: a replayed event is for looking, not acting (DESIGN §2 Replay). */
-const evaluateReplay = async (gateway: ClusterGateway, key: JobSetKey, replayName: string, deps: ReconcileDeps): Promise<EventOutcome> => {
+const evaluateReplay = async (gateway: ClusterGateway, key: JobSetKey, replayName: string, arrival: Arrival, deps: ReconcileDeps): Promise<EventOutcome> => {
   const now = deps.now();
   const observed = await gateway.observe(key.namespace, key.name, now);
   if (!observed) return 'gone';
   const plan = planPass(observed, deps.planOptions);
-  const decision = decisionOf(key, now, observed, plan, false, { replayName });
-  await deps.store.recordDecision(decision);
-  deps.onPass?.(key, plan, decision);
+  const entry = journalEntryOf(
+    { key, observed, planOptions: deps.planOptions, plan, applied: false, triggers: arrival.triggers, timings: timingsOf(arrival, now, deps.now()), replayName },
+    deps.inputsMemory,
+  );
+  await deps.store.appendJournal(entry);
+  deps.onPass?.(key, plan, entry);
   return 'replay-recorded';
 };
 
@@ -147,6 +173,7 @@ const evaluateReplay = async (gateway: ClusterGateway, key: JobSetKey, replayNam
  */
 export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Promise<EventOutcome> => {
   deps.counters.add(CounterName.Invocations);
+  const arrival = arrivalOf(event, deps.now());
   const { detail } = event;
   const fields = { cluster: detail.cluster, jobSet: `${detail.namespace}/${detail.jobSet}`, kind: detail.kind, name: detail.name };
   // A cluster's forwarder may only speak for itself (DESIGN §2 Many clusters).
@@ -160,7 +187,7 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
     return 'dropped';
   }
   const key: JobSetKey = { cluster: detail.cluster, namespace: detail.namespace, name: detail.jobSet };
-  if (event.replayName !== undefined && !deps.applyReplays) return evaluateReplay(gateway, key, event.replayName, deps);
+  if (event.replayName !== undefined && !deps.applyReplays) return evaluateReplay(gateway, key, event.replayName, arrival, deps);
 
   const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const owner = `${deps.owner}/${randomUUID()}`;
@@ -173,7 +200,7 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
   try {
     for (let pass = 0; pass < (deps.maxPasses ?? DEFAULT_MAX_PASSES); pass += 1) {
       const target = lease.dirty;
-      const result = await runPass(gateway, key, deps);
+      const result = await runPass(gateway, key, arrival, deps);
       // Gone: forget its state (decisions stay until their TTL); if the lease moved on, the new
       // holder decides.
       if (!result) {

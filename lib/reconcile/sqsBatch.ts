@@ -46,7 +46,10 @@ export const makeSqsBatchHandler = (
   const recordHandler = async (record: SQSRecord): Promise<EventOutcome> => {
     try {
       const event = parseRecordBody(record);
-      const outcome = await handleEvent({ source: event.source, detail: event.detail, replayName: event['replay-name'] }, deps);
+      const outcome = await handleEvent(
+        { source: event.source, detail: event.detail, replayName: event['replay-name'], id: event.id, detailType: event['detail-type'], time: event.time },
+        deps,
+      );
       onOutcome?.(record, outcome);
       return outcome;
     } catch (error) {

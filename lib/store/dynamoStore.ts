@@ -22,12 +22,13 @@ import { Backoff, type RetryPolicy, type RetrySeams } from '../retry.ts';
 import {
   clusterAttributes,
   clusterFromItem,
-  decisionAttributes,
-  decisionFromItem,
+  journalAttributes,
+  journalEntryFromItem,
+  journalItemChars,
   stateFromItem,
   type Item,
 } from './items.ts';
-import { compareClusters, compareJobSetKeys, decisionExpiresAt, decisionSuffix, decisionToKeep, needsResync } from './rules.ts';
+import { compareClusters, compareJobSetKeys, journalExpiresAt, journalSuffix, journalEntryToKeep, needsResync } from './rules.ts';
 import { isConditionalCheckFailed, toStoreError } from './sdkErrors.ts';
 import {
   Attr,
@@ -38,7 +39,7 @@ import {
   TTL_ATTRIBUTE,
   bookmarkSk,
   clusterPk,
-  decisionSk,
+  journalSk,
   jobSetPk,
   listPkOfCluster,
   listSkOfJobSet,
@@ -48,7 +49,7 @@ import {
 import type {
   CheckpointStore,
   ClusterRecord,
-  Decision,
+  JournalEntry,
   JobSetKey,
   JobSetState,
   Lease,
@@ -352,18 +353,18 @@ export class DynamoCheckpointStore implements CheckpointStore {
     return items.map(stateFromItem).sort((a, b) => compareJobSetKeys(a.key, b.key));
   }
 
-  /** recordDecision: one PutItem under the JobSet's partition, with its TTL. */
-  async recordDecision(decision: Decision): Promise<void> {
-    const kept = decisionToKeep(decision);
+  /** appendJournal: one PutItem under the JobSet's partition, with its TTL, bounded to the item limit. */
+  async appendJournal(entry: JournalEntry): Promise<void> {
+    const kept = journalEntryToKeep(entry, journalItemChars);
     await this.send('PutItem', () =>
       this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
             [TABLE_KEY.partitionKey]: jobSetPk(kept.key),
-            [TABLE_KEY.sortKey]: decisionSk(kept.at, decisionSuffix()),
-            ...decisionAttributes(kept),
-            [TTL_ATTRIBUTE]: decisionExpiresAt(kept.at, this.decisionRetentionMs),
+            [TABLE_KEY.sortKey]: journalSk(kept.at, journalSuffix()),
+            ...journalAttributes(kept),
+            [TTL_ATTRIBUTE]: journalExpiresAt(kept.at, this.decisionRetentionMs),
           },
         }),
       ),
@@ -371,11 +372,11 @@ export class DynamoCheckpointStore implements CheckpointStore {
   }
 
   /**
-   * listDecisions: a Query of the JobSet's decision items in sort-key (= time) order, so the
+   * listJournal: a Query of the JobSet's decision items in sort-key (= time) order, so the
    * oldest `limit` come back; without `limit`, all of them. Decisions past their TTL may still
    * appear until DynamoDB deletes them.
    */
-  async listDecisions(key: JobSetKey, limit?: number): Promise<Decision[]> {
+  async listJournal(key: JobSetKey, limit?: number): Promise<JournalEntry[]> {
     if (limit !== undefined && limit <= 0) return [];
     const condition = `#${TABLE_KEY.partitionKey} = :pk AND begins_with(#${TABLE_KEY.sortKey}, :prefix)`;
     const items = await this.queryAll(
@@ -383,12 +384,12 @@ export class DynamoCheckpointStore implements CheckpointStore {
         TableName: this.tableName,
         KeyConditionExpression: condition,
         ExpressionAttributeNames: expressionNames(condition),
-        ExpressionAttributeValues: { ':pk': jobSetPk(key), ':prefix': KeyPart.decision },
+        ExpressionAttributeValues: { ':pk': jobSetPk(key), ':prefix': KeyPart.journal },
         ScanIndexForward: true,
       },
       limit,
     );
-    return items.map((item) => decisionFromItem(item, key));
+    return items.map((item) => journalEntryFromItem(item, key));
   }
 
   /** getBookmark: the resourceVersion the forwarder checkpointed for the cluster's `resource`. */

@@ -3,11 +3,12 @@
  * validated with zod: an item written by an older Lineup or edited by hand that does not parse is
  * a StoreInvalidError naming the item, never a half-filled record.
  */
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { StoreInvalidError } from '../errors.ts';
 import { definedOnly } from './rules.ts';
 import { Attr, TABLE_KEY } from './table.ts';
-import type { ClusterRecord, Decision, JobSetState } from './types.ts';
+import type { ClusterRecord, JournalAction, JournalEntry, JobSetState } from './types.ts';
 
 /** Item: an item as the document client reads and writes it. */
 export type Item = Record<string, unknown>;
@@ -25,16 +26,58 @@ const StateItemSchema = z.object({
   [Attr.updatedAt]: z.number().optional(),
 });
 
-const DecisionItemSchema = z.object({
+const JournalEventSchema = z.object({
+  id: z.string().optional(),
+  detailType: z.string(),
+  kind: z.enum(['JobSet', 'Job']),
+  name: z.string(),
+  resourceVersion: z.string(),
+  watchType: z.string(),
+  time: z.number().optional(),
+  replayName: z.string().optional(),
+});
+
+const JournalTimingsSchema = z.object({
+  seenAt: z.number().optional(),
+  eventAt: z.number().optional(),
+  receivedAt: z.number().optional(),
+  passStartedAt: z.number(),
+  writesDoneAt: z.number(),
+});
+
+const JournalActionSchema = z.object({ kind: z.string(), target: z.string(), code: z.string(), message: z.string(), digest: z.string() });
+
+const JournalItemSchema = z.object({
   [Attr.at]: z.number(),
+  [Attr.plannerVersion]: z.string(),
+  [Attr.planOptions]: z.object({ controllerName: z.string(), claimUnmanaged: z.boolean() }),
+  [Attr.triggers]: z.array(JournalEventSchema),
+  [Attr.timings]: JournalTimingsSchema,
   [Attr.inputsDigest]: z.string(),
-  [Attr.actions]: z.record(z.string(), z.number()),
+  [Attr.inputsKept]: z.enum(['stored', 'unchanged', 'too-large']),
+  // gzip+base64 JSON of the actions: hundreds of near-identical CreateJob lines compress well.
+  [Attr.actions]: z.string(),
+  [Attr.actionsOmitted]: z.number().optional(),
   [Attr.reason]: z.string(),
   [Attr.applied]: z.boolean(),
   [Attr.replayName]: z.string().optional(),
   [Attr.error]: z.string().optional(),
   [Attr.inputs]: z.string().optional(),
 });
+
+/** packActions / unpackActions: the actions' stored form (gzip+base64 of their JSON). */
+const packActions = (actions: readonly JournalAction[]): string => gzipSync(JSON.stringify(actions)).toString('base64');
+const unpackActions = (packed: string, where: string): JournalAction[] => {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(gunzipSync(Buffer.from(packed, 'base64')).toString('utf8'));
+  } catch (error) {
+    throw new StoreInvalidError(`journal item ${where}: actions are not gzip+base64 JSON: ${(error as Error).message}`, { cause: error });
+  }
+  const parsed = z.array(JournalActionSchema).safeParse(raw);
+  if (!parsed.success) throw new StoreInvalidError(`journal item ${where}: actions do not parse: ${parsed.error.issues[0]?.message ?? 'unknown problem'}`);
+  return parsed.data;
+};
 
 const ClusterAuthSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('eks'), clusterName: z.string(), region: z.string(), roleArn: z.string().optional() }),
@@ -77,27 +120,46 @@ export const stateFromItem = (item: Item): JobSetState => {
   };
 };
 
-/** decisionAttributes: a decision's own attributes (no keys, no TTL), leaving out what is undefined. */
-export const decisionAttributes = (decision: Decision): Item =>
+/** journalAttributes: an entry's own attributes as stored (no keys, no TTL), leaving out what is undefined. */
+export const journalAttributes = (entry: JournalEntry): Item =>
   definedOnly({
-    [Attr.at]: decision.at,
-    [Attr.inputsDigest]: decision.inputsDigest,
-    [Attr.actions]: { ...decision.actions },
-    [Attr.reason]: decision.reason,
-    [Attr.applied]: decision.applied,
-    [Attr.replayName]: decision.replayName,
-    [Attr.error]: decision.error,
-    [Attr.inputs]: decision.inputs,
+    [Attr.at]: entry.at,
+    [Attr.plannerVersion]: entry.plannerVersion,
+    [Attr.planOptions]: { controllerName: entry.planOptions.controllerName, claimUnmanaged: entry.planOptions.claimUnmanaged },
+    [Attr.triggers]: entry.triggers.map((trigger) => definedOnly({ ...trigger })),
+    [Attr.timings]: definedOnly({ ...entry.timings }),
+    [Attr.inputsDigest]: entry.inputsDigest,
+    [Attr.inputsKept]: entry.inputsKept,
+    [Attr.actions]: packActions(entry.actions),
+    [Attr.actionsOmitted]: entry.actionsOmitted,
+    [Attr.reason]: entry.reason,
+    [Attr.applied]: entry.applied,
+    [Attr.replayName]: entry.replayName,
+    [Attr.error]: entry.error,
+    [Attr.inputs]: entry.inputs,
   });
 
-/** decisionFromItem: the decision a decision item records, for the JobSet whose partition it was read from. */
-export const decisionFromItem = (item: Item, key: Decision['key']): Decision => {
-  const parsed = parseItem(DecisionItemSchema, item, 'decision');
+/**
+ * journalItemChars: the size of an entry's stored attributes, counted as DynamoDB counts an item
+ * (attribute names plus values; numbers and booleans a few bytes), approximated by their JSON.
+ */
+export const journalItemChars = (entry: JournalEntry): number => Buffer.byteLength(JSON.stringify(journalAttributes(entry)));
+
+/** journalEntryFromItem: the entry a journal item records, for the JobSet whose partition it was read from. */
+export const journalEntryFromItem = (item: Item, key: JournalEntry['key']): JournalEntry => {
+  const parsed = parseItem(JournalItemSchema, item, 'journal');
+  const where = `${String(item[TABLE_KEY.partitionKey])} ${String(item[TABLE_KEY.sortKey])}`;
   return {
     key,
     at: parsed[Attr.at],
+    plannerVersion: parsed[Attr.plannerVersion],
+    planOptions: parsed[Attr.planOptions],
+    triggers: parsed[Attr.triggers].map((trigger) => definedOnly(trigger)),
+    timings: definedOnly(parsed[Attr.timings]),
     inputsDigest: parsed[Attr.inputsDigest],
-    actions: parsed[Attr.actions],
+    inputsKept: parsed[Attr.inputsKept],
+    actions: unpackActions(parsed[Attr.actions], where),
+    ...(parsed[Attr.actionsOmitted] !== undefined ? { actionsOmitted: parsed[Attr.actionsOmitted] } : {}),
     reason: parsed[Attr.reason],
     applied: parsed[Attr.applied],
     ...(parsed[Attr.replayName] !== undefined ? { replayName: parsed[Attr.replayName] } : {}),

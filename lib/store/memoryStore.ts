@@ -8,18 +8,19 @@ import { DEFAULT_DECISION_RETENTION_MS } from '../constants.ts';
 import {
   compareClusters,
   compareJobSetKeys,
-  decisionExpiresAt,
-  decisionSuffix,
-  decisionToKeep,
   definedOnly,
+  journalExpiresAt,
+  journalSuffix,
+  journalEntryToKeep,
   leaseIsFree,
   needsResync,
 } from './rules.ts';
-import { decisionSk, jobSetPk } from './table.ts';
+import { journalAttributes, journalEntryFromItem, journalItemChars, type Item } from './items.ts';
+import { journalSk, jobSetPk } from './table.ts';
 import type {
   CheckpointStore,
   ClusterRecord,
-  Decision,
+  JournalEntry,
   JobSetKey,
   JobSetState,
   Lease,
@@ -48,10 +49,10 @@ interface StateRecord {
   updatedAt: number;
 }
 
-/** A decision as kept in memory, under the sort key the DynamoDB store would give it. */
-interface DecisionRecord {
+/** A journal entry as kept in memory: the item the DynamoDB store would write, under its sort key. */
+interface JournalRecord {
   readonly sk: string;
-  readonly decision: Decision;
+  readonly item: Item;
   readonly expiresAt: number;
 }
 
@@ -69,7 +70,7 @@ const snapshot = (record: StateRecord): JobSetState => ({
 /** MemoryCheckpointStore: CheckpointStore in a process's memory, with the DynamoDB store's semantics. */
 export class MemoryCheckpointStore implements CheckpointStore {
   private readonly states = new Map<string, StateRecord>();
-  private readonly decisions = new Map<string, DecisionRecord[]>();
+  private readonly journal = new Map<string, JournalRecord[]>();
   private readonly bookmarks = new Map<string, string>();
   private readonly clusters = new Map<string, ClusterRecord>();
   private readonly decisionRetentionMs: number;
@@ -161,22 +162,22 @@ export class MemoryCheckpointStore implements CheckpointStore {
       .sort((a, b) => compareJobSetKeys(a.key, b.key));
   }
 
-  /** recordDecision: keep the decision under the sort key DynamoDB would give it. */
-  async recordDecision(decision: Decision): Promise<void> {
-    const kept = structuredClone(definedOnly(decisionToKeep(decision)));
+  /** appendJournal: keep the entry as the item DynamoDB would store, under the sort key it would give it. */
+  async appendJournal(entry: JournalEntry): Promise<void> {
+    const kept = journalEntryToKeep(entry, journalItemChars);
     const pk = jobSetPk(kept.key);
-    const log = this.decisions.get(pk) ?? [];
-    log.push({ sk: decisionSk(kept.at, decisionSuffix()), decision: kept, expiresAt: decisionExpiresAt(kept.at, this.decisionRetentionMs) });
+    const log = this.journal.get(pk) ?? [];
+    log.push({ sk: journalSk(kept.at, journalSuffix()), item: structuredClone(journalAttributes(kept)), expiresAt: journalExpiresAt(kept.at, this.decisionRetentionMs) });
     // Sort-key order is what the DynamoDB Query returns: time, then the in-process sequence.
     log.sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0));
-    this.decisions.set(pk, log);
+    this.journal.set(pk, log);
   }
 
-  /** listDecisions: the oldest `limit` decisions (all without `limit`), oldest first. */
-  async listDecisions(key: JobSetKey, limit?: number): Promise<Decision[]> {
+  /** listJournal: the oldest `limit` entries (all without `limit`), oldest first, read back as from an item. */
+  async listJournal(key: JobSetKey, limit?: number): Promise<JournalEntry[]> {
     if (limit !== undefined && limit <= 0) return [];
-    const log = this.decisions.get(jobSetPk(key)) ?? [];
-    return log.slice(0, limit).map((entry) => structuredClone(entry.decision));
+    const log = this.journal.get(jobSetPk(key)) ?? [];
+    return log.slice(0, limit).map((record) => journalEntryFromItem(structuredClone(record.item), key));
   }
 
   /** getBookmark: the checkpointed resourceVersion. */

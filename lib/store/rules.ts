@@ -1,11 +1,11 @@
 /**
  * The store's rules as pure functions, shared by the DynamoDB store and the in-memory one so the
  * two cannot drift: when a lease may be taken, when a JobSet needs a resync, how listings are
- * ordered, how a decision's sort key and TTL are made.
+ * ordered, how a journal entry's sort key, TTL and size bound are made.
  */
 import { randomBytes } from 'node:crypto';
-import { MAX_DECISION_INPUTS_CHARS } from '../constants.ts';
-import type { ClusterRecord, Decision, JobSetKey, JobSetState } from './types.ts';
+import { MAX_JOURNAL_ITEM_CHARS } from '../constants.ts';
+import type { ClusterRecord, JournalEntry, JobSetKey, JobSetState } from './types.ts';
 
 /** leaseIsFree: true when nobody holds the lease, the holder let it lapse at or before `now`, or `owner` holds it already. */
 export const leaseIsFree = (
@@ -46,30 +46,40 @@ const DECISION_SEQUENCE_DIGITS = 8;
 let decisionSequence = 0;
 
 /**
- * decisionSuffix: the part of a decision's sort key after its time. The in-process sequence keeps
+ * journalSuffix: the part of a decision's sort key after its time. The in-process sequence keeps
  * two decisions of one process in the same millisecond in order; the random part keeps decisions
  * of two processes apart (two holders can only meet in the same millisecond around a takeover).
  */
-export const decisionSuffix = (): string => {
+export const journalSuffix = (): string => {
   decisionSequence = (decisionSequence + 1) % 10 ** DECISION_SEQUENCE_DIGITS;
   return `${String(decisionSequence).padStart(DECISION_SEQUENCE_DIGITS, '0')}${randomBytes(4).toString('hex')}`;
 };
 
 /**
- * decisionExpiresAt: the decision's TTL in epoch SECONDS (DynamoDB TTL's unit), rounded up so a
+ * journalExpiresAt: the decision's TTL in epoch SECONDS (DynamoDB TTL's unit), rounded up so a
  * decision is never eligible for deletion before its full retention has passed.
  */
-export const decisionExpiresAt = (at: number, retentionMs: number): number => Math.ceil((at + retentionMs) / 1000);
+export const journalExpiresAt = (at: number, retentionMs: number): number => Math.ceil((at + retentionMs) / 1000);
 
 /**
- * decisionToKeep: the decision as it is stored — without `inputs` when they are larger than
- * MAX_DECISION_INPUTS_CHARS (types.ts: "omitted when larger than the item limit allows"), so an
- * oversized record never fails the pass that writes it.
+ * journalEntryToKeep: the entry as it is stored, within `maxChars` as `sizeOf` measures the
+ * stored item — first without its inputs (inputsKept `too-large`), then without as many trailing
+ * actions as it takes (actionsOmitted counts them) — so an oversized entry never fails its pass.
  */
-export const decisionToKeep = (decision: Decision): Decision => {
-  if (decision.inputs === undefined || decision.inputs.length <= MAX_DECISION_INPUTS_CHARS) return decision;
-  const { inputs: _omitted, ...rest } = decision;
-  return rest;
+export const journalEntryToKeep = (entry: JournalEntry, sizeOf: (entry: JournalEntry) => number, maxChars: number = MAX_JOURNAL_ITEM_CHARS): JournalEntry => {
+  if (sizeOf(entry) <= maxChars) return entry;
+  const { inputs: _dropped, ...rest } = entry;
+  const withoutInputs: JournalEntry = { ...rest, inputsKept: entry.inputsKept === 'stored' ? 'too-large' : entry.inputsKept };
+  if (sizeOf(withoutInputs) <= maxChars) return withoutInputs;
+  // Halve the kept actions until the entry fits, then grow back one half-step at a time.
+  let keep = withoutInputs.actions.length;
+  const cut = (count: number): JournalEntry => ({
+    ...withoutInputs,
+    actions: withoutInputs.actions.slice(0, count),
+    actionsOmitted: (withoutInputs.actionsOmitted ?? 0) + withoutInputs.actions.length - count,
+  });
+  while (keep > 0 && sizeOf(cut(keep)) > maxChars) keep = Math.floor(keep / 2);
+  return cut(keep);
 };
 
 /**

@@ -8,7 +8,7 @@
  * | item | pk | sk |
  * |---|---|---|
  * | JobSet state (dirty counter, lease) | `JOBSET#<cluster>#<namespace>#<name>` | `STATE` |
- * | decision log entry | same pk | `DECISION#<13-digit epoch ms>#<seq><random>` |
+ * | journal entry (one reconcile pass) | same pk | `JOURNAL#<13-digit epoch ms>#<seq><random>` |
  * | watch bookmark | `CLUSTER#<id>` | `BOOKMARK#<resource>` |
  * | cluster registry entry | `CLUSTER#<id>` | `REGISTRY` |
  *
@@ -20,7 +20,7 @@
  *   the listing pays a BatchGetItem instead, and listings are rare.
  * - `resync` (`resyncShard`, `resyncAt`): see RESYNC_INDEX for why it exists and what it holds.
  *
- * Decision items carry `expiresAt` (epoch SECONDS), the attribute the CDK stack names as the
+ * Journal items carry `expiresAt` (epoch SECONDS), the attribute the CDK stack names as the
  * table's TTL attribute. CreateTable has no TTL field, and dynalite has no UpdateTimeToLive, so
  * TTL is not part of tableDefinition(): the embedded store keeps expired decisions until
  * `.lineup/` is removed, and readers must not assume expired items are gone (DynamoDB itself
@@ -56,10 +56,16 @@ export const Attr = {
   wakeAt: 'wakeAt',
   /** Epoch ms; on every item the store writes. */
   updatedAt: 'updatedAt',
-  // Decision items.
+  // Journal items (one per reconcile pass).
   at: 'at',
+  plannerVersion: 'plannerVersion',
+  planOptions: 'planOptions',
+  triggers: 'triggers',
+  timings: 'timings',
   inputsDigest: 'inputsDigest',
+  inputsKept: 'inputsKept',
   actions: 'actions',
+  actionsOmitted: 'actionsOmitted',
   reason: 'reason',
   applied: 'applied',
   replayName: 'replayName',
@@ -117,7 +123,7 @@ export const KeyPart = {
   jobSet: 'JOBSET#',
   cluster: 'CLUSTER#',
   state: 'STATE',
-  decision: 'DECISION#',
+  journal: 'JOURNAL#',
   bookmark: 'BOOKMARK#',
   registry: 'REGISTRY',
   listJobSets: 'JOBSETS#',
@@ -125,8 +131,8 @@ export const KeyPart = {
   resyncShard: 'RESYNC#',
 } as const;
 
-/** DECISION_TIME_DIGITS: width of the zero-padded epoch ms in a decision's sort key (13 digits last until the year 2286). */
-export const DECISION_TIME_DIGITS = 13;
+/** JOURNAL_TIME_DIGITS: width of the zero-padded epoch ms in a decision's sort key (13 digits last until the year 2286). */
+export const JOURNAL_TIME_DIGITS = 13;
 
 /** jobSetPk: the partition key of a JobSet's state item and decisions. */
 export const jobSetPk = (key: JobSetKey): string => `${KeyPart.jobSet}${key.cluster}#${key.namespace}#${key.name}`;
@@ -144,11 +150,11 @@ export const listPkOfCluster = (clusterId: string): string => `${KeyPart.listJob
 export const listSkOfJobSet = (key: JobSetKey): string => `${key.namespace}#${key.name}`;
 
 /**
- * decisionSk: the sort key of a decision: zero-padded time first so a Query returns decisions in
+ * journalSk: the sort key of a decision: zero-padded time first so a Query returns decisions in
  * time order, then a suffix that keeps two decisions of the same millisecond apart.
  */
-export const decisionSk = (at: number, suffix: string): string =>
-  `${KeyPart.decision}${String(Math.max(0, Math.trunc(at))).padStart(DECISION_TIME_DIGITS, '0')}#${suffix}`;
+export const journalSk = (at: number, suffix: string): string =>
+  `${KeyPart.journal}${String(Math.max(0, Math.trunc(at))).padStart(JOURNAL_TIME_DIGITS, '0')}#${suffix}`;
 
 /**
  * resyncShardOf: the `resync` index shard of a partition key — FNV-1a, so the same JobSet always

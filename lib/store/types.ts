@@ -1,7 +1,7 @@
 /**
  * The checkpoint store's contract (DESIGN §2): one DynamoDB table, conditional single-item
  * writes only (no transactions, so it runs on any DynamoDB-API server). Per JobSet a dirty
- * counter and a lease; a decision log; per cluster the forwarder's watch bookmarks and the
+ * counter and a lease; a journal of reconcile passes; per cluster the forwarder's watch bookmarks and the
  * cluster registry. One real implementation (DynamoDB) and, for unit tests of the code above
  * it only, an in-memory one with the same semantics.
  */
@@ -46,15 +46,76 @@ export type ReleaseOutcome =
   /** Not released: the lease is no longer yours (it expired and was taken). Stop. */
   | 'lost';
 
-/** One entry of the decision log. */
-export interface Decision {
+/** An event that triggered a pass, as the journal keeps it. */
+export interface JournalEvent {
+  /** EventBridge's event id. */
+  readonly id?: string | undefined;
+  /** detail-type, e.g. "Job Changed". */
+  readonly detailType: string;
+  readonly kind: 'JobSet' | 'Job';
+  readonly name: string;
+  readonly resourceVersion: string;
+  readonly watchType: string;
+  /** EventBridge's event time (epoch ms; EventBridge keeps whole seconds). */
+  readonly time?: number | undefined;
+  /** The archive replay that re-sent the event, if any. */
+  readonly replayName?: string | undefined;
+}
+
+/** When each hop of a pass happened, epoch ms; hops a pass cannot know are absent. */
+export interface JournalTimings {
+  /** The forwarder saw the change (the event detail's seenAt). */
+  readonly seenAt?: number | undefined;
+  /** EventBridge's event time (put on the bus; whole seconds). */
+  readonly eventAt?: number | undefined;
+  /** The reconciler received the event. */
+  readonly receivedAt?: number | undefined;
+  /** The pass started: the planner's now. */
+  readonly passStartedAt: number;
+  /** The pass's writes were done (or failed). */
+  readonly writesDoneAt: number;
+}
+
+/** One action of a pass with its reason (lib/plan/reasons.ts). */
+export interface JournalAction {
+  readonly kind: string;
+  /** What the action writes: a Job's name, the Service's name, or '' for the JobSet itself. */
+  readonly target: string;
+  /** ActionReasonCode. */
+  readonly code: string;
+  readonly message: string;
+  /** Digest of the whole action, so a replay sees a change in any field of it. */
+  readonly digest: string;
+}
+
+/**
+ * How a pass's planner inputs are kept: `stored` (in `inputs`), `unchanged` (identical to the
+ * inputs of an earlier entry of this JobSet with the same inputsDigest), `too-large` (over the
+ * item limit: this pass cannot be replayed).
+ */
+export type InputsKept = 'stored' | 'unchanged' | 'too-large';
+
+/** One journal entry: what one reconcile pass saw, decided and why (the decision log). */
+export interface JournalEntry {
   readonly key: JobSetKey;
-  /** Epoch ms of the pass. */
+  /** Epoch ms of the pass: the planner's now. */
   readonly at: number;
-  /** Digest of the observed inputs the planner saw (JobSet + Jobs + Service resourceVersions/specs). */
+  /** lib/plan/version.ts PLANNER_VERSION of the planner that decided. */
+  readonly plannerVersion: string;
+  /** The planner's options (which JobSets are Lineup's): part of its inputs. */
+  readonly planOptions: { readonly controllerName: string; readonly claimUnmanaged: boolean };
+  /** The events that triggered the pass (the first pass of a loop: the handled event; later ones: none). */
+  readonly triggers: readonly JournalEvent[];
+  readonly timings: JournalTimings;
+  /** sha256 (hex, 16) of the planner inputs (JobSet, Jobs, Service as observed). */
   readonly inputsDigest: string;
-  /** Action kinds with counts, e.g. {CreateJob: 3, UpdateJobSetStatus: 1}. */
-  readonly actions: Readonly<Record<string, number>>;
+  readonly inputsKept: InputsKept;
+  /** gzip+base64 of the inputs' JSON {jobSet, jobs, service}; only when inputsKept is `stored`. */
+  readonly inputs?: string | undefined;
+  /** Every action, in plan order, with its reason. */
+  readonly actions: readonly JournalAction[];
+  /** Trailing actions left out to keep the item under its size limit (absent: none). */
+  readonly actionsOmitted?: number | undefined;
   /** The plan's one-line reason. */
   readonly reason: string;
   /** Whether the actions were applied (false for a replayed event evaluated only). */
@@ -63,11 +124,6 @@ export interface Decision {
   readonly replayName?: string | undefined;
   /** Error message when carrying out the plan failed. */
   readonly error?: string | undefined;
-  /**
-   * The recorded inputs themselves (gzip+base64 of the Observed JSON), kept so `lineup replay`
-   * can re-run them through today's planner; omitted when larger than the item limit allows.
-   */
-  readonly inputs?: string | undefined;
 }
 
 /** A cluster's connection details in the registry. */
@@ -124,10 +180,13 @@ export interface CheckpointStore {
   listNeedingResync(now: number): Promise<JobSetState[]>;
   /** listJobSets: every JobSet item of one cluster (for periodic re-lists and `lineup history`). */
   listJobSets(cluster: string): Promise<JobSetState[]>;
-  /** recordDecision: append to the decision log (items expire after the configured retention). */
-  recordDecision(decision: Decision): Promise<void>;
-  /** listDecisions: a JobSet's decisions, oldest first, at most `limit`. */
-  listDecisions(key: JobSetKey, limit?: number): Promise<Decision[]>;
+  /**
+   * appendJournal: append one pass's entry (items expire after the configured retention). An
+   * entry too large for an item keeps everything but its inputs (inputsKept `too-large`).
+   */
+  appendJournal(decision: JournalEntry): Promise<void>;
+  /** listJournal: a JobSet's journal entries, oldest first, at most `limit`. */
+  listJournal(key: JobSetKey, limit?: number): Promise<JournalEntry[]>;
   /** getBookmark / putBookmark: the forwarder's resourceVersion per cluster and resource kind. */
   getBookmark(cluster: string, resource: string): Promise<string | undefined>;
   putBookmark(cluster: string, resource: string, resourceVersion: string, now: number): Promise<void>;

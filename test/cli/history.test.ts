@@ -43,27 +43,85 @@ describe('cli/run: lineup history --state-dir', () => {
     assert.deepEqual(readdirSync(empty), []);
   });
 
-  it("reads the decisions lineup run kept in its state directory", async () => {
-    // Prepare: state as lineup run leaves it, with one decision.
+  it('tells the story lineup run kept in its state directory: triggers, hop latencies, actions with reasons; --output json', async () => {
+    // Prepare: state as lineup run leaves it, with one pass triggered by an event and one by the loop.
     const stateDir = join(scratch, 'state');
+    const at = Date.UTC(2026, 0, 1);
+    const first = {
+      key: { cluster: 'local', namespace: 'default', name: 'js' },
+      at,
+      plannerVersion: '0.1.0+000000000000',
+      planOptions: { controllerName: 'lineup.dev/controller', claimUnmanaged: false },
+      triggers: [{ id: 'e1', detailType: 'JobSet Changed', kind: 'JobSet' as const, name: 'js', resourceVersion: '7', watchType: 'ADDED', time: at - 2_000 }],
+      timings: { seenAt: at - 2_030, eventAt: at - 2_000, receivedAt: at - 5, passStartedAt: at, writesDoneAt: at + 20 },
+      inputsDigest: 'abc123',
+      inputsKept: 'stored' as const,
+      inputs: 'H4sIAAAAAAAAA6tWSs7PS8tMBwA=',
+      actions: [
+        { kind: 'CreateJob', target: 'js-driver-0', code: 'GateOpened', message: 'InOrder: first replicatedJob', digest: 'd0' },
+        { kind: 'CreateJob', target: 'js-driver-1', code: 'GateOpened', message: 'InOrder: first replicatedJob', digest: 'd1' },
+        { kind: 'CreateJob', target: 'js-worker-0', code: 'StartupRuleHeld', message: 'InOrder: waiting for driver to be Ready: 0/2 jobs ready', digest: 'd2' },
+      ],
+      reason: 'starting driver',
+      applied: true,
+    };
+    const second = { ...first, at: at + 30, triggers: [], timings: { passStartedAt: at + 30, writesDoneAt: at + 41 }, inputsDigest: 'def456', actions: [], reason: 'nothing to do' };
     const { dynamo, store } = await openStateStore(stateDir, new Counters());
     try {
-      await store.recordDecision({
-        key: { cluster: 'local', namespace: 'default', name: 'js' },
-        at: Date.UTC(2026, 0, 1),
-        inputsDigest: 'abc123',
-        actions: { CreateJob: 2 },
-        reason: 'starting driver',
-        applied: true,
-      });
+      await store.appendJournal(first);
+      await store.appendJournal(second);
     } finally {
       await dynamo.stop();
     }
     // Act
-    const { io, stdout, stderr } = capture();
-    const code = await historyCommand('local/default/js', { stateDir }, io);
+    const text = capture();
+    const code = await historyCommand('local/default/js', { stateDir }, text.io);
+    const json = capture();
+    const jsonCode = await historyCommand('local/default/js', { stateDir, output: 'json' }, json.io);
     // Assess
-    assert.equal(code, 0, stderr());
-    assert.equal(stdout(), '2026-01-01T00:00:00.000Z  abc123  CreateJob×2\n    starting driver\n');
+    assert.equal(code, 0, text.stderr());
+    assert.equal(
+      text.stdout(),
+      'pass 1  2026-01-01T00:00:00.000Z  abc123  starting driver\n' +
+        '    after JobSet Changed JobSet js rv 7 ADDED\n' +
+        '    seen→bus 30 ms, bus→received 1995 ms, received→pass 5 ms, pass 20 ms\n' +
+        '    CreateJob×2 GateOpened: InOrder: first replicatedJob\n' +
+        '    CreateJob×1 StartupRuleHeld: InOrder: waiting for driver to be Ready: 0/2 jobs ready\n' +
+        'pass 2  2026-01-01T00:00:00.030Z  def456  nothing to do\n' +
+        '    after no event of its own: events arrived during the previous pass of this loop\n' +
+        '    pass 11 ms\n',
+    );
+    assert.equal(jsonCode, 0, json.stderr());
+    const report = JSON.parse(json.stdout()) as Record<string, unknown>;
+    assert.deepEqual(report, {
+      format: 'lineup.dev/history/v1',
+      jobSet: { cluster: 'local', namespace: 'default', name: 'js' },
+      passes: [
+        {
+          pass: 1,
+          at: '2026-01-01T00:00:00.000Z',
+          triggers: first.triggers,
+          latency: { seenToBus: 30, busToReceived: 1995, receivedToPass: 5, pass: 20 },
+          reason: 'starting driver',
+          applied: true,
+          plannerVersion: '0.1.0+000000000000',
+          inputsDigest: 'abc123',
+          inputsKept: 'stored',
+          actions: first.actions.map(({ kind, target, code: reasonCode, message }) => ({ kind, target, code: reasonCode, message })),
+        },
+        {
+          pass: 2,
+          at: '2026-01-01T00:00:00.030Z',
+          triggers: [],
+          latency: { pass: 11 },
+          reason: 'nothing to do',
+          applied: true,
+          plannerVersion: '0.1.0+000000000000',
+          inputsDigest: 'def456',
+          inputsKept: 'stored',
+          actions: [],
+        },
+      ],
+    });
   });
 });

@@ -27,11 +27,12 @@ describe('reconcile/reconcileJobSet', () => {
     assert.equal(state?.reconciled, 1);
     assert.equal(state?.lease, undefined, 'lease released');
     assert.equal(counters.get(CounterName.Passes), 1);
-    const decisions = await store.listDecisions(key);
+    const decisions = await store.listJournal(key);
     assert.equal(decisions.length, 1);
     assert.equal(decisions[0]?.applied, true);
-    assert.equal(decisions[0]?.actions['CreateJob'], 5);
+    assert.equal(decisions[0]?.actions.filter((action) => action.kind === 'CreateJob').length, 5);
     assert.ok(decisions[0]?.inputs, 'inputs recorded for replay');
+    assert.equal(decisions[0]?.inputsKept, 'stored');
   });
 
   it('drops an event whose source names another cluster, and one for an unregistered cluster', async () => {
@@ -52,10 +53,10 @@ describe('reconcile/reconcileJobSet', () => {
     const outcome = await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME), replayName: 'debug-run' }, deps);
     assert.equal(outcome, 'replay-recorded');
     assert.equal(world.cluster.jobsOf('default', NAME).length, 0);
-    const [decision] = await store.listDecisions(key);
+    const [decision] = await store.listJournal(key);
     assert.equal(decision?.applied, false);
     assert.equal(decision?.replayName, 'debug-run');
-    assert.equal(decision?.actions['CreateJob'], 5, 'what it would have done');
+    assert.equal(decision?.actions.filter((action) => action.kind === 'CreateJob').length, 5, 'what it would have done');
   });
 
   it('applies a replayed event when configured to', async () => {
@@ -122,7 +123,7 @@ describe('reconcile/reconcileJobSet', () => {
     // Assess: the refused pass is recorded with the cluster's answer; the re-plan creates the rest.
     assert.equal(outcome, 'reconciled');
     assert.equal(counters.get(CounterName.Passes), 2, 'one pass stopped at AlreadyExists, the re-plan succeeded');
-    const [refused, replanned] = await store.listDecisions(key);
+    const [refused, replanned] = await store.listJournal(key);
     assert.match(refused?.error ?? '', new RegExp(`jobs\\.batch "${raced}" already exists`));
     assert.equal(replanned?.error, undefined);
     const names = world.cluster.jobsOf('default', NAME).map((job) => job.metadata.name);

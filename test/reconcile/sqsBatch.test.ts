@@ -94,7 +94,7 @@ describe('reconcile/sqsBatch', () => {
     const response = await handler(sqsEvent([JSON.stringify(eventBridgeEvent(detailFor(NAME), { 'replay-name': 'incident-42' }))]));
     assert.deepEqual(response.batchItemFailures, []);
     assert.equal(world.cluster.jobsOf('default', NAME).length, 0);
-    const [decision] = await store.listDecisions(key);
+    const [decision] = await store.listJournal(key);
     assert.equal(decision?.replayName, 'incident-42');
     assert.equal(decision?.applied, false);
   });

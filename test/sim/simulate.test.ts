@@ -262,6 +262,7 @@ describe('sim/simulate', () => {
       name: 'loop',
       uid: observed.jobSet.metadata.uid,
       actions,
+      reasons: actions.map(() => ({ code: 'StatusChanged', message: 'scripted' })),
       requeueAfterMs,
       reason: 'scripted',
     });
@@ -362,7 +363,7 @@ describe('sim/simulate with an infinite until (--until never)', () => {
     const planner = (observed: Observed): Plan => {
       calls += 1;
       assert.ok(calls <= (2 * UNTIL_NEVER_LIMIT_MS) / 3_600_000, `pass ${calls} at ${observed.now}: the run went past the limit`);
-      return { namespace: 'default', name: 'loop', uid: observed.jobSet.metadata.uid, actions: [], requeueAfterMs: 3_600_000, reason: 'scripted' };
+      return { namespace: 'default', name: 'loop', uid: observed.jobSet.metadata.uid, actions: [], reasons: [], requeueAfterMs: 3_600_000, reason: 'scripted' };
     };
     const jobSet = makeJobSet('loop').replicatedJob('a', 1).obj();
     const result = simulate(jobSet, loadBehaviour('default: {succeedAfter: never}', 'b.yaml'), { until: Infinity, latency: 0, planOptions: PLAN_OPTIONS, planner });

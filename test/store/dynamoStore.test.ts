@@ -22,7 +22,7 @@ import {
   jobSetPk,
   tableDefinition,
 } from '../../lib/store/table.ts';
-import { T0, TTL, describeStoreBehaviour, handleEvent, jobSet, makeDecision } from './storeBehaviour.ts';
+import { T0, TTL, describeStoreBehaviour, handleEvent, jobSet, makeJournalEntry } from './storeBehaviour.ts';
 
 let dynamo: EmbeddedDynamo | undefined;
 let tables = 0;
@@ -82,20 +82,20 @@ describe('store/dynamoStore', () => {
   });
 
   describe('items', () => {
-    it('stores decisions under DECISION#<13-digit ms>#… with expiresAt in epoch seconds after the retention', async () => {
+    it('stores journal entries under JOURNAL#<13-digit ms>#… with expiresAt in epoch seconds after the retention', async () => {
       // Prepare
       const { store, tableName } = await freshStore();
       const key = jobSet('js');
       const documents = DynamoDBDocumentClient.from(server().client);
       // Act
-      await store.recordDecision(makeDecision(key, T0 + 2));
-      await store.recordDecision(makeDecision(key, T0 + 1));
+      await store.appendJournal(makeJournalEntry(key, T0 + 2));
+      await store.appendJournal(makeJournalEntry(key, T0 + 1));
       // Assess
       const output = await documents.send(
         new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': jobSetPk(key), ':prefix': KeyPart.decision },
+          ExpressionAttributeValues: { ':pk': jobSetPk(key), ':prefix': 'JOURNAL#' },
         }),
       );
       const items = output.Items ?? [];
@@ -113,7 +113,7 @@ describe('store/dynamoStore', () => {
     it('takes the decision retention from its options', async () => {
       const tableName = (await freshStore()).tableName;
       const store = new DynamoCheckpointStore({ client: server().client, tableName, decisionRetentionMs: 60_000 });
-      await store.recordDecision(makeDecision(jobSet('js'), T0));
+      await store.appendJournal(makeJournalEntry(jobSet('js'), T0));
       const output = await DynamoDBDocumentClient.from(server().client).send(
         new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': jobSetPk(jobSet('js')) } }),
       );
@@ -176,8 +176,8 @@ describe('store/dynamoStore', () => {
       const { store } = await freshStore(counters);
       await store.markDirty(jobSet('js'), T0);
       await store.getState(jobSet('js'));
-      await store.recordDecision(makeDecision(jobSet('js'), T0));
-      await store.listDecisions(jobSet('js'));
+      await store.appendJournal(makeJournalEntry(jobSet('js'), T0));
+      await store.listJournal(jobSet('js'));
       await store.listJobSets('c1');
       await store.putCluster({ id: 'c1', endpoint: 'https://c1', auth: { type: 'token', token: 't' } });
       await store.deleteCluster('c1');

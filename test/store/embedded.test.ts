@@ -7,7 +7,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoCheckpointStore } from '../../lib/store/dynamoStore.ts';
 import { startEmbeddedDynamo } from '../../lib/store/embedded.ts';
 import { DEFAULT_TABLE_NAME, tableDefinition } from '../../lib/store/table.ts';
-import { T0, TTL, jobSet, makeDecision } from './storeBehaviour.ts';
+import { T0, TTL, jobSet, makeJournalEntry } from './storeBehaviour.ts';
 
 describe('store/embedded', () => {
   const directories: string[] = [];
@@ -44,7 +44,7 @@ describe('store/embedded', () => {
     await firstStore.markDirty(key, T0);
     await firstStore.markDirty(key, T0 + 1);
     await firstStore.tryAcquireLease(key, 'r1', T0 + 2, TTL);
-    await firstStore.recordDecision(makeDecision(key, T0 + 2));
+    await firstStore.appendJournal(makeJournalEntry(key, T0 + 2));
     await firstStore.putBookmark('c1', 'jobsets', '4242', T0);
     await firstStore.putCluster({ id: 'c1', endpoint: 'https://c1', auth: { type: 'token', token: 't' } });
     await first.stop();
@@ -62,7 +62,7 @@ describe('store/embedded', () => {
         lease: { owner: 'r1', expiresAt: T0 + 2 + TTL },
         updatedAt: T0 + 2,
       });
-      assert.deepEqual(await secondStore.listDecisions(key), [makeDecision(key, T0 + 2)]);
+      assert.deepEqual(await secondStore.listJournal(key), [makeJournalEntry(key, T0 + 2)]);
       assert.equal(await secondStore.getBookmark('c1', 'jobsets'), '4242');
       assert.deepEqual(await secondStore.listClusters(), [{ id: 'c1', endpoint: 'https://c1', auth: { type: 'token', token: 't' } }]);
       // The indexes came back too: the lapsed lease is found by the resync.

@@ -3,11 +3,12 @@
  * (dynamoStore.test.ts on a real DynamoDB-API server, memoryStore.test.ts in memory), so the
  * in-memory stand-in used above the store cannot drift from the real one.
  */
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MAX_DECISION_INPUTS_CHARS } from '../../lib/constants.ts';
-import type { CheckpointStore, ClusterRecord, Decision, JobSetKey, Lease } from '../../lib/store/types.ts';
+import { MAX_JOURNAL_ITEM_CHARS } from '../../lib/constants.ts';
+import type { CheckpointStore, ClusterRecord, JournalEntry, JobSetKey, Lease } from '../../lib/store/types.ts';
 
 /** StoreFactory: a fresh, empty store for one test. */
 export type StoreFactory = () => Promise<CheckpointStore>;
@@ -26,12 +27,20 @@ export const TTL = 30_000;
 /** jobSet: the key of JobSet `name` in namespace `ns` of cluster `cluster`. */
 export const jobSet = (name: string, ns = 'default', cluster = 'c1'): JobSetKey => ({ cluster, namespace: ns, name });
 
-/** makeDecision: a decision of `key` at `at`, with only what a case varies given. */
-export const makeDecision = (key: JobSetKey, at: number, overrides: Partial<Decision> = {}): Decision => ({
+/** makeJournalEntry: a journal entry of `key` at `at`, with only what a case varies given. */
+export const makeJournalEntry = (key: JobSetKey, at: number, overrides: Partial<JournalEntry> = {}): JournalEntry => ({
   key,
   at,
+  plannerVersion: '0.1.0+0123456789ab',
+  planOptions: { controllerName: 'lineup.dev/controller', claimUnmanaged: false },
+  triggers: [{ detailType: 'Job Changed', kind: 'Job', name: `${key.name}-a-0`, resourceVersion: String(at), watchType: 'MODIFIED' }],
+  timings: { receivedAt: at - 5, passStartedAt: at, writesDoneAt: at + 20 },
   inputsDigest: `digest-${at}`,
-  actions: { CreateJob: 2, UpdateJobSetStatus: 1 },
+  inputsKept: 'unchanged',
+  actions: [
+    { kind: 'CreateJob', target: `${key.name}-a-0`, code: 'GateOpened', message: 'AnyOrder: no gate', digest: 'aaaaaaaaaaaa' },
+    { kind: 'UpdateJobSetStatus', target: '', code: 'StatusChanged', message: 'created 1 jobs', digest: 'bbbbbbbbbbbb' },
+  ],
   reason: `pass at ${at}`,
   applied: true,
   ...overrides,
@@ -343,7 +352,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       await store.markDirty(jobSet('a', 'ns1'), T0);
       await store.tryAcquireLease(jobSet('leased-only', 'ns1'), 'r1', T0, TTL);
       await store.markDirty(jobSet('x', 'ns1', 'c2'), T0);
-      await store.recordDecision(makeDecision(jobSet('a', 'ns1'), T0));
+      await store.appendJournal(makeJournalEntry(jobSet('a', 'ns1'), T0));
       const listed = await store.listJobSets('c1');
       assert.deepEqual(
         listed.map((s) => `${s.key.namespace}/${s.key.name}`),
@@ -353,14 +362,14 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     });
   });
 
-  describe('decisions', () => {
+  describe('journal entries', () => {
     it('come back oldest first whatever order they were recorded in, only for their JobSet', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      for (const at of [T0 + 3_000, T0 + 1_000, T0 + 2_000]) await store.recordDecision(makeDecision(key, at));
-      await store.recordDecision(makeDecision(jobSet('other'), T0));
+      for (const at of [T0 + 3_000, T0 + 1_000, T0 + 2_000]) await store.appendJournal(makeJournalEntry(key, at));
+      await store.appendJournal(makeJournalEntry(jobSet('other'), T0));
       assert.deepEqual(
-        (await store.listDecisions(key)).map((d) => d.at),
+        (await store.listJournal(key)).map((d) => d.at),
         [T0 + 1_000, T0 + 2_000, T0 + 3_000],
       );
     });
@@ -368,44 +377,70 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     it('keep the order they were recorded in within one millisecond', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      for (const reason of ['first', 'second', 'third']) await store.recordDecision(makeDecision(key, T0, { reason }));
-      assert.deepEqual((await store.listDecisions(key)).map((d) => d.reason), ['first', 'second', 'third']);
+      for (const reason of ['first', 'second', 'third']) await store.appendJournal(makeJournalEntry(key, T0, { reason }));
+      assert.deepEqual((await store.listJournal(key)).map((d) => d.reason), ['first', 'second', 'third']);
     });
 
     it('returns at most `limit`, the oldest ones', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      for (let i = 0; i < 5; i += 1) await store.recordDecision(makeDecision(key, T0 + i));
-      assert.deepEqual((await store.listDecisions(key, 2)).map((d) => d.at), [T0, T0 + 1]);
-      assert.equal((await store.listDecisions(key, 10)).length, 5);
-      assert.deepEqual(await store.listDecisions(key, 0), []);
-      assert.deepEqual(await store.listDecisions(jobSet('none')), []);
+      for (let i = 0; i < 5; i += 1) await store.appendJournal(makeJournalEntry(key, T0 + i));
+      assert.deepEqual((await store.listJournal(key, 2)).map((d) => d.at), [T0, T0 + 1]);
+      assert.equal((await store.listJournal(key, 10)).length, 5);
+      assert.deepEqual(await store.listJournal(key, 0), []);
+      assert.deepEqual(await store.listJournal(jobSet('none')), []);
     });
 
     it('round-trip every field, optional ones included and absent ones absent', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      const full = makeDecision(key, T0, {
+      const full = makeJournalEntry(key, T0, {
         applied: false,
         replayName: 'replay-1',
         error: 'apply failed',
+        inputsKept: 'stored',
         inputs: 'H4sIAAAAAAAAA6tWSs7PS8tMBwA=',
-        actions: {},
+        triggers: [
+          { id: 'ev-1', detailType: 'JobSet Changed', kind: 'JobSet', name: 'js', resourceVersion: '7', watchType: 'ADDED', time: T0 - 1_000, replayName: 'replay-1' },
+          { detailType: 'Job Changed', kind: 'Job', name: 'js-a-0', resourceVersion: '8', watchType: 'MODIFIED' },
+        ],
+        timings: { seenAt: T0 - 1_200, eventAt: T0 - 1_000, receivedAt: T0 - 10, passStartedAt: T0, writesDoneAt: T0 + 30 },
+        actionsOmitted: 3,
       });
-      const bare = makeDecision(key, T0 + 1, { replayName: undefined });
-      await store.recordDecision(full);
-      await store.recordDecision(bare);
+      const bare = makeJournalEntry(key, T0 + 1, { replayName: undefined, triggers: [], actions: [], timings: { passStartedAt: T0 + 1, writesDoneAt: T0 + 2 } });
+      await store.appendJournal(full);
+      await store.appendJournal(bare);
       const { replayName: _absent, ...bareAsStored } = bare;
-      assert.deepEqual(await store.listDecisions(key), [full, bareAsStored]);
+      assert.deepEqual(await store.listJournal(key), [full, bareAsStored]);
     });
 
-    it('leave out recorded inputs too large for an item, keeping the rest of the decision', async () => {
+    it('keep an entry whose inputs are too large for an item without them, saying so', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      const decision = makeDecision(key, T0, { inputs: 'x'.repeat(MAX_DECISION_INPUTS_CHARS + 1) });
-      await store.recordDecision(decision);
-      const { inputs: _dropped, ...withoutInputs } = decision;
-      assert.deepEqual(await store.listDecisions(key), [withoutInputs]);
+      // Random base64 does not compress: it stands for inputs too large to keep.
+      const entry = makeJournalEntry(key, T0, { inputsKept: 'stored', inputs: randomBytes(MAX_JOURNAL_ITEM_CHARS).toString('base64') });
+      await store.appendJournal(entry);
+      const { inputs: _dropped, ...withoutInputs } = entry;
+      assert.deepEqual(await store.listJournal(key), [{ ...withoutInputs, inputsKept: 'too-large' }]);
+    });
+
+    it('keep an entry whose actions alone are too large by leaving out the last ones and counting them', async () => {
+      const store = await makeStore();
+      const key = jobSet('js');
+      // Each action's message is random, so the packed actions stay large: 4,000 × ~1 KB.
+      const actions = Array.from({ length: 4_000 }, (_, index) => ({
+        kind: 'CreateJob',
+        target: `js-a-${index}`,
+        code: 'GateOpened',
+        message: randomBytes(768).toString('base64'),
+        digest: 'cccccccccccc',
+      }));
+      await store.appendJournal(makeJournalEntry(key, T0, { actions }));
+      const [kept] = await store.listJournal(key);
+      assert.ok(kept);
+      assert.ok(kept.actions.length > 0 && kept.actions.length < actions.length, `kept ${kept.actions.length} of ${actions.length} actions`);
+      assert.equal(kept.actionsOmitted, actions.length - kept.actions.length);
+      assert.deepEqual(kept.actions, actions.slice(0, kept.actions.length), 'the first actions, in order');
     });
   });
 

@@ -51,11 +51,12 @@ import { DEFAULT_PLAN_OPTIONS } from '../../../lib/plan/planner.ts';
 import type { Action, ActionKind, Observed, Plan } from '../../../lib/plan/types.ts';
 import type { ReconcileDeps } from '../../../lib/reconcile/reconcileJobSet.ts';
 import { resync } from '../../../lib/reconcile/resync.ts';
+import { InputsMemory } from '../../../lib/reconcile/journal.ts';
 import { makeSqsBatchHandler } from '../../../lib/reconcile/sqsBatch.ts';
 import type { ClusterGateway, ClusterResolver } from '../../../lib/reconcile/types.ts';
 import { DynamoCheckpointStore } from '../../../lib/store/dynamoStore.ts';
 import { ensureCheckpointTable } from '../../../lib/store/embedded.ts';
-import type { ClusterRecord, Decision, JobSetKey } from '../../../lib/store/types.ts';
+import type { ClusterRecord, JournalEntry, JobSetKey } from '../../../lib/store/types.ts';
 import type { DynaliteServer, KubeServer, MotoServer } from '../harness/index.ts';
 import { eventually } from '../k8s/support.ts';
 
@@ -252,7 +253,7 @@ export interface PassRecord {
   readonly generation: number;
   readonly key: JobSetKey;
   readonly plan: Plan;
-  readonly decision: Decision;
+  readonly decision: JournalEntry;
 }
 
 /**
@@ -418,6 +419,7 @@ export class Pipeline {
       resolveCluster,
       planOptions: DEFAULT_PLAN_OPTIONS,
       owner: reconciler.owner,
+      inputsMemory: new InputsMemory(),
       now: Date.now,
       counters: this.counters,
       log: this.log,

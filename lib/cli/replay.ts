@@ -1,0 +1,143 @@
+/**
+ * `lineup export CLUSTER/NS/NAME`: a JobSet's journal as a self-contained recording (JSON on
+ * stdout). `lineup replay FILE|CLUSTER/NS/NAME | --all`: today's planner over every recorded
+ * pass, pass by pass same or different; exit 0 all same, 1 any difference, 2 unusable input.
+ */
+import { existsSync } from 'node:fs';
+import { ReplayMessage } from '../constants.ts';
+import { Counters } from '../counters.ts';
+import { InvalidInputError } from '../errors.ts';
+import { hasState, openStateStore } from '../hosts/local.ts';
+import { parseRecording, recordingOf, type Recording } from '../replay/recording.ts';
+import { replayRecording, type Planner, type ReplayReport } from '../replay/replay.ts';
+import type { CheckpointStore, JobSetKey } from '../store/types.ts';
+import { ExitCode, type CliIo } from './io.ts';
+
+/** parseJobSetKey: CLUSTER/NAMESPACE/NAME, or undefined when `target` is not one. */
+export const parseJobSetKey = (target: string): JobSetKey | undefined => {
+  const parts = target.split('/');
+  const [cluster, namespace, name] = parts;
+  return parts.length === 3 && cluster && namespace && name ? { cluster, namespace, name } : undefined;
+};
+
+const keyText = (key: JobSetKey): string => `${key.cluster}/${key.namespace}/${key.name}`;
+
+/** UnusableInput: the one line an exit 2 prints. */
+class UnusableInput extends Error {}
+
+/** withState: run `work` on the state directory's store, refusing a directory without state (nothing is created). */
+const withState = async <T>(command: string, stateDir: string, work: (store: CheckpointStore) => Promise<T>): Promise<T> => {
+  if (!hasState(stateDir)) throw new UnusableInput(ReplayMessage.noState(command, stateDir));
+  const { dynamo, store } = await openStateStore(stateDir, new Counters());
+  try {
+    return await work(store);
+  } finally {
+    await dynamo.stop();
+  }
+};
+
+/** recordingFromState: the JobSet's journal as a recording, or UnusableInput when it has none. */
+const recordingFromState = async (command: string, store: CheckpointStore, key: JobSetKey, stateDir: string): Promise<Recording> => {
+  const entries = await store.listJournal(key);
+  if (entries.length === 0) throw new UnusableInput(ReplayMessage.unknownJobSet(command, keyText(key), stateDir));
+  return recordingOf(key, entries);
+};
+
+/** ExportFlags: raw flags from commander. */
+export interface ExportFlags {
+  readonly stateDir: string;
+}
+
+/** exportCommand: `lineup export CLUSTER/NS/NAME`. */
+export const exportCommand = async (target: string, flags: ExportFlags, io: CliIo): Promise<number> => {
+  const key = parseJobSetKey(target);
+  if (key === undefined) {
+    io.stderr(`${ReplayMessage.badTarget('lineup export', target)}\n`);
+    return ExitCode.Usage;
+  }
+  try {
+    const recording = await withState('lineup export', flags.stateDir, (store) => recordingFromState('lineup export', store, key, flags.stateDir));
+    io.stdout(`${JSON.stringify(recording, null, 2)}\n`);
+    return ExitCode.Ok;
+  } catch (error) {
+    if (!(error instanceof UnusableInput)) throw error;
+    io.stderr(`${error.message}\n`);
+    return ExitCode.Usage;
+  }
+};
+
+/** ReplayFlags: raw flags from commander; `planner` only from tests (a variant). */
+export interface ReplayFlags {
+  readonly stateDir: string;
+  readonly all?: boolean | undefined;
+  readonly cluster?: string | undefined;
+  readonly output: string;
+  readonly planner?: Planner | undefined;
+}
+
+const time = (epochMs: number): string => new Date(epochMs).toISOString();
+
+/** reportText: one report pass by pass, a difference field by field. */
+const reportText = (report: ReplayReport): string => {
+  const lines = [`${keyText(report.jobSet)}: ${report.passes.length} passes recorded by ${report.recordedPlannerVersions.join(', ')}, replayed with ${report.plannerVersion}`];
+  for (const outcome of report.passes) {
+    const head = `  pass ${outcome.pass}  ${time(outcome.at)}  ${outcome.result}`;
+    if (outcome.result === 'same') lines.push(head);
+    else if (outcome.result === 'unreplayable') lines.push(`${head}: ${outcome.why}`);
+    else {
+      lines.push(`${head}: ${outcome.recorded.length} actions recorded, ${outcome.replayed.length} replayed`);
+      for (const difference of outcome.differences) {
+        lines.push(`    action ${difference.action} ${difference.field}: recorded ${JSON.stringify(difference.recorded ?? null)}, replayed ${JSON.stringify(difference.replayed ?? null)}`);
+      }
+    }
+  }
+  lines.push(`  ${report.same} same, ${report.different} different, ${report.unreplayable} unreplayable`);
+  return `${lines.join('\n')}\n`;
+};
+
+/** recordingsOf: the recordings a replay target names. */
+const recordingsOf = async (target: string | undefined, flags: ReplayFlags, io: CliIo): Promise<Recording[]> => {
+  if (flags.all) {
+    const cluster = flags.cluster ?? 'local';
+    return withState('lineup replay', flags.stateDir, async (store) => {
+      const recordings: Recording[] = [];
+      for (const state of await store.listJobSets(cluster)) {
+        const entries = await store.listJournal(state.key);
+        if (entries.length > 0) recordings.push(recordingOf(state.key, entries));
+      }
+      if (recordings.length === 0) throw new UnusableInput(ReplayMessage.nothingRecorded(cluster, flags.stateDir));
+      return recordings;
+    });
+  }
+  if (target === undefined) throw new UnusableInput(ReplayMessage.noTarget);
+  if (existsSync(target)) return [parseRecording(io.readFile(target), target)];
+  const key = parseJobSetKey(target);
+  if (key === undefined) throw new UnusableInput(ReplayMessage.badTarget('lineup replay', target));
+  return [await withState('lineup replay', flags.stateDir, (store) => recordingFromState('lineup replay', store, key, flags.stateDir))];
+};
+
+/** replayCommand: `lineup replay FILE|CLUSTER/NS/NAME` or `lineup replay --all`. */
+export const replayCommand = async (target: string | undefined, flags: ReplayFlags, io: CliIo): Promise<number> => {
+  let recordings: Recording[];
+  try {
+    recordings = await recordingsOf(target, flags, io);
+  } catch (error) {
+    if (!(error instanceof UnusableInput) && !(error instanceof InvalidInputError)) throw error;
+    io.stderr(`lineup replay: ${(error as Error).message.replace(/^lineup replay: /, '')}\n`);
+    return ExitCode.Usage;
+  }
+  const reports = recordings.map((recording) => replayRecording(recording, { planner: flags.planner }));
+  if (flags.output === 'json') {
+    const summary = {
+      jobSets: reports.length,
+      passes: reports.reduce((sum, report) => sum + report.passes.length, 0),
+      same: reports.reduce((sum, report) => sum + report.same, 0),
+      different: reports.reduce((sum, report) => sum + report.different, 0),
+      unreplayable: reports.reduce((sum, report) => sum + report.unreplayable, 0),
+    };
+    io.stdout(`${JSON.stringify({ summary, reports }, null, 2)}\n`);
+  } else {
+    for (const report of reports) io.stdout(reportText(report));
+  }
+  return reports.some((report) => report.different > 0) ? ExitCode.Invalid : ExitCode.Ok;
+};

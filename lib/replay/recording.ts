@@ -1,0 +1,119 @@
+/**
+ * A recording: one JobSet's journal as a self-contained JSON file (`lineup export`), readable
+ * without the table it came from. Each pass keeps its inputs as its journal entry did (gzip+base64
+ * JSON: a 500-Job JobSet's inputs are 1.6 MB as plain JSON); a pass whose inputs were unchanged
+ * refers to an earlier pass of the file by digest.
+ */
+import { z } from 'zod';
+import { InvalidInputError } from '../errors.ts';
+import { unpackInputs } from '../reconcile/journal.ts';
+import type { Observed } from '../plan/types.ts';
+import type { JobSetKey, JournalEntry } from '../store/types.ts';
+
+/** RECORDING_FORMAT: the format field of the recordings this Lineup writes and reads. */
+export const RECORDING_FORMAT = 'lineup.dev/recording/v1';
+
+/** One pass of a recording. */
+export type RecordedPass = Omit<JournalEntry, 'key'>;
+
+/** A recording: the format, the JobSet, and every pass oldest first. */
+export interface Recording {
+  readonly format: typeof RECORDING_FORMAT;
+  readonly jobSet: JobSetKey;
+  readonly passes: readonly RecordedPass[];
+}
+
+/** recordingOf: a JobSet's journal entries (oldest first) as a recording. */
+export const recordingOf = (key: JobSetKey, entries: readonly JournalEntry[]): Recording => ({
+  format: RECORDING_FORMAT,
+  jobSet: { cluster: key.cluster, namespace: key.namespace, name: key.name },
+  passes: entries.map(({ key: _key, ...rest }) => rest),
+});
+
+const JournalActionSchema = z.object({ kind: z.string(), target: z.string(), code: z.string(), message: z.string(), digest: z.string() });
+
+const RecordedPassSchema = z.object({
+  at: z.number(),
+  plannerVersion: z.string(),
+  planOptions: z.object({ controllerName: z.string(), claimUnmanaged: z.boolean() }),
+  triggers: z.array(
+    z.object({
+      id: z.string().optional(),
+      detailType: z.string(),
+      kind: z.enum(['JobSet', 'Job']),
+      name: z.string(),
+      resourceVersion: z.string(),
+      watchType: z.string(),
+      time: z.number().optional(),
+      replayName: z.string().optional(),
+    }),
+  ),
+  timings: z.object({
+    seenAt: z.number().optional(),
+    eventAt: z.number().optional(),
+    receivedAt: z.number().optional(),
+    passStartedAt: z.number(),
+    writesDoneAt: z.number(),
+  }),
+  inputsDigest: z.string(),
+  inputsKept: z.enum(['stored', 'unchanged', 'too-large']),
+  inputs: z.string().optional(),
+  actions: z.array(JournalActionSchema),
+  actionsOmitted: z.number().optional(),
+  reason: z.string(),
+  applied: z.boolean(),
+  replayName: z.string().optional(),
+  error: z.string().optional(),
+});
+
+const RecordingSchema = z.object({
+  format: z.literal(RECORDING_FORMAT),
+  jobSet: z.object({ cluster: z.string(), namespace: z.string(), name: z.string() }),
+  passes: z.array(RecordedPassSchema),
+});
+
+/**
+ * parseRecording: the recording `text` holds, or InvalidInputError in one line: not JSON (a
+ * truncated file), another format or version, or a pass that does not parse.
+ */
+export const parseRecording = (text: string, source: string): Recording => {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidInputError(`${source}: not a recording: its JSON does not parse (truncated?): ${(error as Error).message}`, { cause: error });
+  }
+  const format = typeof raw === 'object' && raw !== null && 'format' in raw ? raw.format : undefined;
+  if (format !== RECORDING_FORMAT) {
+    throw new InvalidInputError(`${source}: unknown recording format ${JSON.stringify(format ?? null)}, expected ${JSON.stringify(RECORDING_FORMAT)}`);
+  }
+  const parsed = RecordingSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InvalidInputError(`${source}: not a recording: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unknown problem'}`);
+  }
+  const passes = parsed.data.passes.map((pass, index): RecordedPass => {
+    const { inputs, ...rest } = pass;
+    if (inputs === undefined) return rest;
+    try {
+      unpackInputs(inputs);
+      return { ...rest, inputs };
+    } catch (error) {
+      throw new InvalidInputError(`${source}: pass ${index + 1}: ${(error as Error).message}`, { cause: error });
+    }
+  });
+  return { format: RECORDING_FORMAT, jobSet: parsed.data.jobSet, passes };
+};
+
+/**
+ * observedOfPass: the planner inputs of pass `index` — its own, or for `unchanged` those of the
+ * latest earlier pass with the same digest — at the pass's time, or a string saying why not.
+ */
+export const observedOfPass = (recording: Recording, index: number): Observed | string => {
+  const pass = recording.passes[index];
+  if (pass === undefined) return `no pass ${index + 1}`;
+  if (pass.inputsKept === 'too-large') return 'inputs were too large to keep';
+  const source = pass.inputs !== undefined ? pass : recording.passes.slice(0, index).findLast((earlier) => earlier.inputsDigest === pass.inputsDigest && earlier.inputs !== undefined);
+  if (source?.inputs === undefined) return `inputs ${pass.inputsDigest} are referenced but no earlier pass holds them`;
+  return { ...unpackInputs(source.inputs), now: pass.at };
+};

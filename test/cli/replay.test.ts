@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { exportCommand, replayCommand } from '../../lib/cli/replay.ts';
+import { Counters } from '../../lib/counters.ts';
+import { openStateStore } from '../../lib/hosts/local.ts';
+import { KEY, NAME, recordStartup, workersAtOnce } from '../replay/fixtures.ts';
+
+/** capture: a CliIo collecting what a command prints. */
+const capture = () => {
+  let out = '';
+  let err = '';
+  return {
+    io: {
+      stdout: (text: string) => void (out += text),
+      stderr: (text: string) => void (err += text),
+      readFile: (path: string) => readFileSync(path, 'utf8'),
+    },
+    stdout: () => out,
+    stderr: () => err,
+  };
+};
+
+const target = `${KEY.cluster}/${KEY.namespace}/${KEY.name}`;
+
+describe('lineup export and lineup replay', () => {
+  let scratch = '';
+  let stateDir = '';
+  let recordingFile = '';
+
+  before(async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'lineup-replay-'));
+    stateDir = join(scratch, 'state');
+    // A startup recorded in a state directory the way lineup run keeps it (embedded DynamoDB).
+    const { dynamo, store } = await openStateStore(stateDir, new Counters());
+    try {
+      await recordStartup(store);
+    } finally {
+      await dynamo.stop();
+    }
+    const { io, stdout, stderr } = capture();
+    assert.equal(await exportCommand(target, { stateDir }, io), 0, stderr());
+    recordingFile = join(scratch, 'rec.json');
+    writeFileSync(recordingFile, stdout());
+  });
+
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('export writes a recording that replays with no difference (exit 0), pass by pass', async () => {
+    const recording = JSON.parse(readFileSync(recordingFile, 'utf8')) as { format: string; passes: unknown[] };
+    assert.equal(recording.format, 'lineup.dev/recording/v1');
+    const { io, stdout, stderr } = capture();
+    assert.equal(await replayCommand(recordingFile, { stateDir, output: 'text' }, io), 0, stderr());
+    const lines = stdout().trimEnd().split('\n');
+    assert.match(lines[0] ?? '', new RegExp(`^${target}: ${recording.passes.length} passes recorded by 0\\.1\\.0\\+[0-9a-f]{12}, replayed with 0\\.1\\.0\\+[0-9a-f]{12}$`));
+    assert.equal(lines.filter((line) => / same$/.test(line)).length, recording.passes.length);
+    assert.equal(lines.at(-1), `  ${recording.passes.length} same, 0 different, 0 unreplayable`);
+  });
+
+  it('replays the same JobSet from the state directory, and --all as JSON (exit 0)', async () => {
+    const direct = capture();
+    assert.equal(await replayCommand(target, { stateDir, output: 'text' }, direct.io), 0, direct.stderr());
+    const fromFile = capture();
+    await replayCommand(recordingFile, { stateDir, output: 'text' }, fromFile.io);
+    assert.equal(direct.stdout(), fromFile.stdout(), 'export → replay round-trips');
+    const all = capture();
+    assert.equal(await replayCommand(undefined, { stateDir, all: true, cluster: KEY.cluster, output: 'json' }, all.io), 0, all.stderr());
+    const parsed = JSON.parse(all.stdout()) as { summary: { jobSets: number; passes: number; same: number; different: number; unreplayable: number } };
+    assert.equal(parsed.summary.jobSets, 1);
+    assert.ok(parsed.summary.passes > 0);
+    assert.deepEqual([parsed.summary.same, parsed.summary.different, parsed.summary.unreplayable], [parsed.summary.passes, 0, 0]);
+  });
+
+  it('a planner differing in one rule is exit 1 and shows the recorded and the new action field by field', async () => {
+    const { io, stdout } = capture();
+    assert.equal(await replayCommand(recordingFile, { stateDir, output: 'text', planner: workersAtOnce }, io), 1);
+    const text = stdout();
+    assert.match(text, /\n {2}pass 1 {2}\S+ {2}different: \d+ actions recorded, \d+ replayed\n/);
+    assert.match(text, new RegExp(`\\n {4}action \\d+ code: recorded "StartupRuleHeld", replayed "GateOpened"\\n`));
+    assert.ok(text.includes(`replayed "variant: workers start at once"`));
+    assert.match(text, /\n {2}\d+ same, 1 different, 0 unreplayable\n$/);
+    assert.ok(!text.includes(`${NAME}-driver`), 'only the changed actions are listed');
+  });
+
+  it('unusable input is exit 2 with one line: a truncated file, an unknown format version, an unknown JobSet', async () => {
+    const text = readFileSync(recordingFile, 'utf8');
+    const truncated = join(scratch, 'truncated.json');
+    writeFileSync(truncated, text.slice(0, Math.floor(text.length / 3)));
+    const future = join(scratch, 'future.json');
+    writeFileSync(future, JSON.stringify({ ...(JSON.parse(text) as object), format: 'lineup.dev/recording/v2' }));
+    const cases: [string | undefined, RegExp][] = [
+      [truncated, /^lineup replay: \S+truncated\.json: not a recording: its JSON does not parse \(truncated\?\): .+\n$/],
+      [future, /^lineup replay: \S+future\.json: unknown recording format "lineup\.dev\/recording\/v2", expected "lineup\.dev\/recording\/v1"\n$/],
+      [`${KEY.cluster}/default/nobody`, new RegExp(`^lineup replay: no passes recorded for ${KEY.cluster}/default/nobody in \\S+\\n$`)],
+      ['no-such-file.json', /^lineup replay: expected a recording file or CLUSTER\/NAMESPACE\/NAME, got "no-such-file\.json"\n$/],
+      [undefined, /^lineup replay: expected a recording file, CLUSTER\/NAMESPACE\/NAME or --all\n$/],
+    ];
+    for (const [input, expected] of cases) {
+      const { io, stdout, stderr } = capture();
+      assert.equal(await replayCommand(input, { stateDir, output: 'text' }, io), 2, String(input));
+      assert.match(stderr(), expected);
+      assert.equal(stdout(), '');
+    }
+    const missing = capture();
+    assert.equal(await exportCommand(`${KEY.cluster}/default/nobody`, { stateDir }, missing.io), 2);
+    assert.match(missing.stderr(), new RegExp(`^lineup export: no passes recorded for ${KEY.cluster}/default/nobody in \\S+\\n$`));
+    const noState = capture();
+    assert.equal(await replayCommand(target, { stateDir: join(scratch, 'typo'), output: 'text' }, noState.io), 2);
+    assert.match(noState.stderr(), /^lineup replay: no state in \S+typo: expected the --state-dir of a lineup run\n$/);
+  });
+});

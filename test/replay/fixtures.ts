@@ -1,0 +1,39 @@
+/** Shared fixtures for the replay tests: a recorded story-2 startup and a planner variant. */
+import { plan } from '../../lib/plan/planner.ts';
+import { InputsMemory } from '../../lib/reconcile/journal.ts';
+import { handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';
+import type { Planner } from '../../lib/replay/replay.ts';
+import type { CheckpointStore, JobSetKey } from '../../lib/store/types.ts';
+import { CLUSTER, detailFor, reconcileDeps, simWorld, story2 } from '../reconcile/fixtures.ts';
+
+export const NAME = 'messagequeue-driver-worker';
+export const KEY: JobSetKey = { cluster: CLUSTER, namespace: 'default', name: NAME };
+
+/**
+ * recordStartup: story 2 through the real reconcile loop against the simulated cluster, one event
+ * per virtual minute until it completed, every pass journaled in `store`.
+ */
+export const recordStartup = async (store: CheckpointStore): Promise<void> => {
+  const world = simWorld([story2()]);
+  const { deps } = reconcileDeps(store, world.gateway, world.now, 'recorder', { inputsMemory: new InputsMemory() });
+  for (let step = 0; step < 8; step += 1) {
+    const outcome = await handleEvent(
+      { source: `lineup.${CLUSTER}`, detail: { ...detailFor(NAME), resourceVersion: String(step + 1) }, id: `event-${step}`, detailType: 'JobSet Changed', time: new Date(world.now()).toISOString() },
+      deps,
+    );
+    if (outcome !== 'reconciled') throw new Error(`step ${step}: ${outcome}`);
+    world.queue.runUntil(world.queue.now() + 60_000);
+  }
+};
+
+/** workersAtOnce: a planner that differs in one rule — story 2's workers are never held back by their gate. */
+export const workersAtOnce: Planner = (observed, options) => {
+  const result = plan(observed, options);
+  const actions = result.actions.map((action) =>
+    action.kind === 'CreateJob' && action.replicatedJob === 'worker' && action.job.spec.suspend === true
+      ? { ...action, job: { ...action.job, spec: { ...action.job.spec, suspend: false } } }
+      : action,
+  );
+  const reasons = result.reasons.map((reason, index) => (actions[index] === result.actions[index] ? reason : { code: 'GateOpened' as const, message: 'variant: workers start at once' }));
+  return { ...result, actions, reasons };
+};

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PLANNER_VERSION } from '../../lib/plan/version.ts';
+import { recordingOf } from '../../lib/replay/recording.ts';
+import { actionDifferences, replayRecording } from '../../lib/replay/replay.ts';
+import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
+import { KEY, NAME, recordStartup, workersAtOnce } from './fixtures.ts';
+
+const recorded = async () => {
+  const store = new MemoryCheckpointStore();
+  await recordStartup(store);
+  return recordingOf(KEY, await store.listJournal(KEY));
+};
+
+describe('replay: the planner over recorded passes', () => {
+  it("today's planner decides every recorded pass of a startup the same", async () => {
+    const recording = await recorded();
+    const report = replayRecording(recording);
+    assert.ok(recording.passes.length >= 4, `${recording.passes.length} passes`);
+    assert.deepEqual(report.passes.map((outcome) => outcome.result), recording.passes.map(() => 'same'));
+    assert.deepEqual([report.same, report.different, report.unreplayable], [recording.passes.length, 0, 0]);
+    assert.equal(report.plannerVersion, PLANNER_VERSION);
+    assert.deepEqual(report.recordedPlannerVersions, [PLANNER_VERSION]);
+  });
+
+  it('a planner differing in one rule is reported on exactly the passes that rule changes, field by field', async () => {
+    const recording = await recorded();
+    // The rule only changes passes that created a worker held back by its gate.
+    const expected = recording.passes.flatMap((pass, index) =>
+      pass.actions.some((action) => action.kind === 'CreateJob' && action.target.startsWith(`${NAME}-worker-`) && action.code === 'StartupRuleHeld') ? [index + 1] : [],
+    );
+    assert.deepEqual(expected, [1], 'story 2 creates its held workers in its first pass');
+    const report = replayRecording(recording, { planner: workersAtOnce, plannerVersion: 'variant' });
+    assert.deepEqual(report.passes.filter((outcome) => outcome.result === 'different').map((outcome) => outcome.pass), expected);
+    const [different] = report.passes.filter((outcome) => outcome.result === 'different');
+    assert.ok(different?.result === 'different');
+    const workerActions = different.recorded.flatMap((action, index) => (action.target.startsWith(`${NAME}-worker-`) ? [index + 1] : []));
+    assert.deepEqual(
+      different.differences,
+      workerActions.flatMap((action) => [
+        { action, field: 'code', recorded: 'StartupRuleHeld', replayed: 'GateOpened' },
+        { action, field: 'message', recorded: 'InOrder: waiting for messagequeue to be Ready: 0/1 jobs ready', replayed: 'variant: workers start at once' },
+        { action, field: 'digest', recorded: different.recorded[action - 1]?.digest, replayed: different.replayed[action - 1]?.digest },
+      ]),
+    );
+  });
+
+  it('a pass whose inputs were too large is unreplayable, saying why, and counts as no difference', async () => {
+    const recording = await recorded();
+    const cut = { ...recording, passes: recording.passes.map((pass, index) => (index === 0 ? { ...pass, inputsKept: 'too-large' as const, inputs: undefined } : pass)) };
+    const report = replayRecording(cut);
+    assert.deepEqual(report.passes[0], { pass: 1, at: recording.passes[0]?.at, result: 'unreplayable', why: 'inputs were too large to keep' });
+    assert.equal(report.different, 0);
+  });
+
+  it('actionDifferences lists an action only one side has, every field against undefined', () => {
+    const action = { kind: 'CreateJob', target: 'js-a-0', code: 'GateOpened', message: 'AnyOrder: no gate', digest: 'abc' };
+    assert.deepEqual(actionDifferences([action], [action]), []);
+    assert.deepEqual(actionDifferences([], [action]), [
+      { action: 1, field: 'kind', recorded: undefined, replayed: 'CreateJob' },
+      { action: 1, field: 'target', recorded: undefined, replayed: 'js-a-0' },
+      { action: 1, field: 'code', recorded: undefined, replayed: 'GateOpened' },
+      { action: 1, field: 'message', recorded: undefined, replayed: 'AnyOrder: no gate' },
+      { action: 1, field: 'digest', recorded: undefined, replayed: 'abc' },
+    ]);
+  });
+});
