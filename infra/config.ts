@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { DEFAULT_CONTROLLER_NAME, MAX_MANAGED_BY_LENGTH } from '../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME, DEFAULT_STACK_NAME, MAX_MANAGED_BY_LENGTH } from '../lib/constants.ts';
 import { CLUSTER_ID_PATTERN } from '../lib/events/schema.ts';
 
 /** CONFIG_CONTEXT_KEY: the CDK context key holding the configuration (an object, or its JSON text from `-c`). */
@@ -17,8 +17,7 @@ export const CONFIG_CONTEXT_KEY = 'lineup:config';
 /** CONFIG_FILE_CONTEXT_KEY: the CDK context key naming a JSON or YAML configuration file (used when CONFIG_CONTEXT_KEY is absent). */
 export const CONFIG_FILE_CONTEXT_KEY = 'lineup:configFile';
 
-/** DEFAULT_STACK_NAME: the CloudFormation stack name `infra/app.ts` synthesizes. */
-export const DEFAULT_STACK_NAME = 'Lineup';
+export { DEFAULT_STACK_NAME };
 /** DEFAULT_ARCHIVE_RETENTION_DAYS: how long the bus archive keeps events for replay. */
 export const DEFAULT_ARCHIVE_RETENTION_DAYS = 14;
 /** DEFAULT_RECONCILER_MAX_CONCURRENCY: most reconciler invocations the SQS event source runs at once. */

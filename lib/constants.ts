@@ -14,6 +14,8 @@ export const JOBSET_KIND = 'JobSet';
 export const UPSTREAM_CONTROLLER_NAME = 'jobset.sigs.k8s.io/jobset-controller';
 /** Default managedBy value that makes a JobSet Lineup's (configurable). */
 export const DEFAULT_CONTROLLER_NAME = 'lineup.dev/controller';
+/** DEFAULT_STACK_NAME: the CloudFormation stack name `infra/app.ts` synthesizes (`lineup replay --archive` finds the rule by it). */
+export const DEFAULT_STACK_NAME = 'Lineup';
 /** Upstream webhook limit on the length of spec.managedBy. */
 export const MAX_MANAGED_BY_LENGTH = 63;
 /** CRD maxItems on replicatedJobs[].dependsOn. */
@@ -391,6 +393,28 @@ export const ReplayMessage = {
   unknownJobSet: (command: string, target: string, stateDir: string): string => `${command}: no passes recorded for ${target} in ${stateDir}`,
   nothingRecorded: (cluster: string, stateDir: string): string => `lineup replay: no passes recorded for any JobSet of cluster ${cluster} in ${stateDir}`,
   noTarget: 'lineup replay: expected a recording file, CLUSTER/NAMESPACE/NAME or --all',
+} as const;
+
+/** ArchiveReplayMessage: what `lineup replay --archive` prints: progress and the one line of an exit 2. */
+export const ArchiveReplayMessage = {
+  missingFlag: (flag: string): string => `${flag} is required with --archive`,
+  badTime: (flag: string, value: string): string => `${flag} ${JSON.stringify(value)} is not a time: expected ISO 8601, e.g. 2026-01-01T12:00:00Z`,
+  emptyRange: (from: string, to: string): string => `--from ${from} is not before --to ${to}: expected a range that holds events`,
+  badJobSet: (target: string): string => `--jobset ${JSON.stringify(target)}: expected CLUSTER/NAMESPACE/NAME`,
+  badName: (name: string): string => `replay name ${JSON.stringify(name)}: expected at most 64 of A-Z a-z 0-9 . - _`,
+  callFailed: (call: string, detail: string): string => `${call} failed: ${detail}`,
+  noArns: (archive: string): string => `archive ${archive}: DescribeArchive returned no ArchiveArn or EventSourceArn: expected both`,
+  ruleNotFound: (bus: string, prefix: string, found: readonly string[]): string =>
+    `bus ${bus}: ${found.length === 0 ? 'no rule' : `${found.length} rules (${found.join(', ')})`} named ${prefix}*: expected exactly one; name the reconciler's rule with --rule NAME|ARN (stack output ReconcilerRuleArn) or the stack with --stack`,
+  description: 'lineup replay --archive: replayed events are recorded in the journal, not applied',
+  started: (replay: string, archive: string, rule: string): string => `lineup replay: replay ${replay} of archive ${archive} started, limited to rule ${rule}`,
+  progress: (replay: string, state: string, lastReplayed: string | undefined, percent: number): string =>
+    `lineup replay: ${replay} ${state}${lastReplayed === undefined ? '' : `, replayed up to ${lastReplayed} (${percent}% of the range)`}`,
+  timedOut: (replay: string, state: string, timeout: string): string =>
+    `replay ${replay} still ${state} after --timeout ${timeout}: expected it to end; it keeps running in EventBridge (aws events cancel-replay --replay-name ${replay} stops it)`,
+  ended: (replay: string, state: string, reason: string): string => `replay ${replay} ended ${state}${reason ? `: ${reason}` : ''}: expected COMPLETED`,
+  heading: (replay: string, from: string, to: string): string =>
+    `replay ${replay}, events ${from} to ${to}: each replayed event's decision (against the cluster as it is now, not applied) beside the original pass's`,
 } as const;
 
 /** UntilNeverText: what `--until never` (simulate, demo) means, and what a run it cut off says. */

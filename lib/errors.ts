@@ -13,6 +13,7 @@ export const ErrorCode = {
   UNKNOWN_CLUSTER: 'UNKNOWN_CLUSTER',
   INVALID_OBJECT: 'INVALID_OBJECT',
   STORE_INVALID: 'STORE_INVALID',
+  ARCHIVE_REPLAY_FAILED: 'ARCHIVE_REPLAY_FAILED',
 } as const;
 export type ErrorCodeName = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -137,5 +138,12 @@ export class InvalidObjectError extends LineupError {
 export class StoreInvalidError extends LineupError {
   constructor(message: string, options?: ErrorOptions) {
     super(ErrorCode.STORE_INVALID, message, options);
+  }
+}
+
+/** ArchiveReplayError: an archive replay could not be started, failed, was cancelled or did not end in time. */
+export class ArchiveReplayError extends LineupError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.ARCHIVE_REPLAY_FAILED, message, options);
   }
 }

@@ -8,9 +8,10 @@ import { ExitCode, type CliIo } from './io.ts';
 import { runDemoCommand } from './demo.ts';
 import { forwardCommand } from './forward.ts';
 import { runPlan } from './plan.ts';
+import { archiveReplayCommand, DEFAULT_REPLAY_TIMEOUT, DEFAULT_SETTLE, type ArchiveReplayFlags } from './archiveReplay.ts';
 import { exportCommand, replayCommand } from './replay.ts';
 import { DEFAULT_STATE_DIR, historyCommand, runCommand } from './run.ts';
-import { DEFAULT_CONTROLLER_NAME, UntilNeverText } from '../constants.ts';
+import { DEFAULT_CONTROLLER_NAME, DEFAULT_STACK_NAME, UntilNeverText } from '../constants.ts';
 import { UNTIL_NEVER_LIMIT_MS } from '../sim/constants.ts';
 import { formatDuration } from '../sim/duration.ts';
 import { runSimulate } from './simulate.ts';
@@ -103,9 +104,20 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--all', 'every JobSet recorded in the state directory')
     .option('--cluster <id>', 'the cluster --all replays', 'local')
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
-    .addHelpText('after', '\nExit codes: 0 every pass decides the same; 1 a pass differs; 2 unusable input (truncated file, unknown format version, unknown JobSet).')
-    .action(async (target: string | undefined, options: { stateDir: string; all?: boolean; cluster: string; output: string }) =>
-      exit(await replayCommand(target, options, io)),
+    .option('--archive <name>', 'instead: replay this EventBridge archive to the reconciler\'s rule and compare the replayed decisions with the original ones')
+    .option('--from <time>', 'with --archive: the first event time to replay (ISO 8601)')
+    .option('--to <time>', 'with --archive: the last event time to replay (ISO 8601)')
+    .option('--jobset <target>', 'with --archive: report on this CLUSTER/NAMESPACE/NAME only (default: every JobSet of every registered cluster)')
+    .option('--table <name>', 'with --archive: the deployed checkpoint table (stack output TableName)')
+    .option('--region <region>', 'with --archive: the stack\'s AWS region')
+    .option('--bus <name>', 'with --archive: the bus to replay to (default: the archive\'s)')
+    .option('--rule <name-or-arn>', 'with --archive: the reconciler\'s rule (default: the stack\'s <stack>-BusReconcilerRule*)')
+    .option('--stack <name>', 'with --archive: the stack whose rule to find', DEFAULT_STACK_NAME)
+    .option('--timeout <duration>', 'with --archive: how long to wait for the replay', DEFAULT_REPLAY_TIMEOUT)
+    .option('--settle <duration>', 'with --archive: how long the journal must stay unchanged after the replay before the report', DEFAULT_SETTLE)
+    .addHelpText('after', '\nExit codes: 0 every pass decides the same; 1 a pass differs; 2 unusable input (truncated file, unknown format version, unknown JobSet) or, with --archive, a replay that failed or did not end in time.')
+    .action(async (target: string | undefined, options: { stateDir: string; all?: boolean; cluster: string; output: string; archive?: string } & Omit<ArchiveReplayFlags, 'archive'>) =>
+      exit(options.archive === undefined ? await replayCommand(target, options, io) : await archiveReplayCommand({ ...options, archive: options.archive }, io)),
     );
 
   program
