@@ -20,7 +20,7 @@ import {
 import { ArchiveReplayMessage, DEFAULT_STACK_NAME } from '../constants.ts';
 import { ArchiveReplayError, InvalidInputError, LineupError } from '../errors.ts';
 import { archiveReportText, compareArchiveReplay, type JobSetArchiveReport, type ReplayRange } from '../replay/archive.ts';
-import { parseDuration } from '../sim/duration.ts';
+import { formatDuration, parseDuration } from '../sim/duration.ts';
 import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
 import type { CheckpointStore, JobSetKey } from '../store/types.ts';
 import { parseJobSetKey } from './replay.ts';
@@ -160,12 +160,10 @@ const waitForReplay = async (events: EventBridgeClient, request: ArchiveReplayRe
     const percent = last === undefined ? 0 : Math.min(100, Math.max(0, Math.round(((last - request.range.from) / (request.range.to - request.range.from)) * 100)));
     io.stderr(`${ArchiveReplayMessage.progress(request.replayName, state, last === undefined ? undefined : new Date(last).toISOString(), percent)}\n`);
     if (FINAL_STATES.has(state)) return { state, reason: replay.StateReason ?? '' };
-    if (now() >= deadline) throw new ArchiveReplayError(ArchiveReplayMessage.timedOut(request.replayName, state, flagsTimeout(request.timeoutMs)));
+    if (now() >= deadline) throw new ArchiveReplayError(ArchiveReplayMessage.timedOut(request.replayName, state, formatDuration(request.timeoutMs)));
     await sleep(pollMs);
   }
 };
-
-const flagsTimeout = (ms: number): string => `${Math.round(ms / 1000)}s`;
 
 /** jobSetsOf: the JobSet named, or every JobSet of every cluster in the registry. */
 const jobSetsOf = async (store: CheckpointStore, jobSet: JobSetKey | undefined): Promise<JobSetKey[]> => {
