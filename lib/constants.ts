@@ -385,13 +385,23 @@ export const HistoryMessage = {
   noState: (stateDir: string): string => `lineup history: no state in ${stateDir}: expected the --state-dir of a lineup run`,
 } as const;
 
+/** DemoMessage: what `lineup demo --state-dir` says about the journal it kept. */
+export const DemoMessage = {
+  /** The demo's simulated cluster starts anew each run: an earlier run's bookmarks and journal would confuse it and its history. */
+  stateDirInUse: (stateDir: string): string =>
+    `${stateDir} already holds state: expected a new or empty --state-dir (each demo starts a new simulated cluster)`,
+  journalKept: (stateDir: string, cluster: string, namespace: string, name: string): string =>
+    `Journal kept in ${stateDir} under cluster ${cluster}: lineup history ${cluster}/${namespace}/${name} --state-dir ${stateDir}; lineup replay --all --state-dir ${stateDir}`,
+} as const;
+
 /** ReplayMessage: the one line `lineup export` and `lineup replay` print for unusable input (exit 2). */
 export const ReplayMessage = {
   noState: (command: string, stateDir: string): string => `${command}: no state in ${stateDir}: expected the --state-dir of a lineup run`,
   badTarget: (command: string, target: string): string =>
     `${command}: expected ${command === 'lineup replay' ? 'a recording file or ' : ''}CLUSTER/NAMESPACE/NAME, got ${JSON.stringify(target)}`,
   unknownJobSet: (command: string, target: string, stateDir: string): string => `${command}: no passes recorded for ${target} in ${stateDir}`,
-  nothingRecorded: (cluster: string, stateDir: string): string => `lineup replay: no passes recorded for any JobSet of cluster ${cluster} in ${stateDir}`,
+  nothingRecorded: (clusters: readonly string[], stateDir: string): string =>
+    `lineup replay: no passes recorded for any JobSet of cluster ${clusters.join(' or ')} in ${stateDir}`,
   noTarget: 'lineup replay: expected a recording file, CLUSTER/NAMESPACE/NAME or --all',
 } as const;
 

@@ -4,13 +4,14 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_CONTROLLER_NAME, UntilNeverText } from '../constants.ts';
+import { DEFAULT_CONTROLLER_NAME, DemoMessage, UntilNeverText } from '../constants.ts';
 import { CounterName } from '../counters.ts';
 import { InvalidInputError } from '../errors.ts';
 import { loadedJobSets, readJobSetFile, worstOutcome } from '../jobset/load.ts';
 import type { JobSet } from '../jobset/schema.ts';
 import type { Log } from '../log.ts';
-import { runDemo, type DemoJobSetResult, type DemoSummary } from '../hosts/demo.ts';
+import { hasState } from '../hosts/local.ts';
+import { DEMO_CLUSTER, runDemo, type DemoJobSetResult, type DemoSummary } from '../hosts/demo.ts';
 import { checkBehaviourNames, EMPTY_BEHAVIOUR, readBehaviourFile, type Behaviour } from '../sim/behaviour.ts';
 import { formatDuration, parseDuration } from '../sim/duration.ts';
 import type { TimelineEntry } from '../sim/timeline.ts';
@@ -26,6 +27,8 @@ export interface DemoFlags {
   readonly until?: string | undefined;
   readonly behaviour?: string | undefined;
   readonly verbose?: boolean | undefined;
+  /** Keep the journal here (as lineup run does) for lineup history, export and replay. */
+  readonly stateDir?: string | undefined;
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`.padStart(7);
@@ -120,6 +123,7 @@ export const runDemoCommand = async (files: readonly string[], flags: DemoFlags,
       jobSets.push(...loadedJobSets(result));
     }
     if (flags.behaviour !== undefined) checkBehaviourNames(behaviour, jobSets, flags.behaviour);
+    if (flags.stateDir !== undefined && hasState(flags.stateDir)) throw new InvalidInputError(DemoMessage.stateDirInUse(flags.stateDir));
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
     io.stderr(`lineup demo: ${error.message}\n`);
@@ -139,7 +143,9 @@ export const runDemoCommand = async (files: readonly string[], flags: DemoFlags,
     until,
     onEntry: (name, entry) => io.stdout(`${seconds(entry.at)}  ${name.padEnd(width)}  ${entry.type.padEnd(16)}  ${describeEntry(name, entry)}\n`),
     log,
+    stateDir: flags.stateDir,
   });
   io.stdout(`${summaryLines(summary).join('\n')}\n`);
+  if (flags.stateDir !== undefined) io.stdout(`${DemoMessage.journalKept(flags.stateDir, DEMO_CLUSTER, jobSets[0]?.metadata.namespace ?? 'default', jobSets[0]?.metadata.name ?? '')}\n`);
   return summary.jobSets.some((js) => js.rejected !== undefined) ? ExitCode.Invalid : ExitCode.Ok;
 };

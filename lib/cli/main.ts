@@ -44,8 +44,9 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--until <duration>', `stop at this virtual time, or ${UNTIL_NEVER_HELP}`, '1h')
     .option('--behaviour <file>', 'when Jobs become ready, succeed or fail, and outside actions (as for simulate)')
     .option('--verbose', 'print every log line of the pipeline')
+    .option('--state-dir <dir>', 'keep the journal here, as lineup run does, for lineup history, export and replay (cluster id: demo)')
     .addHelpText('after', '\nExit codes: 0 ran; 1 a JobSet was rejected (the others still ran); 2 unusable input.')
-    .action(async (files: string[], options: { speed: string; until: string; behaviour?: string; verbose?: boolean }) =>
+    .action(async (files: string[], options: { speed: string; until: string; behaviour?: string; verbose?: boolean; stateDir?: string }) =>
       exit(await runDemoCommand(files, options, io)),
     );
 
@@ -85,7 +86,7 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .argument('<target>', 'CLUSTER/NAMESPACE/NAME')
     .option('--state-dir <dir>', 'state directory of lineup run', DEFAULT_STATE_DIR)
     .option('--limit <n>', 'at most this many passes', '200')
-    .addOption(new Option('--output <format>', 'output format (json: the shape README documents)').choices(['text', 'json']).default('text'))
+    .addOption(new Option('--output <format>', 'output format (json: the shape README documents; html: one self-contained page drawing the passes)').choices(['text', 'json', 'html']).default('text'))
     .action(async (target: string, options: { stateDir: string; limit: string; output: string }) => exit(await historyCommand(target, options, io)));
 
   program
@@ -102,8 +103,8 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .argument('[target]', 'a recording file (lineup export) or CLUSTER/NAMESPACE/NAME')
     .option('--state-dir <dir>', 'state directory of lineup run', DEFAULT_STATE_DIR)
     .option('--all', 'every JobSet recorded in the state directory')
-    .option('--cluster <id>', 'the cluster --all replays', 'local')
-    .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--cluster <id>', 'the cluster --all replays (default: every cluster of the state directory: local and those registered, as the demo\'s is)')
+    .addOption(new Option('--output <format>', 'output format (html: one self-contained page drawing the passes, those that differ highlighted)').choices(['text', 'json', 'html']).default('text'))
     .option('--archive <name>', 'instead: replay this EventBridge archive to the reconciler\'s rule and compare the replayed decisions with the original ones')
     .option('--from <time>', 'with --archive: the first event time to replay (ISO 8601)')
     .option('--to <time>', 'with --archive: the last event time to replay (ISO 8601)')
@@ -116,7 +117,7 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--timeout <duration>', 'with --archive: how long to wait for the replay', DEFAULT_REPLAY_TIMEOUT)
     .option('--settle <duration>', 'with --archive: how long the journal must stay unchanged after the replay before the report', DEFAULT_SETTLE)
     .addHelpText('after', '\nExit codes: 0 every pass decides the same; 1 a pass differs; 2 unusable input (truncated file, unknown format version, unknown JobSet) or, with --archive, a replay that failed or did not end in time.')
-    .action(async (target: string | undefined, options: { stateDir: string; all?: boolean; cluster: string; output: string; archive?: string } & Omit<ArchiveReplayFlags, 'archive'>) =>
+    .action(async (target: string | undefined, options: { stateDir: string; all?: boolean; cluster?: string; output: string; archive?: string } & Omit<ArchiveReplayFlags, 'archive'>) =>
       exit(options.archive === undefined ? await replayCommand(target, options, io) : await archiveReplayCommand({ ...options, archive: options.archive }, io)),
     );
 

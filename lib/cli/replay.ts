@@ -10,6 +10,8 @@ import { InvalidInputError } from '../errors.ts';
 import { hasState, openStateStore } from '../hosts/local.ts';
 import { parseRecording, recordingOf, type Recording } from '../replay/recording.ts';
 import { replayRecording, type Planner, type ReplayReport } from '../replay/replay.ts';
+import { replayDrawing } from '../render/historyDrawing.ts';
+import { renderTimelineHtml } from '../render/timelineHtml.ts';
 import type { CheckpointStore, JobSetKey } from '../store/types.ts';
 import { ExitCode, type CliIo } from './io.ts';
 
@@ -21,6 +23,9 @@ export const parseJobSetKey = (target: string): JobSetKey | undefined => {
 };
 
 const keyText = (key: JobSetKey): string => `${key.cluster}/${key.namespace}/${key.name}`;
+
+/** The cluster id lineup run records under unless given --cluster. */
+const DEFAULT_RUN_CLUSTER = 'local';
 
 /** UnusableInput: the one line an exit 2 prints. */
 class UnusableInput extends Error {}
@@ -98,14 +103,17 @@ const reportText = (report: ReplayReport): string => {
 /** recordingsOf: the recordings a replay target names. */
 const recordingsOf = async (target: string | undefined, flags: ReplayFlags, io: CliIo): Promise<Recording[]> => {
   if (flags.all) {
-    const cluster = flags.cluster ?? 'local';
     return withState('lineup replay', flags.stateDir, async (store) => {
+      // lineup run records under its --cluster (local by default) without registering it; the demo registers its own.
+      const clusters = flags.cluster !== undefined ? [flags.cluster] : [...new Set([DEFAULT_RUN_CLUSTER, ...(await store.listClusters()).map((record) => record.id)])];
       const recordings: Recording[] = [];
-      for (const state of await store.listJobSets(cluster)) {
-        const entries = await store.listJournal(state.key);
-        if (entries.length > 0) recordings.push(recordingOf(state.key, entries));
+      for (const cluster of clusters) {
+        for (const state of await store.listJobSets(cluster)) {
+          const entries = await store.listJournal(state.key);
+          if (entries.length > 0) recordings.push(recordingOf(state.key, entries));
+        }
       }
-      if (recordings.length === 0) throw new UnusableInput(ReplayMessage.nothingRecorded(cluster, flags.stateDir));
+      if (recordings.length === 0) throw new UnusableInput(ReplayMessage.nothingRecorded(clusters, flags.stateDir));
       return recordings;
     });
   }
@@ -126,8 +134,12 @@ export const replayCommand = async (target: string | undefined, flags: ReplayFla
     io.stderr(`lineup replay: ${(error as Error).message.replace(/^lineup replay: /, '')}\n`);
     return ExitCode.Usage;
   }
-  const reports = recordings.map((recording) => replayRecording(recording, { planner: flags.planner }));
-  if (flags.output === 'json') {
+  const replays = recordings.map((recording) => ({ recording, report: replayRecording(recording, { planner: flags.planner }) }));
+  const reports = replays.map(({ report }) => report);
+  if (flags.output === 'html') {
+    // --all draws every JobSet one below the other.
+    io.stdout(renderTimelineHtml(replays.map(({ recording, report }) => replayDrawing(recording, report)), 'lineup replay'));
+  } else if (flags.output === 'json') {
     const summary = {
       jobSets: reports.length,
       passes: reports.reduce((sum, report) => sum + report.passes.length, 0),

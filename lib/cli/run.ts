@@ -9,6 +9,9 @@ import { hasState, openStateStore, runLocal } from '../hosts/local.ts';
 import type { Log } from '../log.ts';
 import { ExitCode, type CliIo } from './io.ts';
 import { historyOf, historyText } from '../replay/history.ts';
+import { recordingOf } from '../replay/recording.ts';
+import { historyDrawing } from '../render/historyDrawing.ts';
+import { renderTimelineHtml } from '../render/timelineHtml.ts';
 
 /** Where `lineup run` keeps its state unless told otherwise. */
 export const DEFAULT_STATE_DIR = '.lineup';
@@ -72,7 +75,12 @@ export const historyCommand = async (target: string, flags: { stateDir: string; 
   try {
     const entries = await store.listJournal({ cluster, namespace, name }, limit);
     if (entries.length === 0) {
-      io.stdout(`no passes recorded for ${target} in ${flags.stateDir}\n`);
+      // An HTML page goes to a file: the note must not become its content.
+      (flags.output === 'html' ? io.stderr : io.stdout)(`no passes recorded for ${target} in ${flags.stateDir}\n`);
+      return ExitCode.Ok;
+    }
+    if (flags.output === 'html') {
+      io.stdout(renderTimelineHtml(historyDrawing(recordingOf({ cluster, namespace, name }, entries))));
       return ExitCode.Ok;
     }
     const report = historyOf({ cluster, namespace, name }, entries);

@@ -28,9 +28,13 @@ import { EventQueue } from '../sim/queue.ts';
 import type { TimelineEntry } from '../sim/timeline.ts';
 import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
 import { startEmbeddedDynamo } from '../store/embedded.ts';
+import { openStateStore } from './local.ts';
 
 /** The cluster id the demo's simulated cluster registers as. */
 export const DEMO_CLUSTER = 'demo';
+
+/** The registry entry of the demo's cluster in a kept state directory: it has no endpoint to reach. */
+const DEMO_CLUSTER_RECORD = { id: DEMO_CLUSTER, endpoint: 'https://simulated.invalid', auth: { type: 'token' } } as const;
 
 /** DemoOptions: what to run and how to show it. */
 export interface DemoOptions {
@@ -49,6 +53,12 @@ export interface DemoOptions {
   /** A live timeline line. */
   readonly onEntry: (jobSet: string, entry: TimelineEntry) => void;
   readonly log: Log;
+  /**
+   * Keep the store (leases, journal, bookmarks) in this directory, as `lineup run` does, so that
+   * `lineup history`, `export` and `replay` read the demo's journal afterwards. The simulated
+   * cluster is registered in it as DEMO_CLUSTER. @default in memory, gone when the demo ends
+   */
+  readonly stateDir?: string | undefined;
 }
 
 /** Outcome of one JobSet in the demo. */
@@ -115,12 +125,19 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
   });
   source = new SimWatchSource(cluster, (error) => failures.push(error));
   const watched = source;
-  const dynamo = await startEmbeddedDynamo();
+  const { dynamo, store } =
+    options.stateDir === undefined
+      ? await startEmbeddedDynamo().then((embedded) => ({
+          dynamo: embedded,
+          store: new DynamoCheckpointStore({ client: embedded.client, tableName: embedded.tableName, counters }),
+        }))
+      : await openStateStore(options.stateDir, counters);
   const abort = new AbortController();
   let bus: InProcessBus | undefined;
   let forwarding: Promise<void> | undefined;
   try {
-    const store = new DynamoCheckpointStore({ client: dynamo.client, tableName: dynamo.tableName, counters });
+    // Registered so that `lineup replay --all` finds the demo's JobSets without being told the cluster.
+    if (options.stateDir !== undefined) await store.putCluster(DEMO_CLUSTER_RECORD);
     const simGateway = new SimClusterGateway(cluster);
     // Count what the reconciler asks of the cluster the way the Kubernetes gateway counts requests:
     // a pass reads the JobSet, lists its Jobs and gets its Service; every action is one write.

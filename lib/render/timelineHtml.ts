@@ -40,8 +40,8 @@ const niceStep = (span: number): number => {
   return ([1, 2, 5, 10].map((factor) => factor * power).find((step) => step >= raw) ?? 10 * power);
 };
 
-/** renderTimelineHtml: the page for `drawing`. */
-export const renderTimelineHtml = (drawing: TimelineDrawing): string => {
+/** timelineSection: one drawing as a heading, its subtitle, the legend and the SVG. */
+const timelineSection = (drawing: TimelineDrawing): string => {
   const endAt = Math.max(drawing.endAt, 1);
   const x = (at: number): number => LABEL_WIDTH + (Math.min(Math.max(at, 0), endAt) / endAt) * PLOT_WIDTH;
   const parts: string[] = [];
@@ -115,13 +115,27 @@ export const renderTimelineHtml = (drawing: TimelineDrawing): string => {
   const markerLegend = (Object.keys(MARKER_COLOURS) as Marker['kind'][])
     .map((kind) => `<span class="swatch" style="background:${MARKER_COLOURS[kind]}"></span>${kind === 'gate' ? 'gate opened' : kind === 'condition' ? 'condition changed' : 'rejected'}`)
     .join(' ');
+  return `<section data-drawing="${escapeHtml(drawing.title)}">
+<h1>${escapeHtml(drawing.title)}</h1>
+<p>${escapeHtml(drawing.subtitle)}</p>
+<div class="legend">${legend} ${markerLegend} <span class="swatch" style="background:#555"></span>reconcile pass${drawing.ticks.some((tick) => tick.differs) ? ' <span class="swatch" style="background:#de2d26"></span>pass a replay decides differently' : ''}</div>
+<svg xmlns="http://www.w3.org/2000/svg" width="${String(width)}" height="${String(height)}" viewBox="0 0 ${String(width)} ${String(height)}" role="img" aria-label="${escapeHtml(drawing.title)}">
+${parts.join('\n')}
+</svg>
+</section>`;
+};
+
+/** renderTimelineHtml: the page for `drawing`, or for several (`lineup replay --all`) one below the other. */
+export const renderTimelineHtml = (drawing: TimelineDrawing | readonly TimelineDrawing[], pageTitle?: string): string => {
+  const drawings: readonly TimelineDrawing[] = 'lanes' in drawing ? [drawing] : drawing;
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>${escapeHtml(drawing.title)}</title>
+<title>${escapeHtml(pageTitle ?? drawings[0]?.title ?? 'lineup')}</title>
 <style>
 body { font: 13px/1.4 system-ui, sans-serif; margin: 16px; color: #222; }
+section { margin-bottom: 24px; }
 h1 { font-size: 16px; margin: 0 0 2px; }
 p { margin: 0 0 8px; color: #555; }
 .legend { margin-bottom: 8px; }
@@ -138,12 +152,7 @@ p { margin: 0 0 8px; color: #555; }
 </style>
 </head>
 <body>
-<h1>${escapeHtml(drawing.title)}</h1>
-<p>${escapeHtml(drawing.subtitle)}</p>
-<div class="legend">${legend} ${markerLegend} <span class="swatch" style="background:#555"></span>reconcile pass</div>
-<svg xmlns="http://www.w3.org/2000/svg" width="${String(width)}" height="${String(height)}" viewBox="0 0 ${String(width)} ${String(height)}" role="img" aria-label="${escapeHtml(drawing.title)}">
-${parts.join('\n')}
-</svg>
+${drawings.map(timelineSection).join('\n')}
 </body>
 </html>
 `;

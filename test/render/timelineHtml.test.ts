@@ -57,3 +57,14 @@ describe('timelineHtml', () => {
     assert.doesNotMatch(html, /<script|\s(src|href)="|url\(|@import/);
   });
 });
+
+describe('timelineHtml: several drawings', () => {
+  it('draws each drawing in a section of one page, and names highlighted passes in the legend only when a pass differs', () => {
+    const same = { ...DRAWING, title: 'lineup replay c/ns/a', ticks: DRAWING.ticks.map((tick) => ({ ...tick, differs: false })) };
+    const html = renderTimelineHtml([same, { ...DRAWING, title: 'lineup replay c/ns/b' }], 'lineup replay');
+    assert.deepEqual([...html.matchAll(/<section data-drawing="([^"]+)"/g)].map((m) => m[1]), ['lineup replay c/ns/a', 'lineup replay c/ns/b']);
+    assert.match(html, /<title>lineup replay<\/title>/);
+    assert.equal([...html.matchAll(/pass a replay decides differently/g)].length, 1);
+    assert.equal([...renderTimelineHtml(same).matchAll(/pass a replay decides differently/g)].length, 0);
+  });
+});

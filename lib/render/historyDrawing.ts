@@ -1,0 +1,265 @@
+/**
+ * historyDrawing / replayDrawing: a recorded JobSet (its journal, or a recording) as a
+ * TimelineDrawing. The journal only sees the cluster when a pass reads it, so a Job's state
+ * changes at passes: each pass's recorded inputs say what every Job was (suspended, running,
+ * ready, succeeded, failed), and its own writes (create, resume, suspend, delete) say what the
+ * Job became once they were done. Gate actions (reason GateOpened) are markers on their
+ * replicatedJob's lane, labelled with the code and message; condition changes, the success and
+ * failure policy and a rejection are markers across the lanes; every pass is a tick. In a
+ * replay, the passes today's planner decides differently are highlighted.
+ */
+import { ActionReasonCode } from '../plan/reasons.ts';
+import { isSuspended, jobFinishedType, jobReady, replicatedJobOf } from '../plan/childJobs.ts';
+import type { Job } from '../jobset/schema.ts';
+import { latencyOf } from '../replay/history.ts';
+import { observedOfPass, type RecordedPass, type Recording } from '../replay/recording.ts';
+import type { PassOutcome, ReplayReport } from '../replay/replay.ts';
+import { formatDuration } from '../sim/duration.ts';
+import type { JournalAction } from '../store/types.ts';
+import type { JobRow, JobState, Lane, Marker, Segment, Tick, TimelineDrawing } from './drawing.ts';
+
+/** The reason codes drawn as markers across every lane, and the kind of marker each is. */
+const JOBSET_MARKERS: Partial<Record<string, Marker['kind']>> = {
+  [ActionReasonCode.ConditionChanged]: 'condition',
+  [ActionReasonCode.SuccessPolicyMet]: 'condition',
+  [ActionReasonCode.FailurePolicyRule]: 'condition',
+  [ActionReasonCode.JobSetInvalid]: 'rejected',
+};
+
+/** The reason codes with which a CreateJob makes a suspended Job; any other creates it running. */
+const CREATED_SUSPENDED = new Set<string>([ActionReasonCode.StartupRuleHeld, ActionReasonCode.JobSetSuspended]);
+
+/** observedState: what a Job read by a pass was doing. */
+const observedState = (job: Job): JobState => {
+  const finished = jobFinishedType(job);
+  if (finished === 'Complete') return 'succeeded';
+  if (finished === 'Failed') return 'failed';
+  if (isSuspended(job)) return 'suspended';
+  return jobReady(job) ? 'ready' : 'running';
+};
+
+/** writtenState: what a Job is once an action of the pass is done, or undefined when the action does not change it. */
+const writtenState = (action: JournalAction): JobState | 'gone' | undefined => {
+  switch (action.kind) {
+    case 'CreateJob':
+      return CREATED_SUSPENDED.has(action.code) ? 'suspended' : 'running';
+    case 'ResumeJob':
+      return 'running';
+    case 'SuspendJob':
+      return 'suspended';
+    case 'DeleteJob':
+      return 'gone';
+    default:
+      return undefined;
+  }
+};
+
+/** A Job's state from an instant on; 'gone' ends its row until it appears again. */
+interface StateChange {
+  readonly at: number;
+  readonly state: JobState | 'gone';
+}
+
+/** What the drawing knows of the JobSet's shape: its name and its replicatedJobs in spec order. */
+interface Shape {
+  readonly jobSetName: string;
+  readonly replicatedJobs: readonly string[];
+}
+
+/** shapeOf: the JobSet's replicatedJobs from the first pass whose inputs can be had. */
+const shapeOf = (recording: Recording): Shape => {
+  for (let index = 0; index < recording.passes.length; index += 1) {
+    const observed = observedOfPass(recording, index);
+    if (typeof observed !== 'string') return { jobSetName: recording.jobSet.name, replicatedJobs: (observed.jobSet.spec.replicatedJobs ?? []).map((rjob) => rjob.name) };
+  }
+  return { jobSetName: recording.jobSet.name, replicatedJobs: [] };
+};
+
+/** replicatedJobOfName: the replicatedJob of `<jobset>-<replicatedJob>-<index>` (the longest that fits), or '' when none does. */
+const replicatedJobOfName = (shape: Shape, jobName: string): string =>
+  shape.replicatedJobs
+    .filter((rjob) => new RegExp(`^${escapeRegExp(`${shape.jobSetName}-${rjob}-`)}\\d+$`).test(jobName))
+    .reduce((longest, rjob) => (rjob.length > longest.length ? rjob : longest), '');
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** jobOrder: Jobs of a lane by index, then by name. */
+const jobOrder = (a: string, b: string): number => a.localeCompare(b, 'en', { numeric: true });
+
+/** lanesOf: a row per Job, its states from the passes' observations and writes; lanes in spec order. */
+const lanesOf = (recording: Recording, shape: Shape, start: number, endAt: number): Lane[] => {
+  const changes = new Map<string, StateChange[]>();
+  const laneOfJob = new Map<string, string>();
+  const record = (job: string, at: number, state: JobState | 'gone'): void => {
+    const list = changes.get(job) ?? [];
+    if (list.at(-1)?.state !== state) list.push({ at, state });
+    changes.set(job, list);
+  };
+  recording.passes.forEach((pass, index) => {
+    const observed = observedOfPass(recording, index);
+    if (typeof observed !== 'string') {
+      const seen = new Set<string>();
+      for (const job of observed.jobs) {
+        const name = job.metadata.name ?? '';
+        seen.add(name);
+        laneOfJob.set(name, replicatedJobOf(job) ?? replicatedJobOfName(shape, name));
+        record(name, pass.at - start, observedState(job));
+      }
+      // A Job the pass did not read is gone (deleted since), unless it is yet to appear.
+      for (const [name, list] of changes) if (!seen.has(name) && list.length > 0) record(name, pass.at - start, 'gone');
+    }
+    const done = pass.timings.writesDoneAt - start;
+    for (const action of pass.actions) {
+      const state = writtenState(action);
+      if (state === undefined || pass.error !== undefined || !pass.applied) continue;
+      if (!laneOfJob.has(action.target)) laneOfJob.set(action.target, replicatedJobOfName(shape, action.target));
+      record(action.target, done, state);
+    }
+  });
+  const rows = new Map<string, JobRow[]>();
+  for (const [name, list] of changes) {
+    const segments: Segment[] = [];
+    list.forEach((change, index) => {
+      if (change.state === 'gone') return;
+      segments.push({ from: change.at, to: list[index + 1]?.at ?? endAt, state: change.state });
+    });
+    if (segments.length === 0) continue;
+    const lane = laneOfJob.get(name) ?? '';
+    const label = name.startsWith(`${shape.jobSetName}-`) ? name.slice(shape.jobSetName.length + 1) : name;
+    rows.set(lane, [...(rows.get(lane) ?? []), { name, label, segments }]);
+  }
+  const order = [...shape.replicatedJobs, ...[...rows.keys()].filter((lane) => !shape.replicatedJobs.includes(lane))];
+  return order
+    .filter((lane) => rows.has(lane))
+    .map((lane) => ({ replicatedJob: lane, jobs: [...(rows.get(lane) ?? [])].sort((a, b) => jobOrder(a.name, b.name)) }));
+};
+
+/** clock: the pass's time as the page shows it: offset from the first pass and UTC time of day. */
+const clock = (at: number, start: number): string => `${formatDuration(at - start)} (${new Date(at).toISOString().slice(11, 23)}Z)`;
+
+/** markersOf: per pass, a gate marker per replicatedJob whose gate it opened, and a marker per JobSet-wide reason. */
+const markersOf = (recording: Recording, shape: Shape, start: number): Marker[] => {
+  const markers: Marker[] = [];
+  recording.passes.forEach((pass, index) => {
+    const at = pass.at - start;
+    const gates = new Map<string, JournalAction[]>();
+    const jobSetWide = new Map<string, JournalAction>();
+    for (const action of pass.actions) {
+      // The Event a resume records carries the same reason; the Jobs' own actions place the marker.
+      if (action.code === ActionReasonCode.GateOpened && action.target !== '') {
+        const lane = replicatedJobOfName(shape, action.target);
+        gates.set(lane, [...(gates.get(lane) ?? []), action]);
+      } else if (JOBSET_MARKERS[action.code] !== undefined && !jobSetWide.has(`${action.code}\n${action.message}`)) {
+        jobSetWide.set(`${action.code}\n${action.message}`, action);
+      }
+    }
+    for (const [lane, actions] of gates) {
+      const messages = [...new Set(actions.map((action) => action.message))].join('; ');
+      markers.push({
+        at,
+        kind: 'gate',
+        ...(lane === '' ? {} : { lane }),
+        label: `${ActionReasonCode.GateOpened}: ${messages}`,
+        detail: `${clock(pass.at, start)} pass ${String(index + 1)}: ${ActionReasonCode.GateOpened} for ${lane || 'the JobSet'}: ${messages} → ${actions.map((action) => `${action.kind} ${action.target}`).join(', ')}`,
+      });
+    }
+    for (const action of jobSetWide.values()) {
+      markers.push({
+        at,
+        kind: JOBSET_MARKERS[action.code] ?? 'condition',
+        label: `${action.code}: ${action.message}`,
+        detail: `${clock(pass.at, start)} pass ${String(index + 1)}: ${action.kind} ${action.code}: ${action.message}`,
+      });
+    }
+  });
+  return markers;
+};
+
+/** actionsText: actions of one kind, code and message counted: "CreateJob×4 StartupRuleHeld: …". */
+const actionsText = (actions: readonly JournalAction[]): string[] => {
+  const groups: { key: string; count: number }[] = [];
+  for (const action of actions) {
+    const key = `${action.kind}×COUNT ${action.code}: ${action.message}`;
+    const last = groups.at(-1);
+    if (last?.key === key) last.count += 1;
+    else groups.push({ key, count: 1 });
+  }
+  return groups.map((group) => group.key.replace('COUNT', String(group.count)));
+};
+
+/** outcomeText: what a replay found for one pass, field by field when it differs. */
+const outcomeText = (outcome: PassOutcome): string[] => {
+  if (outcome.result === 'same') return ['replay: same'];
+  if (outcome.result === 'unreplayable') return [`replay: unreplayable: ${outcome.why}`];
+  return [
+    `replay: DIFFERENT (${String(outcome.recorded.length)} actions recorded, ${String(outcome.replayed.length)} replayed)`,
+    ...outcome.differences.map(
+      (difference) => `action ${String(difference.action)} ${difference.field}: recorded ${JSON.stringify(difference.recorded ?? null)}, replayed ${JSON.stringify(difference.replayed ?? null)}`,
+    ),
+  ];
+};
+
+/** tickOf: one pass: when, why, after what, how long each hop took, what it did and why; and what a replay found. */
+const tickOf = (pass: RecordedPass, index: number, start: number, outcome: PassOutcome | undefined): Tick => {
+  const latency = latencyOf(pass.timings);
+  const hops = [
+    latency.seenToBus !== undefined ? `seen→bus ${String(latency.seenToBus)} ms` : undefined,
+    latency.busToReceived !== undefined ? `bus→received ${String(latency.busToReceived)} ms` : undefined,
+    latency.receivedToPass !== undefined ? `received→pass ${String(latency.receivedToPass)} ms` : undefined,
+    `pass ${String(latency.pass)} ms`,
+  ].filter((hop): hop is string => hop !== undefined);
+  const triggers = pass.triggers.map((trigger) => `${trigger.detailType} ${trigger.kind} ${trigger.name} rv ${trigger.resourceVersion}`);
+  const lines = [
+    `${clock(pass.at, start)} pass ${String(index + 1)}: ${pass.reason}`,
+    `after ${triggers.length > 0 ? triggers.join('; ') : 'no event of its own'}; ${hops.join(', ')}`,
+    ...(pass.applied ? [] : [`not applied${pass.replayName === undefined ? '' : ` (replay ${pass.replayName})`}`]),
+    ...(pass.error === undefined ? [] : [`error: ${pass.error}`]),
+    ...(pass.actions.length === 0 ? ['no actions'] : actionsText(pass.actions)),
+    ...(pass.actionsOmitted === undefined ? [] : [`… ${String(pass.actionsOmitted)} more actions not kept`]),
+    ...(outcome === undefined ? [] : outcomeText(outcome)),
+  ];
+  return { at: pass.at - start, label: `pass ${String(index + 1)}`, detail: lines.join('\n'), differs: outcome?.result === 'different' };
+};
+
+/** recordingDrawing: the picture of a recording, with a replay's outcome per pass when given. */
+const recordingDrawing = (recording: Recording, title: string, subtitle: string, outcomes: readonly PassOutcome[] | undefined): TimelineDrawing => {
+  const start = recording.passes[0]?.at ?? 0;
+  const endAt = Math.max(1, ...recording.passes.map((pass) => Math.max(pass.at, pass.timings.writesDoneAt) - start));
+  const shape = shapeOf(recording);
+  return {
+    title,
+    subtitle,
+    endAt,
+    lanes: lanesOf(recording, shape, start, endAt),
+    markers: markersOf(recording, shape, start),
+    ticks: recording.passes.map((pass, index) => tickOf(pass, index, start, outcomes?.find((outcome) => outcome.pass === index + 1))),
+  };
+};
+
+const keyText = (recording: Recording): string => `${recording.jobSet.cluster}/${recording.jobSet.namespace}/${recording.jobSet.name}`;
+
+/** span: "12 passes from 2026-01-01T00:00:00.000Z over 32s". */
+const span = (recording: Recording): string => {
+  const first = recording.passes[0];
+  const last = recording.passes.at(-1);
+  if (first === undefined || last === undefined) return 'no passes';
+  return `${String(recording.passes.length)} passes from ${new Date(first.at).toISOString()} over ${formatDuration(last.timings.writesDoneAt - first.at)}`;
+};
+
+/** historyDrawing: the picture `lineup history --output html` draws of a JobSet's journal. */
+export const historyDrawing = (recording: Recording): TimelineDrawing =>
+  recordingDrawing(
+    recording,
+    `lineup history ${keyText(recording)}`,
+    `${span(recording)}, planner ${[...new Set(recording.passes.map((pass) => pass.plannerVersion))].join(', ')}`,
+    undefined,
+  );
+
+/** replayDrawing: the picture `lineup replay --output html` draws: the recording, its differing passes highlighted. */
+export const replayDrawing = (recording: Recording, report: ReplayReport): TimelineDrawing =>
+  recordingDrawing(
+    recording,
+    `lineup replay ${keyText(recording)}`,
+    `${String(report.same)} same, ${String(report.different)} different, ${String(report.unreplayable)} unreplayable: ${span(recording)} recorded by ${report.recordedPlannerVersions.join(', ')}, replayed with ${report.plannerVersion}`,
+    report.passes,
+  );
