@@ -1,179 +1,291 @@
 /**
- * Properties of the planner over random JobSets and random Job progress (fast-check):
- * safety — no replicatedJob ever runs before its gate is open, judged by an oracle written
- * independently of lib/policy; liveness — once every Job is able to become ready (and the
- * Complete-awaited ones to succeed), the sequence always completes.
+ * Properties of the planner over random JobSets and random histories (fast-check), judged by
+ * an oracle written independently of lib/policy and lib/plan (test/plan/oracle.ts). JobSets
+ * take every startup form, with mixed Ready/Complete dependencies, ordered rules, success
+ * policy All or Any, and failure policies with restarts, up to eight replicatedJobs. Histories
+ * have Jobs turning ready (all pods, or some ready and some succeeded), losing readiness,
+ * succeeding, failing and being deleted, stale ready counts on suspended Jobs, and the JobSet
+ * suspended and resumed at random times. Each property runs PROPERTY_RUNS cases in the unit
+ * tier; `npm run test:properties -- --runs N` runs more.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ConditionType, Label, LineupKey } from '../../lib/constants.ts';
-import type { Job, JobSet } from '../../lib/jobset/schema.ts';
-import { jobFinishedType } from '../../lib/plan/childJobs.ts';
-import { makeJobSet } from '../builders.ts';
-import { TestCluster } from './harness.ts';
+import { ConditionType } from '../../lib/constants.ts';
+import type { Job } from '../../lib/jobset/schema.ts';
+import type { Action, Plan } from '../../lib/plan/types.ts';
+import { propertyParameters } from '../propertyRuns.ts';
+import {
+  attemptOf,
+  finishedAs,
+  gateOpen,
+  isRunning,
+  isSuspendedJob,
+  ORDINARY_REASON,
+  rjobIndexOf,
+  totalReplicas,
+  type Shape,
+} from './oracle.ts';
+import { roundsArb, shapeArb, World, type ChangeWeights, type Checks, type PassView, type SettleView } from './scenario.ts';
 
-type Status = 'Ready' | 'Complete';
-interface Shape {
-  readonly replicas: number[];
-  readonly form: 'AnyOrder' | 'InOrder' | 'DependsOn' | 'Rules';
-  readonly dependsOn: { name: number; status: Status }[][];
-  readonly rules: { targets: number[]; status: Status }[];
+const parameters = propertyParameters();
+
+/** Every kind of outside change, Jobs mostly making progress. */
+const everything: ChangeWeights = { ready: 4, pods: 2, unready: 1, complete: 2, fail: 1, stale: 1, delete: 1, suspend: 1, resume: 1 };
+/** Suspend and resume often. */
+const suspending: ChangeWeights = { ...everything, suspend: 3, resume: 3 };
+/** Failures often. */
+const failing: ChangeWeights = { ...everything, fail: 3 };
+/** Successes often, failures seldom. */
+const succeeding: ChangeWeights = { ...everything, complete: 4, fail: 1, unready: 0 };
+
+const nameOf = (job: Job): string => job.metadata.name ?? '';
+
+/** A Job a pass starts: one it resumes, or one it creates not suspended. */
+interface Start {
+  readonly kind: Action['kind'];
+  readonly name: string;
+  readonly rjob: number;
+  /** The created Job, for a CreateJob. */
+  readonly job: Job | undefined;
 }
 
-const statusArb = fc.constantFrom<Status>('Ready', 'Complete');
-
-const shapeArb: fc.Arbitrary<Shape> = fc
-  .record({
-    replicas: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 5 }),
-    form: fc.constantFrom<Shape['form']>('AnyOrder', 'InOrder', 'DependsOn', 'Rules'),
-    seed: fc.array(fc.tuple(fc.integer({ min: 0, max: 31 }), statusArb, fc.integer({ min: 0, max: 3 })), { minLength: 5, maxLength: 5 }),
-  })
-  .map(({ replicas, form, seed }) => {
-    const dependsOn = replicas.map((_, i) => {
-      if (i === 0 || form !== 'DependsOn') return [];
-      const [mask, status] = seed[i] ?? [0, 'Ready'];
-      return Array.from({ length: i }, (_, j) => j).filter((j) => (mask >> j) & 1).map((name) => ({ name, status }));
-    });
-    // Rules: each replicatedJob goes to rule seed[i][2] (3 = named by no rule); empty rules dropped.
-    const byRule = new Map<number, number[]>();
-    replicas.forEach((_, i) => {
-      const rule = seed[i]?.[2] ?? 3;
-      if (rule < 3) byRule.set(rule, [...(byRule.get(rule) ?? []), i]);
-    });
-    const rules = form === 'Rules' ? [...byRule.entries()].sort(([a], [b]) => a - b).map(([rule, targets]) => ({ targets, status: seed[rule]?.[1] ?? 'Ready' })) : [];
-    // A form with nothing to order is AnyOrder, as startupPolicySpecOf reads it.
-    const empty = (form === 'Rules' && rules.length === 0) || (form === 'DependsOn' && dependsOn.every((d) => d.length === 0));
-    return { replicas, form: empty ? 'AnyOrder' : form, dependsOn, rules };
-  });
-
-const rjobName = (i: number): string => `r${i}`;
-
-const jobSetOf = (shape: Shape): JobSet => {
-  let builder = makeJobSet('p');
-  shape.replicas.forEach((replicas, i) => {
-    const dependsOn = shape.dependsOn[i] ?? [];
-    builder = builder.replicatedJob(rjobName(i), replicas, dependsOn.length > 0 ? { dependsOn: dependsOn.map((d) => ({ name: rjobName(d.name), status: d.status })) } : {});
-  });
-  if (shape.form === 'InOrder') builder = builder.inOrder();
-  if (shape.form === 'Rules') {
-    builder = builder.annotation(
-      LineupKey.StartupRulesAnnotation,
-      JSON.stringify(shape.rules.map((rule) => ({ targetReplicatedJobs: rule.targets.map(rjobName), status: rule.status === 'Complete' ? 'Succeeded' : 'Ready' }))),
-    );
-  }
-  return builder.obj();
-};
-
-// ---- the oracle: gates computed straight from Job objects, independently of lib/policy ----
-const jobsOf = (jobs: readonly Job[], i: number): Job[] => jobs.filter((job) => job.metadata.labels?.[Label.ReplicatedJobName] === rjobName(i));
-const isReady = (job: Job): boolean => job.spec.suspend !== true && (job.status?.ready ?? 0) >= (job.spec.parallelism ?? 1);
-const reached = (jobs: readonly Job[], i: number, replicas: number, status: Status): boolean => {
-  const mine = jobsOf(jobs, i);
-  const succeeded = mine.filter((job) => jobFinishedType(job) === 'Complete').length;
-  const failed = mine.filter((job) => jobFinishedType(job) === 'Failed').length;
-  const ready = mine.filter((job) => jobFinishedType(job) === undefined && isReady(job)).length;
-  return status === 'Complete' ? succeeded >= replicas : ready + succeeded + failed >= replicas;
-};
-const oracleGateOpen = (shape: Shape, jobs: readonly Job[], i: number): boolean => {
-  switch (shape.form) {
-    case 'AnyOrder':
-      return true;
-    case 'InOrder':
-      return shape.replicas.slice(0, i).every((replicas, j) => reached(jobs, j, replicas, 'Ready'));
-    case 'DependsOn':
-      return (shape.dependsOn[i] ?? []).every((d) => reached(jobs, d.name, shape.replicas[d.name] ?? 0, d.status));
-    case 'Rules': {
-      const ruleOf = shape.rules.findIndex((rule) => rule.targets.includes(i));
-      const earlier = ruleOf === -1 ? shape.rules : shape.rules.slice(0, ruleOf);
-      return earlier.every((rule) => rule.targets.every((t) => reached(jobs, t, shape.replicas[t] ?? 0, rule.status)));
+/** startsOf: the Jobs a plan starts. */
+const startsOf = (plan: Plan, before: readonly Job[]): Start[] =>
+  plan.actions.flatMap((action): Start[] => {
+    if (action.kind === 'ResumeJob') {
+      const job = before.find((candidate) => nameOf(candidate) === action.name);
+      return [{ kind: action.kind, name: action.name, rjob: job ? rjobIndexOf(job) : -1, job: undefined }];
     }
-  }
-};
+    if (action.kind === 'CreateJob' && action.job.spec.suspend !== true) {
+      return [{ kind: action.kind, name: nameOf(action.job), rjob: rjobIndexOf(action.job), job: action.job }];
+    }
+    return [];
+  });
 
-/** passChecked: one pass; every Job it starts belongs to a replicatedJob whose gate the oracle finds open (or that already runs). */
-const passChecked = (cluster: TestCluster, shape: Shape): number => {
-  const before = [...cluster.jobs.values()];
-  const result = cluster.pass();
-  for (const action of result.actions) {
-    const starts = action.kind === 'ResumeJob' || (action.kind === 'CreateJob' && action.job.spec.suspend !== true);
-    if (!starts) continue;
-    const i = Number((action.kind === 'ResumeJob' ? action.replicatedJob : action.replicatedJob).slice(1));
-    const alreadyRunning = jobsOf(before, i).some((job) => job.spec.suspend !== true && jobFinishedType(job) === undefined);
+/** describePass: what a failure message needs to place a pass. */
+const describePass = (world: World, plan: Plan): string =>
+  `form ${world.shape.form}, attempt ${world.attempt}, pass ${world.passes}: ${plan.reason}`;
+
+/**
+ * startsOnlyThroughOpenGates: every Job a pass starts belongs to the expected attempt and to a
+ * replicatedJob that already runs in that attempt or whose gate the oracle finds open, judged
+ * on the Jobs the pass observed (Jobs of earlier attempts do not count).
+ */
+const startsOnlyThroughOpenGates = ({ world, before, plan }: PassView): void => {
+  const current = world.current(before);
+  for (const start of startsOf(plan, before)) {
+    if (start.job) assert.equal(attemptOf(start.job), world.attempt, `${start.name} is created for attempt ${attemptOf(start.job)}, expected ${world.attempt}`);
+    else assert.ok(current.some((job) => nameOf(job) === start.name), `${start.name} is resumed but is not a Job of attempt ${world.attempt}`);
+    const alreadyRunning = current.some((job) => rjobIndexOf(job) === start.rjob && isRunning(job));
     assert.ok(
-      alreadyRunning || oracleGateOpen(shape, before, i),
-      `${action.kind} of ${rjobName(i)} before its gate opened (form ${shape.form}): ${result.reason}`,
+      alreadyRunning || gateOpen(world.shape, current, start.rjob),
+      `${start.kind} of ${start.name} (r${start.rjob}) before its gate opened (${describePass(world, plan)})`,
     );
   }
-  return result.actions.length;
 };
 
-const settleChecked = (cluster: TestCluster, shape: Shape): void => {
-  for (let i = 0; i < 30; i += 1) if (passChecked(cluster, shape) === 0) return;
-  assert.fail('planner did not settle within 30 passes');
+/** nothingStartsWhileSuspended: a pass that observed spec.suspend true starts no Job. */
+const nothingStartsWhileSuspended = ({ world, before, jobSet, plan }: PassView): void => {
+  if (jobSet.spec.suspend !== true) return;
+  const starts = startsOf(plan, before).map((start) => `${start.kind} ${start.name}`);
+  assert.deepEqual(starts, [], `the jobset is suspended but the pass starts Jobs (${describePass(world, plan)})`);
 };
 
-/** Steps of outside progress: a running Job turns ready, succeeds, or loses readiness. */
-const stepArb = fc.array(fc.tuple(fc.constantFrom('ready', 'complete', 'unready'), fc.nat()), { maxLength: 25 });
+/**
+ * suspendHolds: once settled, a suspended JobSet has no unfinished Job running and says so in
+ * Suspended=True; a resumed one does not say Suspended.
+ */
+const suspendHolds = ({ world }: SettleView): void => {
+  if (world.terminal) return;
+  const suspended = world.condition(ConditionType.Suspended)?.status;
+  if (world.suspended) {
+    assert.deepEqual(world.jobs().filter(isRunning).map(nameOf), [], 'every unfinished Job is suspended while the jobset is');
+    assert.equal(suspended, 'True', 'Suspended is True while the jobset is suspended');
+  } else {
+    assert.notEqual(suspended, 'True', 'Suspended is not True once the jobset is resumed');
+  }
+};
+
+/** firstStep: the replicatedJobs (with Jobs) whose gates the oracle finds open among `jobs`. */
+const openReplicatedJobs = (shape: Shape, jobs: readonly Job[]): number[] =>
+  shape.replicatedJobs.flatMap((rjob, i) => (rjob.replicas > 0 && gateOpen(shape, jobs, i) ? [i] : []));
+
+/** runningReplicatedJobs: the replicatedJobs with a running Job, ascending. */
+const runningReplicatedJobs = (jobs: readonly Job[]): number[] => [...new Set(jobs.filter(isRunning).map(rjobIndexOf))].sort((a, b) => a - b);
+
+/**
+ * restartStartsOver: the round that restarted leaves no Job of an earlier attempt, builds every
+ * Job of the new one, and (unless suspended) runs exactly the first step of the sequence, with
+ * startup reported in progress again while Jobs are held back.
+ */
+const restartStartsOver = ({ world, outcome }: SettleView): void => {
+  if (outcome.kind !== 'Restart') return;
+  const jobs = world.jobs();
+  assert.deepEqual(
+    jobs.filter((job) => attemptOf(job) !== world.attempt).map(nameOf),
+    [],
+    `no Job of an earlier attempt remains after restart ${world.attempt}`,
+  );
+  assert.equal(jobs.length, totalReplicas(world.shape), `every Job of attempt ${world.attempt} exists`);
+  if (world.suspended) return;
+  assert.deepEqual(runningReplicatedJobs(jobs), openReplicatedJobs(world.shape, jobs), `after restart ${world.attempt} exactly the first step runs`);
+  if (world.shape.form !== 'AnyOrder' && jobs.some(isSuspendedJob)) {
+    assert.notEqual(world.condition(ConditionType.StartupPolicyCompleted)?.status, 'True', 'startup is not Completed while the new attempt holds Jobs back');
+  }
+};
+
+/**
+ * statusMatchesOracle: status.restarts is the oracle's attempt and never above maxRestarts;
+ * terminalState and the Completed/Failed conditions are what the oracle expects, and a
+ * finished JobSet keeps no unfinished Job.
+ */
+const statusMatchesOracle = ({ world }: SettleView): void => {
+  const status = world.jobSet().status;
+  const restarts = status?.restarts ?? 0;
+  assert.equal(restarts, world.attempt, `status.restarts is ${restarts}, the oracle counts ${world.attempt} restarts`);
+  assert.ok(restarts <= (world.shape.failure?.maxRestarts ?? 0), `status.restarts ${restarts} exceeds maxRestarts ${world.shape.failure?.maxRestarts ?? 0}`);
+  const expected = world.terminal?.kind;
+  assert.equal(status?.terminalState, expected, `terminalState is ${status?.terminalState ?? 'unset'}, expected ${expected ?? 'unset'}`);
+  assert.equal(world.condition(ConditionType.Failed)?.status === 'True', expected === 'Failed', `Failed condition ${world.condition(ConditionType.Failed)?.status ?? 'absent'}`);
+  assert.equal(world.condition(ConditionType.Completed)?.status === 'True', expected === 'Completed', `Completed condition ${world.condition(ConditionType.Completed)?.status ?? 'absent'}`);
+  if (expected) assert.deepEqual(world.jobs().filter((job) => finishedAs(job) === undefined).map(nameOf), [], 'a finished jobset keeps no unfinished Job');
+};
+
+/** nothingStartsOnceFinished: a pass that observed a terminal state creates and starts nothing. */
+const nothingStartsOnceFinished = ({ world, jobSet, plan }: PassView): void => {
+  if (!jobSet.status?.terminalState) return;
+  const builds = plan.actions.filter((action) => action.kind === 'CreateJob' || action.kind === 'ResumeJob').map((action) => action.kind);
+  assert.deepEqual(builds, [], `the jobset finished (${jobSet.status.terminalState}) but the pass builds or starts Jobs (${describePass(world, plan)})`);
+};
+
+/**
+ * noOpenGateWaits: once settled (resumed, not finished), every Job held back belongs to a
+ * replicatedJob that runs nothing and whose gate the oracle finds closed.
+ */
+const noOpenGateWaits = ({ world }: SettleView): void => {
+  if (world.terminal || world.suspended) return;
+  const current = world.current();
+  for (const job of current) {
+    if (!isSuspendedJob(job) || finishedAs(job) !== undefined) continue;
+    const i = rjobIndexOf(job);
+    const runs = current.some((other) => rjobIndexOf(other) === i && isRunning(other));
+    assert.ok(!runs && !gateOpen(world.shape, current, i), `${nameOf(job)} is held back although ${runs ? `r${i} runs` : `the gate of r${i} is open`}`);
+  }
+};
+
+/** checksOf: run several checks as one. */
+const checksOf = (...checks: Checks[]): Checks => ({
+  onPass: (view) => checks.forEach((check) => check.onPass?.(view)),
+  afterSettle: (view) => checks.forEach((check) => check.afterSettle?.(view)),
+});
+
+/** picksArb: which running Job the closing phase of a property acts on, round after round. */
+const picksArb = fc.array(fc.nat(), { minLength: 1, maxLength: 8 });
+
+/** pickRunning: the running Job of the expected attempt that `picks` chooses in round `round`. */
+const pickRunning = (world: World, picks: readonly number[], round: number): Job | undefined => {
+  const running = world.current().filter(isRunning);
+  return running[(picks[round % picks.length] ?? 0) % Math.max(running.length, 1)];
+};
+
+/** failAfterStartup: up to `times` times, let startup finish, then fail one running Job and settle. */
+const failAfterStartup = (world: World, picks: readonly number[], times: number): void => {
+  for (let round = 0; round < times && !world.terminal; round += 1) {
+    world.cooperate();
+    const job = pickRunning(world, picks, round);
+    if (world.terminal || !job) return;
+    world.cluster.fail(nameOf(job), ORDINARY_REASON, 'job failed');
+    world.settle();
+  }
+};
 
 describe('planner properties', () => {
-  it('never starts a replicatedJob before its gate is open, whatever the Jobs do', () => {
+  it('never starts a replicatedJob before its gate is open, whatever the Jobs and the JobSet do', () => {
     fc.assert(
-      fc.property(shapeArb, stepArb, (shape, steps) => {
-        const cluster = new TestCluster(jobSetOf(shape));
-        settleChecked(cluster, shape);
-        for (const [step, pick] of steps) {
-          if (!cluster.jobSet || cluster.jobSet.status?.terminalState) return;
-          const running = [...cluster.jobs.values()].filter((job) => job.spec.suspend !== true && jobFinishedType(job) === undefined);
-          const job = running[pick % Math.max(running.length, 1)];
-          if (job) {
-            const name = job.metadata.name ?? '';
-            if (step === 'ready') cluster.ready(name);
-            else if (step === 'complete') cluster.complete(name);
-            else cluster.jobs.set(name, { ...job, status: { ...job.status, ready: 0 } });
-          }
-          settleChecked(cluster, shape);
-        }
+      fc.property(shapeArb(), roundsArb(everything), (shape, rounds) => {
+        new World(shape, { onPass: startsOnlyThroughOpenGates }).play(rounds);
       }),
-      { numRuns: 300 },
+      parameters,
     );
   });
 
-  it('always completes the sequence once every Job is able to become ready', () => {
+  it('never un-suspends a Job while the JobSet is suspended, and resuming lifts Suspended', () => {
     fc.assert(
-      fc.property(shapeArb, (shape) => {
-        const cluster = new TestCluster(jobSetOf(shape));
-        const awaitedComplete = new Set<number>([
-          ...shape.dependsOn.flat().filter((d) => d.status === 'Complete').map((d) => d.name),
-          ...shape.rules.filter((rule) => rule.status === 'Complete').flatMap((rule) => rule.targets),
-        ]);
-        for (let round = 0; round < 20; round += 1) {
-          settleChecked(cluster, shape);
-          if (!cluster.jobSet || cluster.jobSet.status?.terminalState) break;
-          let changed = false;
-          for (const job of cluster.jobs.values()) {
-            if (job.spec.suspend === true || jobFinishedType(job) !== undefined) continue;
-            const i = Number((job.metadata.labels?.[Label.ReplicatedJobName] ?? 'r0').slice(1));
-            const name = job.metadata.name ?? '';
-            if (awaitedComplete.has(i)) {
-              cluster.complete(name);
-              changed = true;
-            } else if ((job.status?.ready ?? 0) === 0) {
-              cluster.ready(name);
-              changed = true;
-            }
-          }
-          if (!changed) break;
-        }
-        const jobSet = cluster.jobSet;
-        assert.ok(jobSet, 'the jobset still exists');
-        if (jobSet.status?.terminalState === 'Completed') return;
-        const total = shape.replicas.reduce((a, b) => a + b, 0);
-        assert.equal(cluster.jobs.size, total, 'every Job exists');
-        assert.deepEqual(cluster.suspendedNames(), [], 'no Job is held back');
-        if (shape.form !== 'AnyOrder') assert.equal(cluster.condition(ConditionType.StartupPolicyCompleted)?.status, 'True');
+      fc.property(shapeArb(), roundsArb(suspending), (shape, rounds) => {
+        new World(shape, { onPass: nothingStartsWhileSuspended, afterSettle: suspendHolds }).play(rounds);
       }),
-      { numRuns: 300 },
+      parameters,
+    );
+  });
+
+  it('after a restart starts the sequence again from its first step', () => {
+    fc.assert(
+      fc.property(shapeArb({ restarts: true }), roundsArb(failing), picksArb, (shape, rounds, picks) => {
+        const world = new World(shape, { onPass: startsOnlyThroughOpenGates, afterSettle: restartStartsOver });
+        world.play(rounds);
+        // Then restarts with the whole sequence running, so later replicatedJobs must stop again.
+        failAfterStartup(world, picks, shape.failure?.maxRestarts ?? 0);
+      }),
+      parameters,
+    );
+  });
+
+  it('restarts at most maxRestarts times and ends Failed when a failure finds them spent', () => {
+    fc.assert(
+      fc.property(shapeArb(), roundsArb(failing), picksArb, (shape, rounds, picks) => {
+        const world = new World(shape, checksOf({ onPass: nothingStartsOnceFinished, afterSettle: statusMatchesOracle }));
+        world.play(rounds);
+        // Then Jobs keep failing, one per round, with startup done in between: the budget runs out.
+        const maxRestarts = shape.failure?.maxRestarts ?? 0;
+        failAfterStartup(world, picks, maxRestarts + 1);
+        if (world.terminal?.kind === 'Failed' && world.terminal.cause === 'MaxRestartsReached') {
+          assert.equal(world.jobSet().status?.restarts, maxRestarts, 'a jobset failed for its restart budget restarted exactly maxRestarts times');
+        }
+        const canFail = world.current().some(isRunning);
+        assert.ok(world.terminal || !canFail, 'Jobs kept failing past the restart budget but the jobset did not finish');
+      }),
+      parameters,
+    );
+  });
+
+  it('completes as soon as the success policy holds (Any: one targeted Job succeeded; All: every one) and not before', () => {
+    fc.assert(
+      fc.property(shapeArb(), roundsArb(succeeding), picksArb, (shape, rounds, picks) => {
+        const world = new World(shape, checksOf({ onPass: nothingStartsOnceFinished, afterSettle: statusMatchesOracle }));
+        world.play(rounds);
+        // Then startup completes and the running Jobs succeed one per round, in a random order.
+        world.cooperate();
+        for (let round = 0; !world.terminal; round += 1) {
+          const job = pickRunning(world, picks, round);
+          if (!job) break;
+          world.cluster.complete(nameOf(job));
+          world.settle();
+        }
+        // Every Job left succeeded: unless a failure ended it, only a JobSet without Jobs, or one
+        // whose Any targets have no replicas, stays unfinished.
+        const targets = shape.success.targets.length > 0 ? shape.success.targets : shape.replicatedJobs.map((_, i) => i);
+        const targetsHaveJobs = targets.some((i) => (shape.replicatedJobs[i]?.replicas ?? 0) > 0);
+        const mustComplete = totalReplicas(shape) > 0 && (shape.success.operator === 'All' || targetsHaveJobs);
+        if (mustComplete && world.terminal?.kind !== 'Failed') assert.equal(world.terminal?.kind, 'Completed', 'every Job succeeded but the jobset is not Completed');
+      }),
+      parameters,
+    );
+  });
+
+  it('leaves no open gate waiting, and completes the sequence once every Job is able to become ready', () => {
+    fc.assert(
+      fc.property(shapeArb(), roundsArb(everything, 15), (shape, rounds) => {
+        const world = new World(shape, { afterSettle: noOpenGateWaits });
+        world.play(rounds);
+        world.cooperate();
+        if (world.terminal) return;
+        const jobs = world.jobs();
+        assert.equal(jobs.length, totalReplicas(shape), 'every Job exists');
+        assert.deepEqual(jobs.filter(isSuspendedJob).map(nameOf), [], 'no Job is held back');
+        if (shape.form !== 'AnyOrder') assert.equal(world.condition(ConditionType.StartupPolicyCompleted)?.status, 'True', 'StartupPolicyCompleted is True');
+      }),
+      parameters,
     );
   });
 });

@@ -1,0 +1,378 @@
+/**
+ * Scenarios for the planner's properties: random JobSets (every startup form, mixed dependsOn
+ * statuses, ordered rules, success policy All or Any, failure policies with restarts, up to
+ * eight replicatedJobs), random rounds of outside change (Jobs turning ready, losing
+ * readiness, succeeding, failing, being deleted; the JobSet suspended and resumed), and a
+ * World that plays them against the planner through the in-memory TestCluster. The World
+ * keeps the oracle's own account of the restart attempt and the terminal state, predicted
+ * before each round of passes from what the planner is about to observe, and hands every pass
+ * and every settled round to the checks a property installs.
+ */
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { LineupKey, MAX_DEPENDS_ON } from '../../lib/constants.ts';
+import type { Job, JobSet } from '../../lib/jobset/schema.ts';
+import type { Plan } from '../../lib/plan/types.ts';
+import { makeJobSet } from '../builders.ts';
+import { TestCluster } from './harness.ts';
+import {
+  attemptOf,
+  awaitedComplete,
+  expectedOutcome,
+  FATAL_REASON,
+  finishedAs,
+  isReadyJob,
+  isRunning,
+  isSuspendedJob,
+  ORDINARY_REASON,
+  rjobIndexOf,
+  rjobName,
+  type Awaited,
+  type FailureCause,
+  type Form,
+  type Outcome,
+  type Shape,
+} from './oracle.ts';
+
+/** The most replicatedJobs a generated JobSet has. */
+export const MAX_REPLICATED_JOBS = 8;
+/** The most ordered rules a generated JobSet has. */
+const MAX_RULES = 4;
+/** Passes one round may take before the planner counts as not settling (a restart takes three, each stage one). */
+const MAX_PASSES = 40;
+/** Rounds of cooperation before startup counts as stuck (each opens at least one stage). */
+const MAX_COOPERATION_ROUNDS = 2 * MAX_REPLICATED_JOBS + 4;
+
+const statusArb = fc.constantFrom<Awaited>('Ready', 'Complete');
+
+/** ShapeOptions: what a property needs its JobSets to have. */
+export interface ShapeOptions {
+  /** Always a failure policy with maxRestarts ≥ 1, so a failure leads to a restart. */
+  readonly restarts?: boolean;
+}
+
+/** failurePolicyArb: maxRestarts from `minRestarts` to 3, either restart strategy, maybe a FailJobSet rule. */
+const failurePolicyArb = (minRestarts: number): fc.Arbitrary<NonNullable<Shape['failure']>> =>
+  fc.record({
+    maxRestarts: fc.integer({ min: minRestarts, max: 3 }),
+    restartStrategy: fc.constantFrom<'Recreate' | 'BlockingRecreate'>('Recreate', 'BlockingRecreate'),
+    fatalRule: fc.boolean(),
+  });
+
+/**
+ * shapeArb: a random valid JobSet shape. Eight replicatedJobs are always drawn and the first
+ * `count` kept, so shrinking drops replicatedJobs from the end and dependencies one by one.
+ */
+export const shapeArb = (options: ShapeOptions = {}): fc.Arbitrary<Shape> =>
+  fc
+    .record({
+      count: fc.integer({ min: 1, max: MAX_REPLICATED_JOBS }),
+      rjobs: fc.array(
+        fc.record({
+          replicas: fc.integer({ min: 0, max: 3 }),
+          parallelism: fc.integer({ min: 1, max: 3 }),
+          completions: fc.integer({ min: 1, max: 3 }),
+          // dependsOn[j]: the status this replicatedJob awaits of replicatedJob j, or none.
+          dependsOn: fc.array(fc.option(statusArb, { nil: undefined, freq: 2 }), { minLength: MAX_REPLICATED_JOBS, maxLength: MAX_REPLICATED_JOBS }),
+          // The ordered rule naming this replicatedJob; MAX_RULES means none does.
+          rule: fc.integer({ min: 0, max: MAX_RULES }),
+        }),
+        { minLength: MAX_REPLICATED_JOBS, maxLength: MAX_REPLICATED_JOBS },
+      ),
+      form: fc.constantFrom<Form>('AnyOrder', 'InOrder', 'DependsOn', 'Rules'),
+      ruleStatuses: fc.array(statusArb, { minLength: MAX_RULES, maxLength: MAX_RULES }),
+      completeSpelling: fc.constantFrom<Shape['completeSpelling']>('Succeeded', 'Complete'),
+      operator: fc.constantFrom<'All' | 'Any'>('All', 'Any'),
+      successTargets: fc.array(fc.boolean(), { minLength: MAX_REPLICATED_JOBS, maxLength: MAX_REPLICATED_JOBS }),
+      failure: options.restarts ? failurePolicyArb(1) : fc.option(failurePolicyArb(0), { nil: undefined, freq: 5 }),
+      startSuspended: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
+    })
+    .map(({ count, rjobs, form, ruleStatuses, completeSpelling, operator, successTargets, failure, startSuspended }): Shape => {
+      const kept = rjobs.slice(0, count);
+      const replicatedJobs = kept.map((rjob, i) => ({
+        replicas: rjob.replicas,
+        parallelism: rjob.parallelism,
+        completions: rjob.completions,
+        dependsOn:
+          form === 'DependsOn'
+            ? rjob.dependsOn
+                .slice(0, i)
+                .flatMap((status, name) => (status === undefined ? [] : [{ name, status }]))
+                .slice(0, MAX_DEPENDS_ON)
+            : [],
+      }));
+      const byRule = new Map<number, number[]>();
+      kept.forEach((rjob, i) => {
+        if (rjob.rule < MAX_RULES) byRule.set(rjob.rule, [...(byRule.get(rjob.rule) ?? []), i]);
+      });
+      const rules =
+        form === 'Rules'
+          ? [...byRule.entries()].sort(([a], [b]) => a - b).map(([rule, targets]) => ({ targets, status: ruleStatuses[rule] ?? 'Ready' }))
+          : [];
+      // A form with nothing to order is AnyOrder, as the JobSet API reads it.
+      const empty = (form === 'Rules' && rules.length === 0) || (form === 'DependsOn' && replicatedJobs.every((rjob) => rjob.dependsOn.length === 0));
+      const targets = successTargets.slice(0, count).flatMap((targeted, i) => (targeted ? [i] : []));
+      return { replicatedJobs, form: empty ? 'AnyOrder' : form, rules, completeSpelling, success: { operator, targets }, failure, startSuspended };
+    });
+
+/** jobSetOf: the JobSet a shape describes, built as a user would write it. */
+export const jobSetOf = (shape: Shape): JobSet => {
+  let builder = makeJobSet('p');
+  shape.replicatedJobs.forEach((rjob, i) => {
+    const dependsOn = rjob.dependsOn.map((d) => ({ name: rjobName(d.name), status: d.status }));
+    builder = builder.replicatedJob(rjobName(i), rjob.replicas, {
+      parallelism: rjob.parallelism,
+      completions: rjob.completions,
+      ...(dependsOn.length > 0 ? { dependsOn } : {}),
+    });
+  });
+  if (shape.form === 'InOrder') builder = builder.inOrder();
+  if (shape.form === 'Rules') {
+    const written = shape.rules.map((rule) => {
+      const status = rule.status === 'Complete' ? shape.completeSpelling : 'Ready';
+      // The shorthand {name, status} for a single target, the long form otherwise.
+      const [only, ...more] = rule.targets;
+      return only !== undefined && more.length === 0 ? { name: rjobName(only), status } : { targetReplicatedJobs: rule.targets.map(rjobName), status };
+    });
+    builder = builder.annotation(LineupKey.StartupRulesAnnotation, JSON.stringify(written));
+  }
+  const { operator, targets } = shape.success;
+  builder = builder.spec({ successPolicy: { operator, ...(targets.length > 0 ? { targetReplicatedJobs: targets.map(rjobName) } : {}) } });
+  const failure = shape.failure;
+  if (failure) {
+    builder = builder.spec({
+      failurePolicy: {
+        maxRestarts: failure.maxRestarts,
+        restartStrategy: failure.restartStrategy,
+        ...(failure.fatalRule ? { rules: [{ name: 'fatal', action: 'FailJobSet' as const, onJobFailureReasons: [FATAL_REASON] }] } : {}),
+      },
+    });
+  }
+  if (shape.startSuspended) builder = builder.suspend();
+  return builder.obj();
+};
+
+/**
+ * Change: one thing that happens outside the planner. `pick` chooses among the eligible Jobs
+ * (running ones; suspended ones for `stale`), in name order.
+ */
+export type Change =
+  /** A running Job gets all its pods ready. */
+  | { readonly kind: 'ready'; readonly pick: number }
+  /** A running Job reports some ready and some succeeded pods (ready or not by min(parallelism, completions)). */
+  | { readonly kind: 'pods'; readonly pick: number; readonly ready: number; readonly succeeded: number }
+  /** A running Job's pods restart: no longer ready. */
+  | { readonly kind: 'unready'; readonly pick: number }
+  /** A running Job succeeds. */
+  | { readonly kind: 'complete'; readonly pick: number }
+  /** A running Job fails, for an ordinary reason or the one a FailJobSet rule names. */
+  | { readonly kind: 'fail'; readonly pick: number; readonly fatal: boolean }
+  /** A suspended Job's status still reports ready pods (the Job controller has not caught up). */
+  | { readonly kind: 'stale'; readonly pick: number }
+  /** Someone deletes a running Job. */
+  | { readonly kind: 'delete'; readonly pick: number }
+  /** spec.suspend set to true / false. */
+  | { readonly kind: 'suspend' }
+  | { readonly kind: 'resume' };
+
+/** How often each kind of change is drawn (0: never). */
+export type ChangeWeights = Readonly<Record<Change['kind'], number>>;
+
+const changeArbs: { readonly [K in Change['kind']]: fc.Arbitrary<Extract<Change, { kind: K }>> } = {
+  ready: fc.record({ kind: fc.constant('ready'), pick: fc.nat() }),
+  pods: fc.record({ kind: fc.constant('pods'), pick: fc.nat(), ready: fc.nat(), succeeded: fc.nat() }),
+  unready: fc.record({ kind: fc.constant('unready'), pick: fc.nat() }),
+  complete: fc.record({ kind: fc.constant('complete'), pick: fc.nat() }),
+  // One failure in four has the reason a FailJobSet rule names, so most failures restart.
+  fail: fc.record({ kind: fc.constant('fail'), pick: fc.nat(), fatal: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }) }),
+  stale: fc.record({ kind: fc.constant('stale'), pick: fc.nat() }),
+  delete: fc.record({ kind: fc.constant('delete'), pick: fc.nat() }),
+  suspend: fc.record({ kind: fc.constant('suspend') }),
+  resume: fc.record({ kind: fc.constant('resume') }),
+};
+
+/**
+ * roundsArb: up to `maxRounds` rounds of one to three changes each; the planner settles after
+ * each round, so changes within one round reach it together (a Job can turn ready and fail
+ * between two passes).
+ */
+export const roundsArb = (weights: ChangeWeights, maxRounds = 30): fc.Arbitrary<Change[][]> => {
+  const kinds = (Object.keys(changeArbs) as Change['kind'][]).filter((kind) => weights[kind] > 0);
+  const changeArb: fc.Arbitrary<Change> = fc.oneof(...kinds.map((kind) => ({ arbitrary: changeArbs[kind] as fc.Arbitrary<Change>, weight: weights[kind] })));
+  // size 'max': histories as long as maxRounds, not fast-check's default of at most ten rounds.
+  return fc.array(fc.array(changeArb, { minLength: 1, maxLength: 3 }), { maxLength: maxRounds, size: 'max' });
+};
+
+/** One pass as a check sees it: the Jobs and JobSet the planner observed, and its plan (already applied). */
+export interface PassView {
+  readonly world: World;
+  readonly before: readonly Job[];
+  readonly jobSet: JobSet;
+  readonly plan: Plan;
+}
+
+/** One settled round as a check sees it: what the oracle predicted for it. */
+export interface SettleView {
+  readonly world: World;
+  readonly outcome: Outcome;
+}
+
+/** Checks: what a property asserts on every pass and after every settled round. */
+export interface Checks {
+  readonly onPass?: (view: PassView) => void;
+  readonly afterSettle?: (view: SettleView) => void;
+}
+
+/** The terminal state the oracle expects, once reached. */
+export type Terminal = { readonly kind: 'Completed' } | { readonly kind: 'Failed'; readonly cause: FailureCause };
+
+/** World: a JobSet played against the planner, with the oracle's account of where it should be. */
+export class World {
+  readonly cluster: TestCluster;
+  /** The restart attempt the oracle expects (status.restarts). */
+  attempt = 0;
+  /** The terminal state the oracle expects, once any. */
+  terminal: Terminal | undefined;
+  /** spec.suspend as the outside world last set it. */
+  suspended: boolean;
+  /** Passes taken so far, for messages. */
+  passes = 0;
+
+  readonly shape: Shape;
+  private readonly checks: Checks;
+
+  constructor(shape: Shape, checks: Checks = {}) {
+    this.shape = shape;
+    this.checks = checks;
+    this.cluster = new TestCluster(jobSetOf(shape));
+    this.suspended = shape.startSuspended;
+  }
+
+  /** jobs: every Job in the cluster, in name order. */
+  jobs(): Job[] {
+    return [...this.cluster.jobs.values()].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  }
+
+  /** current: the Jobs of the attempt the oracle expects. */
+  current(jobs: readonly Job[] = this.jobs()): Job[] {
+    return jobs.filter((job) => attemptOf(job) === this.attempt);
+  }
+
+  /** jobSet: the JobSet as the cluster holds it (it is never deleted in these scenarios). */
+  jobSet(): JobSet {
+    const jobSet = this.cluster.jobSet;
+    assert.ok(jobSet, 'the jobset still exists');
+    return jobSet;
+  }
+
+  /**
+   * settle: predict what this round must do from what the planner is about to observe, then
+   * run passes until one takes no action, handing each pass and the settled round to the checks.
+   */
+  settle(): Outcome {
+    const outcome: Outcome = this.terminal ? { kind: 'Nothing' } : expectedOutcome(this.shape, this.current(), this.attempt);
+    if (outcome.kind === 'Restart') this.attempt += 1;
+    if (outcome.kind === 'Completed') this.terminal = { kind: 'Completed' };
+    if (outcome.kind === 'Failed') this.terminal = { kind: 'Failed', cause: outcome.cause };
+    for (let i = 0; i < MAX_PASSES; i += 1) {
+      const jobSet = this.jobSet();
+      const before = this.jobs();
+      const plan = this.cluster.pass();
+      this.passes += 1;
+      this.checks.onPass?.({ world: this, before, jobSet, plan });
+      if (plan.actions.length === 0) {
+        this.checks.afterSettle?.({ world: this, outcome });
+        return outcome;
+      }
+    }
+    return assert.fail(`planner did not settle within ${MAX_PASSES} passes: ${this.cluster.pass().reason}`);
+  }
+
+  /** apply: one outside change; a change with no eligible Job does nothing. */
+  apply(change: Change): void {
+    if (change.kind === 'suspend' || change.kind === 'resume') {
+      this.suspended = change.kind === 'suspend';
+      this.cluster.setSuspend(this.suspended);
+      return;
+    }
+    const eligible = this.jobs().filter((job) => (change.kind === 'stale' ? isSuspendedJob(job) && finishedAs(job) === undefined : isRunning(job)));
+    const job = eligible[change.pick % Math.max(eligible.length, 1)];
+    if (!job) return;
+    const name = job.metadata.name ?? '';
+    const parallelism = job.spec.parallelism ?? 1;
+    const setStatus = (status: Partial<NonNullable<Job['status']>>): void => {
+      this.cluster.jobs.set(name, { ...job, status: { ...job.status, ...status } });
+    };
+    switch (change.kind) {
+      case 'ready':
+        this.cluster.ready(name);
+        return;
+      case 'pods': {
+        const ready = change.ready % (parallelism + 1);
+        // Fewer succeeded pods than completions: the Job has not finished.
+        const succeeded = change.succeeded % (job.spec.completions ?? 1);
+        setStatus({ active: ready, ready, succeeded });
+        return;
+      }
+      case 'unready':
+        setStatus({ ready: 0 });
+        return;
+      case 'complete':
+        this.cluster.complete(name);
+        return;
+      case 'fail':
+        this.cluster.fail(name, change.fatal ? FATAL_REASON : ORDINARY_REASON, 'job failed');
+        return;
+      case 'stale':
+        setStatus({ active: parallelism, ready: parallelism });
+        return;
+      case 'delete':
+        this.cluster.deleteJob(name);
+        return;
+    }
+  }
+
+  /** play: settle once (creation), then each round's changes followed by settling. */
+  play(rounds: readonly (readonly Change[])[]): void {
+    this.settle();
+    for (const round of rounds) {
+      for (const change of round) this.apply(change);
+      this.settle();
+    }
+  }
+
+  /**
+   * cooperate: resume the JobSet and let every running Job become ready — and succeed, when a
+   * gate awaits its replicatedJob Complete — until nothing changes or the JobSet finished.
+   */
+  cooperate(): void {
+    if (this.suspended) {
+      this.apply({ kind: 'resume' });
+      this.settle();
+    }
+    const mustSucceed = awaitedComplete(this.shape);
+    for (let round = 0; round < MAX_COOPERATION_ROUNDS; round += 1) {
+      if (this.terminal) return;
+      let changed = false;
+      for (const job of this.current()) {
+        if (!isRunning(job)) continue;
+        const name = job.metadata.name ?? '';
+        if (mustSucceed.has(rjobIndexOf(job))) {
+          this.cluster.complete(name);
+          changed = true;
+        } else if (!isReadyJob(job)) {
+          this.cluster.ready(name);
+          changed = true;
+        }
+      }
+      if (!changed) return;
+      this.settle();
+    }
+    assert.fail(`startup still moving after ${MAX_COOPERATION_ROUNDS} rounds of cooperation`);
+  }
+
+  /** condition: a JobSet condition by type. */
+  condition(type: string): { status: string; reason?: string | undefined } | undefined {
+    return this.cluster.condition(type);
+  }
+}
