@@ -78,10 +78,17 @@ export const isSuspendedJob = (job: Job): boolean => job.spec.suspend === true;
 /** isRunning: an unfinished Job that is not suspended. */
 export const isRunning = (job: Job): boolean => !isSuspendedJob(job) && finishedAs(job) === undefined;
 
+/** isDeleting: the API server is deleting the Job (deletionTimestamp set); it lingers until its pods are gone. */
+export const isDeleting = (job: Job): boolean => job.metadata.deletionTimestamp !== undefined;
+
+/** isRunningOn: a running Job that is not being deleted, so its replicatedJob counts as started and stays released. */
+export const isRunningOn = (job: Job): boolean => isRunning(job) && !isDeleting(job);
+
 /**
  * isReadyJob: a running Job whose ready and succeeded pods reach min(parallelism, completions)
  * (upstream's "ready" Job). A suspended Job is never ready, whatever its status still says
- * (Lineup's README: no early start after suspend).
+ * (Lineup's README: no early start after suspend). A Job being deleted still counts, as every
+ * owned Job does in upstream's status counters.
  */
 export const isReadyJob = (job: Job): boolean => {
   if (!isRunning(job)) return false;

@@ -3,7 +3,10 @@
  * statuses, ordered rules, success policy All or Any, failure policies with restarts, up to
  * eight replicatedJobs), random rounds of outside change (Jobs turning ready, losing
  * readiness, succeeding, failing, being deleted; the JobSet suspended and resumed), and a
- * World that plays them against the planner through the in-memory TestCluster. The World
+ * World that plays them against the planner through the in-memory TestCluster. In half the
+ * worlds a deleted Job lingers with a deletionTimestamp, as foreground deletion leaves it,
+ * until a later change lets the API server finish (so a restart's old Jobs stay visible to
+ * several passes); in the other half it is gone at once. The World
  * keeps the oracle's own account of the restart attempt and the terminal state, predicted
  * before each round of passes from what the planner is about to observe, and hands every pass
  * and every settled round to the checks a property installs.
@@ -12,7 +15,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { LineupKey, MAX_DEPENDS_ON } from '../../lib/constants.ts';
 import type { Job, JobSet } from '../../lib/jobset/schema.ts';
-import type { Plan } from '../../lib/plan/types.ts';
+import { rfc3339Seconds } from '../../lib/plan/conditions.ts';
+import type { Action, Plan } from '../../lib/plan/types.ts';
 import { makeJobSet } from '../builders.ts';
 import { TestCluster } from './harness.ts';
 import {
@@ -21,8 +25,10 @@ import {
   expectedOutcome,
   FATAL_REASON,
   finishedAs,
+  isDeleting,
   isReadyJob,
   isRunning,
+  isRunningOn,
   isSuspendedJob,
   ORDINARY_REASON,
   rjobIndexOf,
@@ -49,6 +55,10 @@ const statusArb = fc.constantFrom<Awaited>('Ready', 'Complete');
 export interface ShapeOptions {
   /** Always a failure policy with maxRestarts ≥ 1, so a failure leads to a restart. */
   readonly restarts?: boolean;
+  /** Success policy Any as often as All (else one JobSet in four), for the success property; elsewhere Any's first success ends the history early. */
+  readonly anyOften?: boolean;
+  /** Only the gated forms (InOrder, dependsOn, rules), for properties about gates. */
+  readonly gated?: boolean;
 }
 
 /** failurePolicyArb: maxRestarts from `minRestarts` to 3, either restart strategy, maybe a FailJobSet rule. */
@@ -79,10 +89,13 @@ export const shapeArb = (options: ShapeOptions = {}): fc.Arbitrary<Shape> =>
         }),
         { minLength: MAX_REPLICATED_JOBS, maxLength: MAX_REPLICATED_JOBS },
       ),
-      form: fc.constantFrom<Form>('AnyOrder', 'InOrder', 'DependsOn', 'Rules'),
+      form: options.gated ? fc.constantFrom<Form>('InOrder', 'DependsOn', 'Rules') : fc.constantFrom<Form>('AnyOrder', 'InOrder', 'DependsOn', 'Rules'),
       ruleStatuses: fc.array(statusArb, { minLength: MAX_RULES, maxLength: MAX_RULES }),
       completeSpelling: fc.constantFrom<Shape['completeSpelling']>('Succeeded', 'Complete'),
-      operator: fc.constantFrom<'All' | 'Any'>('All', 'Any'),
+      operator: fc.oneof(
+        { arbitrary: fc.constant<'All' | 'Any'>('All'), weight: options.anyOften ? 1 : 3 },
+        { arbitrary: fc.constant<'All' | 'Any'>('Any'), weight: 1 },
+      ),
       successTargets: fc.array(fc.boolean(), { minLength: MAX_REPLICATED_JOBS, maxLength: MAX_REPLICATED_JOBS }),
       failure: options.restarts ? failurePolicyArb(1) : fc.option(failurePolicyArb(0), { nil: undefined, freq: 5 }),
       startSuspended: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
@@ -153,24 +166,32 @@ export const jobSetOf = (shape: Shape): JobSet => {
 };
 
 /**
- * Change: one thing that happens outside the planner. `pick` chooses among the eligible Jobs
- * (running ones; suspended ones for `stale`), in name order.
+ * Change: one thing that happens outside the planner. `pick` chooses among the Jobs it would
+ * change, in name order: running ones (not yet ready for `ready`, with ready pods for
+ * `unready`); suspended ones for `stale`; ones being deleted for `collect`.
  */
 export type Change =
   /** A running Job gets all its pods ready. */
   | { readonly kind: 'ready'; readonly pick: number }
+  /** Every running Job of the picked Job's replicatedJob gets all its pods ready (they start together). */
+  | { readonly kind: 'readyAll'; readonly pick: number }
   /** A running Job reports some ready and some succeeded pods (ready or not by min(parallelism, completions)). */
   | { readonly kind: 'pods'; readonly pick: number; readonly ready: number; readonly succeeded: number }
   /** A running Job's pods restart: no longer ready. */
   | { readonly kind: 'unready'; readonly pick: number }
   /** A running Job succeeds. */
   | { readonly kind: 'complete'; readonly pick: number }
+  /** Every running Job of the picked Job's replicatedJob succeeds (a stage finishing). */
+  | { readonly kind: 'completeAll'; readonly pick: number }
   /** A running Job fails, for an ordinary reason or the one a FailJobSet rule names. */
   | { readonly kind: 'fail'; readonly pick: number; readonly fatal: boolean }
   /** A suspended Job's status still reports ready pods (the Job controller has not caught up). */
   | { readonly kind: 'stale'; readonly pick: number }
   /** Someone deletes a running Job. */
   | { readonly kind: 'delete'; readonly pick: number }
+  /** The API server finishes deleting one lingering Job, or every one. */
+  | { readonly kind: 'collect'; readonly pick: number }
+  | { readonly kind: 'collectAll' }
   /** spec.suspend set to true / false. */
   | { readonly kind: 'suspend' }
   | { readonly kind: 'resume' };
@@ -180,13 +201,17 @@ export type ChangeWeights = Readonly<Record<Change['kind'], number>>;
 
 const changeArbs: { readonly [K in Change['kind']]: fc.Arbitrary<Extract<Change, { kind: K }>> } = {
   ready: fc.record({ kind: fc.constant('ready'), pick: fc.nat() }),
+  readyAll: fc.record({ kind: fc.constant('readyAll'), pick: fc.nat() }),
   pods: fc.record({ kind: fc.constant('pods'), pick: fc.nat(), ready: fc.nat(), succeeded: fc.nat() }),
   unready: fc.record({ kind: fc.constant('unready'), pick: fc.nat() }),
   complete: fc.record({ kind: fc.constant('complete'), pick: fc.nat() }),
+  completeAll: fc.record({ kind: fc.constant('completeAll'), pick: fc.nat() }),
   // One failure in four has the reason a FailJobSet rule names, so most failures restart.
   fail: fc.record({ kind: fc.constant('fail'), pick: fc.nat(), fatal: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }) }),
   stale: fc.record({ kind: fc.constant('stale'), pick: fc.nat() }),
   delete: fc.record({ kind: fc.constant('delete'), pick: fc.nat() }),
+  collect: fc.record({ kind: fc.constant('collect'), pick: fc.nat() }),
+  collectAll: fc.record({ kind: fc.constant('collectAll') }),
   suspend: fc.record({ kind: fc.constant('suspend') }),
   resume: fc.record({ kind: fc.constant('resume') }),
 };
@@ -202,6 +227,24 @@ export const roundsArb = (weights: ChangeWeights, maxRounds = 30): fc.Arbitrary<
   // size 'max': histories as long as maxRounds, not fast-check's default of at most ten rounds.
   return fc.array(fc.array(changeArb, { minLength: 1, maxLength: 3 }), { maxLength: maxRounds, size: 'max' });
 };
+
+/** Scenario: a JobSet, whether deleted Jobs linger, its history, and picks for a property's closing phase. */
+export interface Scenario {
+  readonly shape: Shape;
+  readonly lingering: boolean;
+  readonly rounds: Change[][];
+  /** Which running Job each round of a property's closing phase acts on. */
+  readonly picks: number[];
+}
+
+/** scenarioArb: a random scenario, its history drawn with `weights`. */
+export const scenarioArb = (weights: ChangeWeights, options: ShapeOptions & { readonly maxRounds?: number } = {}): fc.Arbitrary<Scenario> =>
+  fc.record({
+    shape: shapeArb(options),
+    lingering: fc.boolean(),
+    rounds: roundsArb(weights, options.maxRounds),
+    picks: fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
+  });
 
 /** One pass as a check sees it: the Jobs and JobSet the planner observed, and its plan (already applied). */
 export interface PassView {
@@ -226,6 +269,24 @@ export interface Checks {
 /** The terminal state the oracle expects, once reached. */
 export type Terminal = { readonly kind: 'Completed' } | { readonly kind: 'Failed'; readonly cause: FailureCause };
 
+/** markDeleting: give a Job a deletionTimestamp, as the API server does while a deletion waits on its pods. */
+const markDeleting = (cluster: TestCluster, name: string): void => {
+  const job = cluster.job(name);
+  if (isDeleting(job)) return;
+  cluster.jobs.set(name, { ...job, metadata: { ...job.metadata, deletionTimestamp: rfc3339Seconds(cluster.now) } });
+};
+
+/**
+ * LingeringCluster: the TestCluster, except that a Job the planner deletes (foreground) stays,
+ * marked with a deletionTimestamp, until the world collects it.
+ */
+class LingeringCluster extends TestCluster {
+  override apply(action: Action): void {
+    if (action.kind === 'DeleteJob') markDeleting(this, action.name);
+    else super.apply(action);
+  }
+}
+
 /** World: a JobSet played against the planner, with the oracle's account of where it should be. */
 export class World {
   readonly cluster: TestCluster;
@@ -237,14 +298,18 @@ export class World {
   suspended: boolean;
   /** Passes taken so far, for messages. */
   passes = 0;
-
+  /** Since the last restart no Job of the new attempt changed from outside: its sequence is at its first step. */
+  fresh = false;
   readonly shape: Shape;
+  /** Deleted Jobs linger until collected (else they are gone at once). */
+  readonly lingering: boolean;
   private readonly checks: Checks;
 
-  constructor(shape: Shape, checks: Checks = {}) {
+  constructor(shape: Shape, checks: Checks = {}, lingering = false) {
     this.shape = shape;
     this.checks = checks;
-    this.cluster = new TestCluster(jobSetOf(shape));
+    this.lingering = lingering;
+    this.cluster = lingering ? new LingeringCluster(jobSetOf(shape)) : new TestCluster(jobSetOf(shape));
     this.suspended = shape.startSuspended;
   }
 
@@ -271,7 +336,10 @@ export class World {
    */
   settle(): Outcome {
     const outcome: Outcome = this.terminal ? { kind: 'Nothing' } : expectedOutcome(this.shape, this.current(), this.attempt);
-    if (outcome.kind === 'Restart') this.attempt += 1;
+    if (outcome.kind === 'Restart') {
+      this.attempt += 1;
+      this.fresh = true;
+    }
     if (outcome.kind === 'Completed') this.terminal = { kind: 'Completed' };
     if (outcome.kind === 'Failed') this.terminal = { kind: 'Failed', cause: outcome.cause };
     for (let i = 0; i < MAX_PASSES; i += 1) {
@@ -288,6 +356,62 @@ export class World {
     return assert.fail(`planner did not settle within ${MAX_PASSES} passes: ${this.cluster.pass().reason}`);
   }
 
+  /** eligible: the Jobs a change may act on, in name order. */
+  private eligible(kind: Exclude<Change['kind'], 'suspend' | 'resume' | 'collectAll'>): Job[] {
+    const eligibleFor: Record<typeof kind, (job: Job) => boolean> = {
+      // Only Jobs the change changes, so no change is wasted.
+      ready: (job) => isRunning(job) && !isReadyJob(job),
+      readyAll: (job) => isRunning(job) && !isReadyJob(job),
+      pods: isRunning,
+      unready: (job) => isRunning(job) && (job.status?.ready ?? 0) > 0,
+      complete: isRunning,
+      completeAll: isRunning,
+      fail: isRunning,
+      stale: (job) => isSuspendedJob(job) && finishedAs(job) === undefined,
+      delete: isRunningOn,
+      collect: isDeleting,
+    };
+    return this.jobs().filter(eligibleFor[kind]);
+  }
+
+  /** touched: a Job of the current attempt changed, so the attempt is past its first step. */
+  private touched(job: Job): void {
+    if (attemptOf(job) === this.attempt) this.fresh = false;
+  }
+
+  /** ready: a Job gets all its pods ready. */
+  ready(job: Job): void {
+    this.touched(job);
+    this.cluster.ready(job.metadata.name ?? '');
+  }
+
+  /** complete: a Job succeeds. */
+  complete(job: Job): void {
+    this.touched(job);
+    this.cluster.complete(job.metadata.name ?? '');
+  }
+
+  /** unready: a Job's pods restart, so it is no longer ready. */
+  unready(job: Job): void {
+    this.touched(job);
+    const name = job.metadata.name ?? '';
+    this.cluster.jobs.set(name, { ...job, status: { ...job.status, ready: 0 } });
+  }
+
+  /** delete: someone deletes a Job; it lingers until collected when deletions linger. */
+  delete(job: Job): void {
+    this.touched(job);
+    const name = job.metadata.name ?? '';
+    if (this.lingering) markDeleting(this.cluster, name);
+    else this.cluster.deleteJob(name);
+  }
+
+  /** fail: a Job fails, for the reason the FailJobSet rule names when `fatal`. */
+  fail(job: Job, fatal = false): void {
+    this.touched(job);
+    this.cluster.fail(job.metadata.name ?? '', fatal ? FATAL_REASON : ORDINARY_REASON, 'job failed');
+  }
+
   /** apply: one outside change; a change with no eligible Job does nothing. */
   apply(change: Change): void {
     if (change.kind === 'suspend' || change.kind === 'resume') {
@@ -295,7 +419,11 @@ export class World {
       this.cluster.setSuspend(this.suspended);
       return;
     }
-    const eligible = this.jobs().filter((job) => (change.kind === 'stale' ? isSuspendedJob(job) && finishedAs(job) === undefined : isRunning(job)));
+    if (change.kind === 'collectAll') {
+      this.collectAll();
+      return;
+    }
+    const eligible = this.eligible(change.kind);
     const job = eligible[change.pick % Math.max(eligible.length, 1)];
     if (!job) return;
     const name = job.metadata.name ?? '';
@@ -303,9 +431,15 @@ export class World {
     const setStatus = (status: Partial<NonNullable<Job['status']>>): void => {
       this.cluster.jobs.set(name, { ...job, status: { ...job.status, ...status } });
     };
+    if (change.kind !== 'collect') this.touched(job);
     switch (change.kind) {
       case 'ready':
         this.cluster.ready(name);
+        return;
+      case 'readyAll':
+        for (const other of this.eligible('readyAll')) {
+          if (rjobIndexOf(other) === rjobIndexOf(job) && attemptOf(other) === attemptOf(job)) this.ready(other);
+        }
         return;
       case 'pods': {
         const ready = change.ready % (parallelism + 1);
@@ -315,21 +449,34 @@ export class World {
         return;
       }
       case 'unready':
-        setStatus({ ready: 0 });
+        this.unready(job);
         return;
       case 'complete':
         this.cluster.complete(name);
         return;
+      case 'completeAll':
+        for (const other of this.eligible('completeAll')) {
+          if (rjobIndexOf(other) === rjobIndexOf(job) && attemptOf(other) === attemptOf(job)) this.complete(other);
+        }
+        return;
       case 'fail':
-        this.cluster.fail(name, change.fatal ? FATAL_REASON : ORDINARY_REASON, 'job failed');
+        this.fail(job, change.fatal);
         return;
       case 'stale':
         setStatus({ active: parallelism, ready: parallelism });
         return;
       case 'delete':
-        this.cluster.deleteJob(name);
+        this.delete(job);
+        return;
+      case 'collect':
+        this.cluster.jobs.delete(name);
         return;
     }
+  }
+
+  /** collectAll: the API server finishes every pending deletion. */
+  collectAll(): void {
+    for (const job of this.eligible('collect')) this.cluster.jobs.delete(job.metadata.name ?? '');
   }
 
   /** play: settle once (creation), then each round's changes followed by settling. */
@@ -342,28 +489,32 @@ export class World {
   }
 
   /**
-   * cooperate: resume the JobSet and let every running Job become ready — and succeed, when a
-   * gate awaits its replicatedJob Complete — until nothing changes or the JobSet finished.
+   * cooperate: resume the JobSet, finish pending deletions, and let every running Job become
+   * ready — and succeed, when a gate awaits its replicatedJob Complete — until nothing changes
+   * or the JobSet finished.
    */
   cooperate(): void {
-    if (this.suspended) {
-      this.apply({ kind: 'resume' });
-      this.settle();
-    }
+    if (this.suspended) this.apply({ kind: 'resume' });
+    this.collectAll();
+    this.settle();
     const mustSucceed = awaitedComplete(this.shape);
     for (let round = 0; round < MAX_COOPERATION_ROUNDS; round += 1) {
       if (this.terminal) return;
       let changed = false;
       for (const job of this.current()) {
         if (!isRunning(job)) continue;
-        const name = job.metadata.name ?? '';
         if (mustSucceed.has(rjobIndexOf(job))) {
-          this.cluster.complete(name);
+          this.complete(job);
           changed = true;
         } else if (!isReadyJob(job)) {
-          this.cluster.ready(name);
+          this.ready(job);
           changed = true;
         }
+      }
+      // A restart or the end of the JobSet may have left Jobs being deleted.
+      if (this.eligible('collect').length > 0) {
+        this.collectAll();
+        changed = true;
       }
       if (!changed) return;
       this.settle();
