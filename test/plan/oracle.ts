@@ -24,6 +24,8 @@ export interface ShapeReplicatedJob {
   readonly replicas: number;
   readonly parallelism: number;
   readonly completions: number;
+  /** The Job template sets ttlSecondsAfterFinished: a finished Job may be deleted by its TTL. */
+  readonly ttl: boolean;
   /** dependsOn items (indices of earlier replicatedJobs), each with its own status. */
   readonly dependsOn: readonly { readonly name: number; readonly status: Awaited }[];
 }
@@ -104,7 +106,10 @@ interface Progress {
   readonly failed: number;
 }
 
-/** progressOf: the progress of replicatedJob i among `jobs` (one attempt's Jobs). */
+/**
+ * progressOf: the progress of replicatedJob i among `jobs` (one attempt's Jobs, including those
+ * that finished and were then deleted by their TTL: Lineup's README says they keep counting).
+ */
 const progressOf = (jobs: readonly Job[], i: number): Progress => {
   const mine = jobs.filter((job) => rjobIndexOf(job) === i);
   return {

@@ -5,8 +5,8 @@
  * policy All or Any, and failure policies with restarts, up to eight replicatedJobs. Histories
  * have Jobs turning ready (all pods, or some ready and some succeeded), losing readiness,
  * succeeding, failing and being deleted (lingering while the API server deletes them, in half
- * the cases), stale ready counts on suspended Jobs, and the JobSet suspended and resumed at
- * random times. Each property runs PROPERTY_RUNS cases in the unit tier;
+ * the cases), finished Jobs deleted by their TTL, stale ready counts on suspended Jobs, and the
+ * JobSet suspended and resumed at random times. Each property runs PROPERTY_RUNS cases in the unit tier;
  * `npm run test:properties -- --runs N` runs more.
  */
 import assert from 'node:assert/strict';
@@ -46,6 +46,7 @@ const everything: ChangeWeights = {
   fail: 1,
   stale: 1,
   delete: 1,
+  expire: 1,
   collect: 1,
   collectAll: 2,
   suspend: 1,
@@ -112,6 +113,13 @@ const startsOnlyThroughOpenGates = ({ world, before, plan }: PassView): void => 
       `${start.kind} of ${start.name} (r${start.rjob}) before its gate opened (${describePass(world, plan)})`,
     );
   }
+};
+
+/** finishedStayGone: a finished Job of the current attempt that is gone (its outcome recorded) is never re-created: its work is done. */
+const finishedStayGone = ({ world, plan }: PassView): void => {
+  const gone = world.finishedGoneNames();
+  const recreated = plan.actions.flatMap((action) => (action.kind === 'CreateJob' && gone.has(nameOf(action.job)) ? [nameOf(action.job)] : []));
+  assert.deepEqual(recreated, [], `a finished Job that is gone is re-created (${describePass(world, plan)})`);
 };
 
 /** nothingStartsWhileSuspended: a pass that observed spec.suspend true starts no Job. */
@@ -276,10 +284,14 @@ const failAfterStartup = (world: World, picks: readonly number[], times: number)
 };
 
 describe('planner properties', () => {
-  it('never starts a replicatedJob before its gate is open, whatever the Jobs and the JobSet do', () => {
+  it('never starts a replicatedJob before its gate is open, nor re-creates a finished Job that is gone, whatever happens', () => {
     fc.assert(
       fc.property(scenarioArb(everything), (scenario) => {
-        worldOf(scenario, { onPass: startsOnlyThroughOpenGates }).play(scenario.rounds);
+        const onPass = (view: PassView): void => {
+          startsOnlyThroughOpenGates(view);
+          finishedStayGone(view);
+        };
+        worldOf(scenario, { onPass }).play(scenario.rounds);
       }),
       parameters,
     );
@@ -362,8 +374,8 @@ describe('planner properties', () => {
         world.play(scenario.rounds);
         world.cooperate();
         if (finished(world)) return;
-        const jobs = world.jobs();
-        assert.equal(jobs.length, totalReplicas(shape), 'expected every Job to exist once startup is done');
+        const jobs = world.current();
+        assert.equal(jobs.length, totalReplicas(shape), 'expected every Job to exist (or to have finished) once startup is done');
         assert.deepEqual(jobs.filter(isSuspendedJob).map(nameOf), [], 'expected no Job held back once every Job could become ready');
         if (shape.form !== 'AnyOrder') {
           assert.equal(world.condition(ConditionType.StartupPolicyCompleted)?.status, 'True', 'expected StartupPolicyCompleted=True once every Job runs');

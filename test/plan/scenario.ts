@@ -2,14 +2,16 @@
  * Scenarios for the planner's properties: random JobSets (every startup form, mixed dependsOn
  * statuses, ordered rules, success policy All or Any, failure policies with restarts, up to
  * eight replicatedJobs), random rounds of outside change (Jobs turning ready, losing
- * readiness, succeeding, failing, being deleted; the JobSet suspended and resumed), and a
+ * readiness, succeeding, failing, being deleted, finished ones deleted by their TTL; the JobSet
+ * suspended and resumed), and a
  * World that plays them against the planner through the in-memory TestCluster. In half the
  * worlds a deleted Job lingers with a deletionTimestamp, as foreground deletion leaves it,
  * until a later change lets the API server finish (so a restart's old Jobs stay visible to
- * several passes); in the other half it is gone at once. The World
- * keeps the oracle's own account of the restart attempt and the terminal state, predicted
- * before each round of passes from what the planner is about to observe, and hands every pass
- * and every settled round to the checks a property installs.
+ * several passes); in the other half it is gone at once. The World keeps the oracle's own
+ * account of the restart attempt and the terminal state, predicted before each round of passes
+ * from what the planner is about to observe, and hands every pass and every settled round to
+ * the checks a property installs. It also remembers Jobs with a TTL that finished and then
+ * disappeared: Lineup records them and counts them still (its README, upstream issue 360).
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -82,6 +84,7 @@ export const shapeArb = (options: ShapeOptions = {}): fc.Arbitrary<Shape> =>
           replicas: fc.integer({ min: 0, max: 3 }),
           parallelism: fc.integer({ min: 1, max: 3 }),
           completions: fc.integer({ min: 1, max: 3 }),
+          ttl: fc.oneof({ arbitrary: fc.constant(false), weight: 2 }, { arbitrary: fc.constant(true), weight: 1 }),
           // dependsOn[j]: the status this replicatedJob awaits of replicatedJob j, or none.
           dependsOn: fc.array(fc.option(statusArb, { nil: undefined, freq: 2 }), { minLength: MAX_REPLICATED_JOBS, maxLength: MAX_REPLICATED_JOBS }),
           // The ordered rule naming this replicatedJob; MAX_RULES means none does.
@@ -106,6 +109,7 @@ export const shapeArb = (options: ShapeOptions = {}): fc.Arbitrary<Shape> =>
         replicas: rjob.replicas,
         parallelism: rjob.parallelism,
         completions: rjob.completions,
+        ttl: rjob.ttl,
         dependsOn:
           form === 'DependsOn'
             ? rjob.dependsOn
@@ -128,6 +132,9 @@ export const shapeArb = (options: ShapeOptions = {}): fc.Arbitrary<Shape> =>
       return { replicatedJobs, form: empty ? 'AnyOrder' : form, rules, completeSpelling, success: { operator, targets }, failure, startSuspended };
     });
 
+/** JOB_TTL_SECONDS: ttlSecondsAfterFinished of a Job template with a TTL (the world, not a clock, expires Jobs). */
+const JOB_TTL_SECONDS = 60;
+
 /** jobSetOf: the JobSet a shape describes, built as a user would write it. */
 export const jobSetOf = (shape: Shape): JobSet => {
   let builder = makeJobSet('p');
@@ -137,6 +144,7 @@ export const jobSetOf = (shape: Shape): JobSet => {
       parallelism: rjob.parallelism,
       completions: rjob.completions,
       ...(dependsOn.length > 0 ? { dependsOn } : {}),
+      ...(rjob.ttl ? { jobSpec: { ttlSecondsAfterFinished: JOB_TTL_SECONDS } } : {}),
     });
   });
   if (shape.form === 'InOrder') builder = builder.inOrder();
@@ -189,6 +197,8 @@ export type Change =
   | { readonly kind: 'stale'; readonly pick: number }
   /** Someone deletes a running Job. */
   | { readonly kind: 'delete'; readonly pick: number }
+  /** A finished Job with a TTL is deleted by it (upstream issue 360: its outcome must keep counting). */
+  | { readonly kind: 'expire'; readonly pick: number }
   /** The API server finishes deleting one lingering Job, or every one. */
   | { readonly kind: 'collect'; readonly pick: number }
   | { readonly kind: 'collectAll' }
@@ -210,6 +220,7 @@ const changeArbs: { readonly [K in Change['kind']]: fc.Arbitrary<Extract<Change,
   fail: fc.record({ kind: fc.constant('fail'), pick: fc.nat(), fatal: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }) }),
   stale: fc.record({ kind: fc.constant('stale'), pick: fc.nat() }),
   delete: fc.record({ kind: fc.constant('delete'), pick: fc.nat() }),
+  expire: fc.record({ kind: fc.constant('expire'), pick: fc.nat() }),
   collect: fc.record({ kind: fc.constant('collect'), pick: fc.nat() }),
   collectAll: fc.record({ kind: fc.constant('collectAll') }),
   suspend: fc.record({ kind: fc.constant('suspend') }),
@@ -303,6 +314,13 @@ export class World {
   readonly shape: Shape;
   /** Deleted Jobs linger until collected (else they are gone at once). */
   readonly lingering: boolean;
+  /**
+   * Jobs with a TTL that finished and are gone, as last seen: they held Lineup's finished-record
+   * finalizer until their outcome was recorded, so they keep counting for their attempt.
+   */
+  readonly finishedGone = new Map<string, Job>();
+  /** Every Job as last seen, to notice the ones that disappear. */
+  private lastSeen = new Map<string, Job>();
   private readonly checks: Checks;
 
   constructor(shape: Shape, checks: Checks = {}, lingering = false) {
@@ -318,9 +336,28 @@ export class World {
     return [...this.cluster.jobs.values()].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
   }
 
-  /** current: the Jobs of the attempt the oracle expects. */
+  /**
+   * current: the Jobs of the attempt the oracle expects, with those of it that finished and
+   * were deleted by their TTL (unless a Job of the same name exists again).
+   */
   current(jobs: readonly Job[] = this.jobs()): Job[] {
-    return jobs.filter((job) => attemptOf(job) === this.attempt);
+    const present = new Set(jobs.map((job) => job.metadata.name ?? ''));
+    const gone = [...this.finishedGone.entries()].filter(([name]) => !present.has(name)).map(([, job]) => job);
+    return [...jobs, ...gone].filter((job) => attemptOf(job) === this.attempt);
+  }
+
+  /** finishedGoneNames: the names of the current attempt's finished Jobs that are gone (and keep counting). */
+  finishedGoneNames(): Set<string> {
+    return new Set([...this.finishedGone.entries()].filter(([, job]) => attemptOf(job) === this.attempt).map(([name]) => name));
+  }
+
+  /** notice: remember the finished Jobs with a TTL that disappeared since last seen. */
+  private notice(): void {
+    for (const [name, job] of this.lastSeen) {
+      if (this.cluster.jobs.has(name) || finishedAs(job) === undefined) continue;
+      if (this.shape.replicatedJobs[rjobIndexOf(job)]?.ttl) this.finishedGone.set(name, job);
+    }
+    this.lastSeen = new Map(this.cluster.jobs);
   }
 
   /** jobSet: the JobSet as the cluster holds it (it is never deleted in these scenarios). */
@@ -346,6 +383,7 @@ export class World {
       const jobSet = this.jobSet();
       const before = this.jobs();
       const plan = this.cluster.pass();
+      this.notice();
       this.passes += 1;
       this.checks.onPass?.({ world: this, before, jobSet, plan });
       if (plan.actions.length === 0) {
@@ -369,7 +407,9 @@ export class World {
       fail: isRunning,
       stale: (job) => isSuspendedJob(job) && finishedAs(job) === undefined,
       delete: isRunningOn,
-      collect: isDeleting,
+      expire: (job) => finishedAs(job) !== undefined && !isDeleting(job) && job.spec.ttlSecondsAfterFinished !== undefined,
+      // The API server removes a Job once no finalizer holds it.
+      collect: (job) => isDeleting(job) && (job.metadata.finalizers ?? []).length === 0,
     };
     return this.jobs().filter(eligibleFor[kind]);
   }
@@ -393,9 +433,15 @@ export class World {
 
   /** unready: a Job's pods restart, so it is no longer ready. */
   unready(job: Job): void {
+    this.setStatus(job, { ready: 0 });
+  }
+
+  /** setStatus: merge fields into a Job's status, as the Job controller would write them. */
+  private setStatus(job: Job, status: Partial<NonNullable<Job['status']>>): void {
     this.touched(job);
     const name = job.metadata.name ?? '';
-    this.cluster.jobs.set(name, { ...job, status: { ...job.status, ready: 0 } });
+    const now = this.cluster.job(name);
+    this.cluster.jobs.set(name, { ...now, status: { ...now.status, ...status } });
   }
 
   /** delete: someone deletes a Job; it lingers until collected when deletions linger. */
@@ -414,6 +460,12 @@ export class World {
 
   /** apply: one outside change; a change with no eligible Job does nothing. */
   apply(change: Change): void {
+    this.change(change);
+    this.notice();
+  }
+
+  /** change: carry out one outside change. */
+  private change(change: Change): void {
     if (change.kind === 'suspend' || change.kind === 'resume') {
       this.suspended = change.kind === 'suspend';
       this.cluster.setSuspend(this.suspended);
@@ -426,15 +478,10 @@ export class World {
     const eligible = this.eligible(change.kind);
     const job = eligible[change.pick % Math.max(eligible.length, 1)];
     if (!job) return;
-    const name = job.metadata.name ?? '';
     const parallelism = job.spec.parallelism ?? 1;
-    const setStatus = (status: Partial<NonNullable<Job['status']>>): void => {
-      this.cluster.jobs.set(name, { ...job, status: { ...job.status, ...status } });
-    };
-    if (change.kind !== 'collect') this.touched(job);
     switch (change.kind) {
       case 'ready':
-        this.cluster.ready(name);
+        this.ready(job);
         return;
       case 'readyAll':
         for (const other of this.eligible('readyAll')) {
@@ -445,14 +492,14 @@ export class World {
         const ready = change.ready % (parallelism + 1);
         // Fewer succeeded pods than completions: the Job has not finished.
         const succeeded = change.succeeded % (job.spec.completions ?? 1);
-        setStatus({ active: ready, ready, succeeded });
+        this.setStatus(job, { active: ready, ready, succeeded });
         return;
       }
       case 'unready':
         this.unready(job);
         return;
       case 'complete':
-        this.cluster.complete(name);
+        this.complete(job);
         return;
       case 'completeAll':
         for (const other of this.eligible('completeAll')) {
@@ -463,20 +510,25 @@ export class World {
         this.fail(job, change.fatal);
         return;
       case 'stale':
-        setStatus({ active: parallelism, ready: parallelism });
+        this.setStatus(job, { active: parallelism, ready: parallelism });
         return;
       case 'delete':
         this.delete(job);
         return;
+      case 'expire':
+        // The Job lingers while Lineup's finished-record finalizer holds it, then is gone.
+        this.cluster.deleteJob(job.metadata.name ?? '');
+        return;
       case 'collect':
-        this.cluster.jobs.delete(name);
+        this.cluster.jobs.delete(job.metadata.name ?? '');
         return;
     }
   }
 
-  /** collectAll: the API server finishes every pending deletion. */
+  /** collectAll: the API server finishes every pending deletion no finalizer holds. */
   collectAll(): void {
     for (const job of this.eligible('collect')) this.cluster.jobs.delete(job.metadata.name ?? '');
+    this.notice();
   }
 
   /** play: settle once (creation), then each round's changes followed by settling. */
