@@ -1,10 +1,10 @@
 /**
  * Scenarios for the planner's properties: random JobSets (every startup form, mixed dependsOn
- * statuses, ordered rules, success policy All or Any, failure policies with restarts, up to
- * eight replicatedJobs), random rounds of outside change (Jobs turning ready, losing
- * readiness, succeeding, failing, being deleted, finished ones deleted by their TTL; the JobSet
- * suspended and resumed), and a
- * World that plays them against the planner through the in-memory TestCluster. In half the
+ * statuses, ordered rules, success policy All or Any, failure policies with restarts, Jobs
+ * with a TTL, up to eight replicatedJobs), random rounds of outside change (Jobs turning ready,
+ * losing readiness, succeeding, failing, being deleted, finished ones deleted by their TTL; the
+ * JobSet suspended and resumed), and a World that plays them against the planner through the
+ * in-memory TestCluster. In half the
  * worlds a deleted Job lingers with a deletionTimestamp, as foreground deletion leaves it,
  * until a later change lets the API server finish (so a restart's old Jobs stay visible to
  * several passes); in the other half it is gone at once. The World keeps the oracle's own
@@ -176,7 +176,8 @@ export const jobSetOf = (shape: Shape): JobSet => {
 /**
  * Change: one thing that happens outside the planner. `pick` chooses among the Jobs it would
  * change, in name order: running ones (not yet ready for `ready`, with ready pods for
- * `unready`); suspended ones for `stale`; ones being deleted for `collect`.
+ * `unready`); suspended ones for `stale`; finished ones with a TTL for `expire`; ones being
+ * deleted that no finalizer holds for `collect`.
  */
 export type Change =
   /** A running Job gets all its pods ready. */
