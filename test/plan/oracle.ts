@@ -34,8 +34,9 @@ export interface ShapeReplicatedJob {
 export interface Shape {
   readonly replicatedJobs: readonly ShapeReplicatedJob[];
   readonly form: Form;
-  /** Ordered rules (form Rules): targets by index; `spelling` is how the annotation writes Complete. */
+  /** Ordered rules (form Rules): targets by index. */
   readonly rules: readonly { readonly targets: readonly number[]; readonly status: Awaited }[];
+  /** How the rules annotation spells Complete (both mean succeeded ≥ replicas). */
   readonly completeSpelling: 'Succeeded' | 'Complete';
   /** spec.successPolicy: targets by index, empty meaning every replicatedJob. */
   readonly success: { readonly operator: 'All' | 'Any'; readonly targets: readonly number[] };
