@@ -172,7 +172,10 @@ const recordedGoneRefs = (record: FinishedJobsRecord, children: ChildJobs, jobSe
 /** Bookkeeping for Jobs that hold Lineup's finalizer: what to record, which finalizers to release. */
 interface RecordWork {
   readonly patch: Action | undefined;
+  /** Releases after the record is written: a Job's outcome is recorded before its finalizer goes. */
   readonly releases: Action[];
+  /** Releases from Jobs of an earlier attempt, ahead of the pass's deletes (nothing to record). */
+  readonly previousReleases: Action[];
 }
 
 /**
@@ -182,8 +185,15 @@ interface RecordWork {
 const recordFinishedJobs = (children: ChildJobs, record: FinishedJobsRecord): RecordWork => {
   const additions: { outcome: 'succeeded' | 'failed'; replicatedJob: string; index: number }[] = [];
   const releases: Action[] = [];
+  const previousReleases: Action[] = [];
+  const releaseOf = (job: Job): Action => ({
+    kind: 'RemoveJobFinalizer',
+    name: job.metadata.name ?? '',
+    resourceVersion: job.metadata.resourceVersion,
+    finalizer: LineupKey.FinishedRecordFinalizer,
+  });
   const release = (job: Job): void => {
-    releases.push({ kind: 'RemoveJobFinalizer', name: job.metadata.name ?? '', resourceVersion: job.metadata.resourceVersion, finalizer: LineupKey.FinishedRecordFinalizer });
+    releases.push(releaseOf(job));
   };
   for (const [jobs, outcome] of [
     [children.successful, 'succeeded'],
@@ -199,7 +209,9 @@ const recordFinishedJobs = (children: ChildJobs, record: FinishedJobsRecord): Re
       release(job);
     }
   }
-  for (const job of children.previous) if (holdsRecordFinalizer(job)) release(job);
+  // Before the pass deletes them: a delete writes the Job (deletionTimestamp), so a release
+  // conditional on the resourceVersion observed would come after it and be refused (409).
+  for (const job of children.previous) if (holdsRecordFinalizer(job)) previousReleases.push(releaseOf(job));
   for (const job of children.active) if (holdsRecordFinalizer(job) && isDeleting(job)) release(job);
   const patch: Action | undefined =
     additions.length > 0
@@ -211,7 +223,7 @@ const recordFinishedJobs = (children: ChildJobs, record: FinishedJobsRecord): Re
           annotations: { [LineupKey.FinishedJobsAnnotation]: formatRecord(withRecorded(record, additions)) },
         }
       : undefined;
-  return { patch, releases };
+  return { patch, releases, previousReleases };
 };
 
 /** ttlOutcome: delete the finished JobSet once ttlSecondsAfterFinished has passed, else come back then. */
@@ -308,7 +320,9 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
     if (cause !== undefined) for (const action of statusAndEvents) if (!because.has(action)) tag(action, cause.code, cause.message);
     return explained({
       ...base,
-      actions: [...deletes, ...extra, ...statusAndEvents, ...(recordWork.patch ? [recordWork.patch] : []), ...recordWork.releases],
+      // An earlier attempt's finalizers go before its Jobs are deleted: the delete writes the Job,
+      // and a release conditional on the resourceVersion observed would then be refused (409).
+      actions: [...recordWork.previousReleases, ...deletes, ...extra, ...statusAndEvents, ...(recordWork.patch ? [recordWork.patch] : []), ...recordWork.releases],
       reasons: [],
       requeueAfterMs,
       reason: [reason, ...notes].join('; '),

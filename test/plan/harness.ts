@@ -74,10 +74,16 @@ export class TestCluster {
         return;
       }
       case 'DeleteJob':
-        this.jobs.delete(action.name);
+        // As the API server: a Job held by a finalizer stays, with a deletionTimestamp (a write).
+        if (this.jobs.has(action.name)) this.deleteJob(action.name);
         return;
       case 'RemoveJobFinalizer': {
-        const job = this.job(action.name);
+        // As the gateway: a Job already gone has nothing to release; a stale resourceVersion is refused.
+        const job = this.jobs.get(action.name);
+        if (!job) return;
+        if (action.resourceVersion !== undefined && action.resourceVersion !== job.metadata.resourceVersion) {
+          throw new Error(`conflict: job ${action.name} resourceVersion ${action.resourceVersion} expected, ${job.metadata.resourceVersion ?? 'none'} stored`);
+        }
         const finalizers = (job.metadata.finalizers ?? []).filter((f) => f !== action.finalizer);
         if (job.metadata.deletionTimestamp !== undefined && finalizers.length === 0) this.jobs.delete(action.name);
         else this.jobs.set(action.name, { ...job, metadata: { ...job.metadata, finalizers, resourceVersion: this.nextVersion() } });
@@ -180,13 +186,14 @@ export class TestCluster {
     });
   }
 
-  /** markDeleting: give a Job a deletionTimestamp, as a delete would while finalizers remain. */
+  /** deleteJob: delete a Job; while finalizers remain it stays, with a deletionTimestamp. */
   deleteJob(name: string): void {
     const job = this.job(name);
     if ((job.metadata.finalizers ?? []).length === 0) {
       this.jobs.delete(name);
       return;
     }
+    if (job.metadata.deletionTimestamp !== undefined) return;
     this.jobs.set(name, { ...job, metadata: { ...job.metadata, deletionTimestamp: rfc3339Seconds(this.now), resourceVersion: this.nextVersion() } });
   }
 

@@ -602,6 +602,26 @@ describe('planner: Lineup behaviour', () => {
     assert.equal(kinds(cluster.pass().actions).filter((k) => k === 'CreateJob').length, 2);
   });
 
+  it('releases the finished-record finalizer of an earlier attempt’s running Job before deleting it, so the restart is not refused', () => {
+    // Found by the planner properties: with a Job-level TTL every Job holds Lineup's finalizer,
+    // and releasing it after the delete (which writes the Job) used a stale resourceVersion: 409.
+    const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 2, { jobSpec: { ttlSecondsAfterFinished: 60 } }).spec({ failurePolicy: { maxRestarts: 1 } }).obj());
+    cluster.settle();
+    cluster.fail('js-a-0');
+    assert.equal(cluster.pass().reason.startsWith('restarting (attempt 1)'), true);
+    const deletion = cluster.pass();
+    const forA1 = deletion.actions.flatMap((action) => ((action.kind === 'RemoveJobFinalizer' || action.kind === 'DeleteJob') && action.name === 'js-a-1' ? [action.kind] : []));
+    assert.deepEqual(forA1, ['RemoveJobFinalizer', 'DeleteJob']);
+    cluster.settle();
+    assert.deepEqual(
+      [...cluster.jobs.values()].map((job) => [job.metadata.name, job.metadata.labels?.['jobset.sigs.k8s.io/restart-attempt'], job.metadata.deletionTimestamp]),
+      [
+        ['js-a-0', '1', undefined],
+        ['js-a-1', '1', undefined],
+      ],
+    );
+  });
+
   it('releases its finalizers when the JobSet is being deleted', () => {
     const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 1, { jobSpec: { ttlSecondsAfterFinished: 30 } }).obj());
     cluster.settle();
