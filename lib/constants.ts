@@ -391,6 +391,7 @@ export const ReplayMessage = {
   unknownJobSet: (command: string, target: string, stateDir: string): string => `${command}: no passes recorded for ${target} in ${stateDir}`,
   nothingRecorded: (cluster: string, stateDir: string): string => `lineup replay: no passes recorded for any JobSet of cluster ${cluster} in ${stateDir}`,
   noTarget: 'lineup replay: expected a recording file, CLUSTER/NAMESPACE/NAME or --all',
+  badInteger: (flag: string, min: number, got: string | undefined): string => `lineup replay: ${flag} expects an integer ≥ ${min}, got ${JSON.stringify(got ?? null)}`,
 } as const;
 
 /** UntilNeverText: what `--until never` (simulate, demo) means, and what a run it cut off says. */

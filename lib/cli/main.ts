@@ -102,9 +102,11 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--state-dir <dir>', 'state directory of lineup run', DEFAULT_STATE_DIR)
     .option('--all', 'every JobSet recorded in the state directory')
     .option('--cluster <id>', 'the cluster --all replays', 'local')
+    .option('--perturb <runs>', 're-enact the recording this many times in the simulator with its events duplicated, reordered, delayed and dropped')
+    .option('--seed <seed>', 're-enact only this seed of --perturb (the one a failure printed)')
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
-    .addHelpText('after', '\nExit codes: 0 every pass decides the same; 1 a pass differs; 2 unusable input (truncated file, unknown format version, unknown JobSet).')
-    .action(async (target: string | undefined, options: { stateDir: string; all?: boolean; cluster: string; output: string }) =>
+    .addHelpText('after', '\nExit codes: 0 every pass decides the same (--perturb: every run kept the startup order and reached the recorded final state); 1 a pass differs (a run failed); 2 unusable input (truncated file, unknown format version, unknown JobSet, bad --perturb/--seed).')
+    .action(async (target: string | undefined, options: { stateDir: string; all?: boolean; cluster: string; output: string; perturb?: string; seed?: string }) =>
       exit(await replayCommand(target, options, io)),
     );
 
