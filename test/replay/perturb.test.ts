@@ -135,6 +135,10 @@ describe('replay --perturb: the recording re-enacted with its event stream pertu
     const ok = capture();
     assert.equal(await replayCommand(file, { stateDir: scratch, output: 'text', perturb: '20' }, ok.io), 0, ok.stdout());
     assert.match(ok.stdout(), /20 perturbed runs \(seeds 1–20\) kept the startup order and ended Completed with 0 restarts, as recorded/);
+    const json = capture();
+    assert.equal(await replayCommand(file, { stateDir: scratch, output: 'json', perturb: '3' }, json.io), 0);
+    const [perturbed] = (JSON.parse(json.stdout()) as { perturbed: { key: unknown; report: { seeds: number[]; passed: number; final: unknown } }[] }).perturbed;
+    assert.deepEqual([perturbed?.key, perturbed?.report.seeds, perturbed?.report.passed, perturbed?.report.final], [KEY, [1, 2, 3], 3, { terminalState: 'Completed', restarts: 0 }]);
     for (const flags of [{ perturb: '0' }, { perturb: 'ten' }, { seed: '-1' }]) {
       const bad = capture();
       assert.equal(await replayCommand(file, { stateDir: scratch, output: 'text', ...flags }, bad.io), 2, JSON.stringify(flags));
