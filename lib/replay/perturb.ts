@@ -9,6 +9,7 @@ import { SimulationDivergedError } from '../errors.ts';
 import { plan } from '../plan/planner.ts';
 import type { Observed, Plan, PlanOptions } from '../plan/types.ts';
 import { startupPolicySpecOf } from '../plan/startupSpec.ts';
+import { EMPTY_BEHAVIOUR } from '../sim/behaviour.ts';
 import type { ClusterChange } from '../sim/cluster.ts';
 import { formatVirtualTime } from '../sim/format.ts';
 import { simulate, type DeliveredEvent } from '../sim/simulate.ts';
@@ -78,12 +79,13 @@ export const perturbedRun = (run: RecordedRun, seed: number, planner: PlannerFac
   const failed = (at: number | undefined, problem: string): RunOutcome => ({ seed, ok: false, at, problem, stream });
   let result;
   try {
-    result = simulate(run.jobSet, run.behaviour, {
+    result = simulate(run.jobSet, EMPTY_BEHAVIOUR, {
       until: Infinity,
       latency: 0,
       planOptions: run.planOptions,
       planner: planner(),
       delivery: { delays, resyncAfterMs: PERTURBATION.resyncAfterMs },
+      timing: run.timing,
     });
   } catch (error) {
     if (!(error instanceof SimulationDivergedError)) throw error;

@@ -3,11 +3,13 @@
  * the JobSet as first observed, how long each Job took to become ready, succeed or fail after it
  * was resumed (from the recorded planner inputs), and the final state the run reached.
  */
-import { ConditionType, JobConditionType } from '../constants.ts';
+import { ConditionType, JobConditionType, Label } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
 import type { PlanOptions } from '../plan/types.ts';
-import type { Behaviour, TimingOverrides } from '../sim/behaviour.ts';
+import type { JobTiming } from '../sim/behaviour.ts';
+import type { JobRef } from '../sim/cluster.ts';
+import { DEFAULT_FAIL_MESSAGE, DEFAULT_FAIL_REASON } from '../sim/constants.ts';
 import { observedOfPass, type Recording } from './recording.ts';
 
 /** RecordedFinal: what a re-enactment must reach. */
@@ -21,13 +23,16 @@ export interface RecordedRun {
   /** The JobSet as the first replayable pass read it, without status or server-set metadata. */
   readonly jobSet: JobSet;
   readonly planOptions: PlanOptions;
-  /** Per Job, its recorded times after its resume; a Job never seen running never progresses. */
-  readonly behaviour: Behaviour;
+  /** Per Job and restart attempt, its recorded times after its resume; a Job never seen running never progresses. */
+  readonly timing: (job: JobRef) => JobTiming;
   /** The state the last replayable pass observed. */
   readonly final: RecordedFinal;
 }
 
-const NO_PROGRESS: TimingOverrides = { readyAfter: Infinity, succeedAfter: Infinity, failAfter: Infinity };
+const NO_PROGRESS: JobTiming = { readyAfter: Infinity, succeedAfter: Infinity, failAfter: Infinity, failReason: DEFAULT_FAIL_REASON, failMessage: DEFAULT_FAIL_MESSAGE };
+
+// A Job of each restart attempt has the same name; its attempt label tells them apart.
+const attemptKey = (name: string, restartAttempt: string | undefined): string => `${restartAttempt ?? ''}/${name}`;
 
 const conditionTime = (job: Job, type: string): { at: number; reason: string; message: string } | undefined => {
   const condition = (job.status?.conditions ?? []).find((c) => c.type === type && c.status === 'True');
@@ -52,7 +57,8 @@ const finalOf = (jobSet: JobSet): RecordedFinal => {
 
 /**
  * recordedRunOf: the recording's JobSet, Job timings and final state; InvalidInputError when no
- * pass has inputs. A Job's times come from its first attempt: its status.startTime (the resume),
+ * pass has inputs. A Job's times, per restart attempt, come from its first resume in that attempt:
+ * its status.startTime (the resume),
  * the first pass that saw it ready (an upper bound: the recorded reconciler saw it no earlier),
  * and its Complete or Failed condition's transition time (whole seconds, as Kubernetes keeps it).
  */
@@ -70,11 +76,11 @@ export const recordedRunOf = (recording: Recording, source: string): RecordedRun
   const timings = new Map<string, { start: number; ready?: number; succeeded?: number; failed?: number; failReason?: string; failMessage?: string }>();
   for (const observed of observations) {
     for (const job of observed.jobs) {
-      const name = job.metadata.name ?? '';
+      const name = attemptKey(job.metadata.name ?? '', job.metadata.labels?.[Label.RestartAttempt]);
       const start = job.status?.startTime === undefined ? Number.NaN : Date.parse(job.status.startTime);
       if (!Number.isFinite(start)) continue;
       const timing = timings.get(name) ?? { start };
-      // Later attempts (after a restart) restart the clock; the first attempt's times are kept.
+      // A resume after a suspension restarts the clock; the first run's times are kept.
       if (timing.start !== start) continue;
       timings.set(name, timing);
       if ((job.status?.ready ?? 0) > 0) timing.ready ??= observed.now;
@@ -84,7 +90,7 @@ export const recordedRunOf = (recording: Recording, source: string): RecordedRun
       if (failed && timing.failed === undefined) Object.assign(timing, { failed: failed.at, failReason: failed.reason || undefined, failMessage: failed.message });
     }
   }
-  const jobs = new Map<string, TimingOverrides>();
+  const jobs = new Map<string, JobTiming>();
   for (const [name, timing] of timings) {
     const after = (at: number | undefined): number => (at === undefined ? Infinity : Math.max(0, at - timing.start));
     const succeedAfter = after(timing.succeeded);
@@ -93,8 +99,8 @@ export const recordedRunOf = (recording: Recording, source: string): RecordedRun
       readyAfter: Math.min(after(timing.ready), succeedAfter, failAfter),
       succeedAfter,
       failAfter,
-      ...(timing.failReason === undefined ? {} : { failReason: timing.failReason }),
-      ...(timing.failMessage === undefined ? {} : { failMessage: timing.failMessage }),
+      failReason: timing.failReason ?? DEFAULT_FAIL_REASON,
+      failMessage: timing.failMessage ?? DEFAULT_FAIL_MESSAGE,
     });
   }
   const { metadata, spec } = first.jobSet;
@@ -112,7 +118,7 @@ export const recordedRunOf = (recording: Recording, source: string): RecordedRun
   return {
     jobSet,
     planOptions: firstPass.planOptions,
-    behaviour: { default: NO_PROGRESS, replicatedJobs: new Map(), jobs, actions: [] },
+    timing: (job) => jobs.get(attemptKey(job.name, job.restartAttempt)) ?? NO_PROGRESS,
     final: finalOf(last.jobSet),
   };
 };

@@ -46,6 +46,8 @@ export interface SimEvent {
 export interface JobRef {
   readonly name: string;
   readonly replicatedJob: string | undefined;
+  /** The JobSet restart attempt the Job belongs to (its restart-attempt label), when it has one. */
+  readonly restartAttempt?: string | undefined;
 }
 
 /** ClusterOptions: the queue the cluster schedules its controllers on, and how Jobs behave. */
@@ -569,7 +571,11 @@ export class SimCluster {
 
   private startTimers(record: JobRecord, key: string, at: number): void {
     const job = record.job;
-    const timing = this.timing({ name: job.metadata.name ?? '', replicatedJob: job.metadata.labels?.[Label.ReplicatedJobName] });
+    const timing = this.timing({
+      name: job.metadata.name ?? '',
+      replicatedJob: job.metadata.labels?.[Label.ReplicatedJobName],
+      restartAttempt: job.metadata.labels?.[Label.RestartAttempt],
+    });
     // Failure wins a tie with success: a behaviour that sets failAfter wants to see the failure.
     const fails = timing.failAfter <= timing.succeedAfter;
     const finishAfter = Math.min(timing.failAfter, timing.succeedAfter);

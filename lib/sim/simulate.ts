@@ -11,9 +11,9 @@ import { plan } from '../plan/planner.ts';
 import type { ActionKind, Observed, Plan, PlanOptions } from '../plan/types.ts';
 import type { StartupForm } from '../policy/types.ts';
 import { resolveBehaviour } from './behaviour.ts';
-import type { Behaviour } from './behaviour.ts';
+import type { Behaviour, JobTiming } from './behaviour.ts';
 import { SimCluster } from './cluster.ts';
-import type { ClusterChange } from './cluster.ts';
+import type { ClusterChange, JobRef } from './cluster.ts';
 import { DEFAULT_NAMESPACE, DeleteReason, MAX_PASSES_PER_INSTANT, MAX_RETRY_BACKOFF_MS, RETRY_BACKOFF_MS, UNTIL_NEVER_LIMIT_MS } from './constants.ts';
 import { EventQueue, Phase } from './queue.ts';
 import type { EventHandle } from './queue.ts';
@@ -40,6 +40,11 @@ export interface SimulateOptions {
    * state needs.
    */
   readonly delivery?: EventDelivery | undefined;
+  /**
+   * How each Job behaves once resumed, when it depends on more than the behaviour file can say
+   * (a re-enacted recording times each restart attempt as recorded). @default from `behaviour`
+   */
+  readonly timing?: ((job: JobRef) => JobTiming) | undefined;
 }
 
 /**
@@ -164,7 +169,7 @@ export const simulate = (jobSet: JobSet, behaviour: Behaviour, options: Simulate
 
   const cluster = new SimCluster({
     queue,
-    timing: (job) => resolveBehaviour(behaviour, job),
+    timing: options.timing ?? ((job) => resolveBehaviour(behaviour, job)),
     onChange: (changedNamespace, changedName, change) => {
       if (changedNamespace !== namespace || changedName !== name) return;
       lastJobSet = cluster.getJobSet(namespace, name) ?? lastJobSet;

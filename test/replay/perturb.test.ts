@@ -82,12 +82,15 @@ describe('replay --perturb: the recording re-enacted with its event stream pertu
     assert.equal(run.jobSet.metadata.name, NAME);
     assert.equal(run.jobSet.status, undefined);
     assert.deepEqual(run.final, { terminalState: 'Completed', restarts: 0 });
-    const driver = run.behaviour.jobs.get(`${NAME}-driver-0`);
+    const timing = (name: string, restartAttempt: string | undefined) => run.timing({ name: `${NAME}-${name}`, replicatedJob: undefined, restartAttempt });
     // The simulator's default Job: ready 1 s after its resume (seen by the next one-second pass), succeeded at 30 s.
-    assert.ok(driver?.readyAfter !== undefined && driver.readyAfter >= 1_000 && driver.readyAfter <= 2_000, JSON.stringify(driver));
-    assert.equal(driver?.succeedAfter, 30_000);
-    assert.equal(driver?.failAfter, Infinity);
-    assert.equal(run.behaviour.jobs.size, 5);
+    const driver = timing('driver-0', '0');
+    assert.ok(driver.readyAfter >= 1_000 && driver.readyAfter <= 2_000, JSON.stringify(driver));
+    assert.equal(driver.succeedAfter, 30_000);
+    assert.equal(driver.failAfter, Infinity);
+    // The slow driver, as recorded; a restart attempt the recording never saw never progresses.
+    assert.ok(timing('driver-1', '0').readyAfter >= 8_000 && timing('driver-1', '0').readyAfter <= 9_000);
+    assert.deepEqual([timing('driver-0', '1').readyAfter, timing('driver-0', '1').succeedAfter, timing('driver-0', '1').failAfter], [Infinity, Infinity, Infinity]);
   });
 
   it('passes on the real planner for 50 seeds, and the seeds really perturb (drops, duplicates, reordering)', () => {
