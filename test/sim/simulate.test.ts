@@ -185,6 +185,23 @@ describe('sim/simulate', () => {
     assert.equal(result.final.conditions.find((c) => c.type === 'Failed')?.reason, 'ReachedMaxRestarts');
   });
 
+  it('a timing function sees each Job\'s restart attempt: b-1 failing only in attempt 0 completes after one restart', () => {
+    const jobSet = makeJobSet('fl').inOrder().replicatedJob('a', 1).replicatedJob('b', 2).spec({ failurePolicy: { maxRestarts: 1 } }).obj();
+    const attempts: string[] = [];
+    const result = simulate(jobSet, EMPTY_BEHAVIOUR, {
+      until: DAY,
+      latency: 0,
+      planOptions: PLAN_OPTIONS,
+      timing: (job) => {
+        attempts.push(`${job.name}#${job.restartAttempt}`);
+        const fails = job.name === 'fl-b-1' && job.restartAttempt === '0';
+        return { readyAfter: 1_000, succeedAfter: fails ? Infinity : 30_000, failAfter: fails ? 5_000 : Infinity, failReason: 'BackoffLimitExceeded', failMessage: 'failed' };
+      },
+    });
+    assert.deepEqual([result.final.terminalState, result.final.restarts], ['Completed', 1]);
+    assert.ok(attempts.includes('fl-b-1#0') && attempts.includes('fl-b-1#1'), attempts.join(' '));
+  });
+
   it('does not re-create or re-run a Job that its ttlSecondsAfterFinished: 0 deleted after success', () => {
     // Prepare
     const jobSet = makeJobSet('ttl').inOrder().replicatedJob('init', 1, { jobSpec: { ttlSecondsAfterFinished: 0 } }).replicatedJob('main', 2).obj();
