@@ -403,6 +403,7 @@ export const ReplayMessage = {
   nothingRecorded: (clusters: readonly string[], stateDir: string): string =>
     `lineup replay: no passes recorded for any JobSet of cluster ${clusters.join(' or ')} in ${stateDir}`,
   noTarget: 'lineup replay: expected a recording file, CLUSTER/NAMESPACE/NAME or --all',
+  badInteger: (flag: string, min: number, got: string | undefined): string => `lineup replay: ${flag} expects an integer ≥ ${min}, got ${JSON.stringify(got ?? null)}`,
 } as const;
 
 /** ArchiveReplayMessage: what `lineup replay --archive` prints: progress and the one line of an exit 2. */

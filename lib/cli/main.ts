@@ -104,6 +104,8 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--state-dir <dir>', 'state directory of lineup run', DEFAULT_STATE_DIR)
     .option('--all', 'every JobSet recorded in the state directory')
     .option('--cluster <id>', 'the cluster --all replays (default: every cluster of the state directory: local and those registered, as the demo\'s is)')
+    .option('--perturb <runs>', 're-enact the recording this many times in the simulator with its events duplicated, reordered, delayed and dropped')
+    .option('--seed <seed>', 're-enact only this seed of --perturb (the one a failure printed)')
     .addOption(new Option('--output <format>', 'output format (html: one self-contained page drawing the passes, those that differ highlighted)').choices(['text', 'json', 'html']).default('text'))
     .option('--archive <name>', 'instead: replay this EventBridge archive to the reconciler\'s rule and compare the replayed decisions with the original ones')
     .option('--from <time>', 'with --archive: the first event time to replay (ISO 8601)')
@@ -116,8 +118,8 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--stack <name>', 'with --archive: the stack whose rule to find', DEFAULT_STACK_NAME)
     .option('--timeout <duration>', 'with --archive: how long to wait for the replay', DEFAULT_REPLAY_TIMEOUT)
     .option('--settle <duration>', 'with --archive: how long the journal must stay unchanged after the replay before the report', DEFAULT_SETTLE)
-    .addHelpText('after', '\nExit codes: 0 every pass decides the same; 1 a pass differs; 2 unusable input (truncated file, unknown format version, unknown JobSet) or, with --archive, a replay that failed or did not end in time.')
-    .action(async (target: string | undefined, options: { stateDir: string; all?: boolean; cluster?: string; output: string; archive?: string } & Omit<ArchiveReplayFlags, 'archive'>) =>
+    .addHelpText('after', '\nExit codes: 0 every pass decides the same (--perturb: every run kept the startup order and reached the recorded final state); 1 a pass differs (a run failed); 2 unusable input (truncated file, unknown format version, unknown JobSet, bad --perturb/--seed) or, with --archive, a replay that failed or did not end in time.')
+    .action(async (target: string | undefined, options: { stateDir: string; all?: boolean; cluster?: string; output: string; archive?: string; perturb?: string; seed?: string } & Omit<ArchiveReplayFlags, 'archive'>) =>
       exit(options.archive === undefined ? await replayCommand(target, options, io) : await archiveReplayCommand({ ...options, archive: options.archive }, io)),
     );
 

@@ -9,6 +9,8 @@ import { Counters } from '../counters.ts';
 import { InvalidInputError } from '../errors.ts';
 import { hasState, openStateStore } from '../hosts/local.ts';
 import { parseRecording, recordingOf, type Recording } from '../replay/recording.ts';
+import { perturb, realPlanner, streamText, type PerturbReport, type PlannerFactory } from '../replay/perturb.ts';
+import { recordedRunOf } from '../replay/recordedRun.ts';
 import { replayRecording, type Planner, type ReplayReport } from '../replay/replay.ts';
 import { replayDrawing } from '../render/historyDrawing.ts';
 import { renderTimelineHtml } from '../render/timelineHtml.ts';
@@ -78,6 +80,12 @@ export interface ReplayFlags {
   readonly cluster?: string | undefined;
   readonly output: string;
   readonly planner?: Planner | undefined;
+  /** --perturb N: re-enact each recording N times (seeds 1..N) with the event stream perturbed. */
+  readonly perturb?: string | undefined;
+  /** --seed S: re-enact only seed S (the one a failing --perturb printed). */
+  readonly seed?: string | undefined;
+  /** Only from tests: the planner perturbed runs reconcile with (a fresh one per run). */
+  readonly perturbPlanner?: PlannerFactory | undefined;
 }
 
 const time = (epochMs: number): string => new Date(epochMs).toISOString();
@@ -124,11 +132,56 @@ const recordingsOf = async (target: string | undefined, flags: ReplayFlags, io: 
   return [await withState('lineup replay', flags.stateDir, (store) => recordingFromState('lineup replay', store, key, flags.stateDir))];
 };
 
+/** seedsOf: the seeds `--perturb N [--seed S]` asks for, or UnusableInput naming the bad flag. */
+const seedsOf = (flags: ReplayFlags): number[] => {
+  const integer = (text: string | undefined, flag: string, min: number): number => {
+    const value = Number(text);
+    if (text === undefined || !/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min) {
+      throw new UnusableInput(ReplayMessage.badInteger(flag, min, text));
+    }
+    return value;
+  };
+  if (flags.seed !== undefined) return [integer(flags.seed, '--seed', 0)];
+  const runs = integer(flags.perturb, '--perturb', 1);
+  return Array.from({ length: runs }, (_, index) => index + 1);
+};
+
+/** perturbText: a passing report in one line; a failing one with its seed, its problem, the event order and how to re-run it. */
+const perturbText = (key: JobSetKey, report: PerturbReport, rerun: string): string => {
+  const final = `${report.final.terminalState ?? 'not finished'} with ${report.final.restarts} restarts`;
+  const first = report.seeds[0];
+  const seeds = report.seeds.length === 1 ? `seed ${first}` : `seeds ${first}–${report.seeds.at(-1)}`;
+  if (report.failure === undefined) {
+    return `${keyText(key)}: ${report.passed} perturbed runs (${seeds}) kept the startup order and ended ${final}, as recorded\n`;
+  }
+  const { seed, problem } = report.failure;
+  return [
+    `${keyText(key)}: seed ${seed} failed after ${report.passed} passing runs: ${problem}`,
+    `  events in the order the reconciler got them${report.failure.at === undefined ? '' : ', up to the failure'}:`,
+    ...streamText(report.failure).map((line) => `  ${line}`),
+    `  re-run it: ${rerun} --seed ${seed}`,
+    '',
+  ].join('\n');
+};
+
+/** perturbCommand: the `--perturb`/`--seed` form of replay; exit 0 every run passed, 1 one failed. */
+const perturbCommand = (target: string | undefined, recordings: readonly Recording[], flags: ReplayFlags, io: CliIo): number => {
+  const seeds = seedsOf(flags);
+  const reports = recordings.map((recording) => {
+    const run = recordedRunOf(recording, target ?? keyText(recording.jobSet));
+    return { key: recording.jobSet, report: perturb(run, seeds, flags.perturbPlanner ?? realPlanner) };
+  });
+  if (flags.output === 'json') io.stdout(`${JSON.stringify({ perturbed: reports }, null, 2)}\n`);
+  else for (const { key, report } of reports) io.stdout(perturbText(key, report, `lineup replay ${target ?? keyText(key)}`));
+  return reports.some(({ report }) => report.failure !== undefined) ? ExitCode.Invalid : ExitCode.Ok;
+};
+
 /** replayCommand: `lineup replay FILE|CLUSTER/NS/NAME` or `lineup replay --all`. */
 export const replayCommand = async (target: string | undefined, flags: ReplayFlags, io: CliIo): Promise<number> => {
   let recordings: Recording[];
   try {
     recordings = await recordingsOf(target, flags, io);
+    if (flags.perturb !== undefined || flags.seed !== undefined) return perturbCommand(target, recordings, flags, io);
   } catch (error) {
     if (!(error instanceof UnusableInput) && !(error instanceof InvalidInputError)) throw error;
     io.stderr(`lineup replay: ${(error as Error).message.replace(/^lineup replay: /, '')}\n`);

@@ -46,6 +46,8 @@ export interface SimEvent {
 export interface JobRef {
   readonly name: string;
   readonly replicatedJob: string | undefined;
+  /** The JobSet restart attempt the Job belongs to (its restart-attempt label), when it has one. */
+  readonly restartAttempt?: string | undefined;
 }
 
 /** ClusterOptions: the queue the cluster schedules its controllers on, and how Jobs behave. */
@@ -54,7 +56,19 @@ export interface ClusterOptions {
   /** Timing of a Job once un-suspended. @default DEFAULT_TIMING for every Job */
   readonly timing?: ((job: JobRef) => JobTiming) | undefined;
   /** Called after every write to a JobSet, or to a Job or Service labelled/named for one (a watch event). */
-  readonly onChange?: ((namespace: string, jobSetName: string) => void) | undefined;
+  readonly onChange?: ((namespace: string, jobSetName: string, change: ClusterChange) => void) | undefined;
+}
+
+/**
+ * ClusterChange: the object a write changed, as its watch event carries it (`object` undefined
+ * when the write removed it). What the perturbation of `lineup replay --perturb` delivers late,
+ * twice, out of order or never.
+ */
+export interface ClusterChange {
+  readonly kind: 'JobSet' | 'Job' | 'Service';
+  readonly name: string;
+  readonly resourceVersion: string;
+  readonly object: JobSet | Job | Service | undefined;
 }
 
 /** Per-Job bookkeeping of the simulated Job controller, beside the stored object. */
@@ -145,7 +159,7 @@ type Applier<K extends ActionKind> = (namespace: string, jobSetName: string, act
 export class SimCluster {
   private readonly queue: EventQueue;
   private readonly timing: (job: JobRef) => JobTiming;
-  private readonly onChange: (namespace: string, jobSetName: string) => void;
+  private readonly onChange: (namespace: string, jobSetName: string, change: ClusterChange) => void;
   private resourceVersion = 0;
   private uids = 0;
   private readonly jobSets = new Map<string, JobSet>();
@@ -242,7 +256,7 @@ export class SimCluster {
       },
     };
     this.jobSets.set(key, stored);
-    this.onChange(namespace, name);
+    this.onChange(namespace, name, { kind: 'JobSet', name, resourceVersion: String(this.resourceVersion), object: stored });
     return stored;
   }
 
@@ -302,7 +316,7 @@ export class SimCluster {
       records.add(record);
     }
     this.record(jobSetKey, { at: now, type: TimelineType.JobCreated, ...this.jobFields(stored), suspended: stored.spec.suspend === true });
-    this.notifyJob(jobSetKey);
+    this.notifyJob(jobSetKey, stored.metadata.name ?? '', stored);
     this.scheduleSync(key, now);
     return stored;
   }
@@ -410,7 +424,7 @@ export class SimCluster {
           creationTimestamp: toTimestamp(now),
         },
       });
-      this.notifyService(serviceNamespace, name);
+      this.notifyService(serviceNamespace, name, this.services.get(objectKey(serviceNamespace, name)));
     },
     PatchJobSetAnnotations: (namespace, jobSetName, action) => {
       const jobSet = this.requireJobSet(namespace, jobSetName);
@@ -557,7 +571,11 @@ export class SimCluster {
 
   private startTimers(record: JobRecord, key: string, at: number): void {
     const job = record.job;
-    const timing = this.timing({ name: job.metadata.name ?? '', replicatedJob: job.metadata.labels?.[Label.ReplicatedJobName] });
+    const timing = this.timing({
+      name: job.metadata.name ?? '',
+      replicatedJob: job.metadata.labels?.[Label.ReplicatedJobName],
+      restartAttempt: job.metadata.labels?.[Label.RestartAttempt],
+    });
     // Failure wins a tie with success: a behaviour that sets failAfter wants to see the failure.
     const fails = timing.failAfter <= timing.succeedAfter;
     const finishAfter = Math.min(timing.failAfter, timing.succeedAfter);
@@ -656,14 +674,14 @@ export class SimCluster {
     this.stopTimers(record);
     this.jobs.delete(key);
     if (record.jobSetKey !== undefined) this.jobsByJobSet.get(record.jobSetKey)?.delete(record);
-    this.nextResourceVersion();
+    const resourceVersion = this.nextResourceVersion();
     this.record(record.jobSetKey, {
       at,
       type: TimelineType.JobDeleted,
       ...this.jobFields(record.job),
       ...(record.deleteReason === undefined ? {} : { message: record.deleteReason }),
     });
-    this.notifyJob(record.jobSetKey);
+    this.notifyJob(record.jobSetKey, record.job.metadata.name ?? '', undefined, resourceVersion);
     if (record.jobSetKey !== undefined) this.collectJobSet(record.jobSetKey);
   }
 
@@ -679,8 +697,8 @@ export class SimCluster {
       return;
     }
     this.jobSets.delete(jobSetKey);
-    this.nextResourceVersion();
-    this.onChange(jobSet.metadata.namespace ?? '', jobSet.metadata.name ?? '');
+    const resourceVersion = this.nextResourceVersion();
+    this.onChange(jobSet.metadata.namespace ?? '', jobSet.metadata.name ?? '', { kind: 'JobSet', name: jobSet.metadata.name ?? '', resourceVersion, object: undefined });
   }
 
   // ---- store helpers ----------------------------------------------------------------------
@@ -737,13 +755,14 @@ export class SimCluster {
   private storeJobSet(jobSet: JobSet): void {
     const namespace = jobSet.metadata.namespace ?? DEFAULT_NAMESPACE;
     const name = jobSet.metadata.name ?? '';
-    this.jobSets.set(objectKey(namespace, name), { ...jobSet, metadata: { ...jobSet.metadata, resourceVersion: this.nextResourceVersion() } });
-    this.onChange(namespace, name);
+    const stored: JobSet = { ...jobSet, metadata: { ...jobSet.metadata, resourceVersion: this.nextResourceVersion() } };
+    this.jobSets.set(objectKey(namespace, name), stored);
+    this.onChange(namespace, name, { kind: 'JobSet', name, resourceVersion: String(this.resourceVersion), object: stored });
   }
 
   private storeJob(record: JobRecord, job: Job): Job {
     record.job = { ...job, metadata: { ...job.metadata, resourceVersion: this.nextResourceVersion() } };
-    this.notifyJob(record.jobSetKey);
+    this.notifyJob(record.jobSetKey, record.job.metadata.name ?? '', record.job);
     return record.job;
   }
 
@@ -757,16 +776,17 @@ export class SimCluster {
     return this.storeJob(record, { ...record.job, status });
   }
 
-  private notifyJob(jobSetKey: string | undefined): void {
+  private notifyJob(jobSetKey: string | undefined, name: string, job: Job | undefined, resourceVersion = String(this.resourceVersion)): void {
     if (jobSetKey === undefined) return;
     const slash = jobSetKey.indexOf('/');
-    this.onChange(jobSetKey.slice(0, slash), jobSetKey.slice(slash + 1));
+    this.onChange(jobSetKey.slice(0, slash), jobSetKey.slice(slash + 1), { kind: 'Job', name, resourceVersion, object: job });
   }
 
-  private notifyService(namespace: string, name: string): void {
+  private notifyService(namespace: string, name: string, service: Service | undefined): void {
     // A Service matters to the JobSets whose subdomain it is named after.
+    const change: ClusterChange = { kind: 'Service', name, resourceVersion: String(this.resourceVersion), object: service };
     for (const jobSet of this.jobSets.values()) {
-      if (jobSet.metadata.namespace === namespace && subdomainOf(jobSet) === name) this.onChange(namespace, jobSet.metadata.name ?? '');
+      if (jobSet.metadata.namespace === namespace && subdomainOf(jobSet) === name) this.onChange(namespace, jobSet.metadata.name ?? '', change);
     }
   }
 }

@@ -2,7 +2,7 @@
 export { EMPTY_BEHAVIOUR, BehaviourFileSchema, loadBehaviour, parseBehaviour, resolveBehaviour } from './behaviour.ts';
 export type { Behaviour, BehaviourAction, BehaviourFile, JobTiming, TimingOverrides } from './behaviour.ts';
 export { SimCluster, objectKey, patchPodTemplate, toTimestamp } from './cluster.ts';
-export type { ClusterOptions, JobRef, SimEvent } from './cluster.ts';
+export type { ClusterChange, ClusterOptions, JobRef, SimEvent } from './cluster.ts';
 export {
   DEFAULT_FAIL_MESSAGE,
   DEFAULT_FAIL_REASON,
@@ -27,6 +27,6 @@ export { jobIsFinished, jobStatusViolations } from './jobStatusRules.ts';
 export { EventQueue, Phase } from './queue.ts';
 export type { EventHandle, PhaseValue } from './queue.ts';
 export { simulate, simulationReport } from './simulate.ts';
-export type { FinalState, PassError, SimulateOptions, SimulationCounters, SimulationReport, SimulationResult, StopReason } from './simulate.ts';
+export type { DeliveredEvent, EventDelivery, FinalState, PassError, SimulateOptions, SimulationCounters, SimulationReport, SimulationResult, StopReason } from './simulate.ts';
 export { TimelineType, conditionChanges, timelineCondition } from './timeline.ts';
 export type { TimelineCondition, TimelineEntry, TimelineTypeName } from './timeline.ts';

@@ -11,8 +11,9 @@ import { plan } from '../plan/planner.ts';
 import type { ActionKind, Observed, Plan, PlanOptions } from '../plan/types.ts';
 import type { StartupForm } from '../policy/types.ts';
 import { resolveBehaviour } from './behaviour.ts';
-import type { Behaviour } from './behaviour.ts';
+import type { Behaviour, JobTiming } from './behaviour.ts';
 import { SimCluster } from './cluster.ts';
+import type { ClusterChange, JobRef } from './cluster.ts';
 import { DEFAULT_NAMESPACE, DeleteReason, MAX_PASSES_PER_INSTANT, MAX_RETRY_BACKOFF_MS, RETRY_BACKOFF_MS, UNTIL_NEVER_LIMIT_MS } from './constants.ts';
 import { EventQueue, Phase } from './queue.ts';
 import type { EventHandle } from './queue.ts';
@@ -32,7 +33,36 @@ export interface SimulateOptions {
    * The planner to run. @default plan (lib/plan/planner.ts); another one is for tests of the
    * loop itself (retries, divergence) and for comparing planners on the same cluster.
    */
-  readonly planner?: ((observed: Observed, options: PlanOptions) => Plan) | undefined;
+  readonly planner?: ((observed: Observed, options: PlanOptions, delivered: readonly DeliveredEvent[]) => Plan) | undefined;
+  /**
+   * How each change's watch event reaches the controller (`lineup replay --perturb`). @default
+   * every change delivered once, `latency` after it, which is all a planner that reads the whole
+   * state needs.
+   */
+  readonly delivery?: EventDelivery | undefined;
+  /**
+   * How each Job behaves once resumed, when it depends on more than the behaviour file can say
+   * (a re-enacted recording times each restart attempt as recorded). @default from `behaviour`
+   */
+  readonly timing?: ((job: JobRef) => JobTiming) | undefined;
+}
+
+/**
+ * EventDelivery: the event stream between the simulated cluster and the reconciler, perturbed.
+ * `delays` says after how many virtual ms each delivery of a change's event arrives: none drops
+ * it, two duplicate it, and unequal delays across changes reorder them. A dropped event is
+ * recovered only by a resync pass `resyncAfterMs` after the change, as the deployed resync does.
+ */
+export interface EventDelivery {
+  delays(change: ClusterChange, at: number): readonly number[];
+  readonly resyncAfterMs: number;
+}
+
+/** DeliveredEvent: what a pass was run for: a change's event (or a resync pass, `change` undefined), when it happened and arrived. */
+export interface DeliveredEvent {
+  readonly change: ClusterChange | undefined;
+  readonly changedAt: number;
+  readonly deliveredAt: number;
 }
 
 /** FinalState: the JobSet's status when the run stopped (DESIGN §4 `final`). */
@@ -139,13 +169,28 @@ export const simulate = (jobSet: JobSet, behaviour: Behaviour, options: Simulate
 
   const cluster = new SimCluster({
     queue,
-    timing: (job) => resolveBehaviour(behaviour, job),
-    onChange: (changedNamespace, changedName) => {
+    timing: options.timing ?? ((job) => resolveBehaviour(behaviour, job)),
+    onChange: (changedNamespace, changedName, change) => {
       if (changedNamespace !== namespace || changedName !== name) return;
       lastJobSet = cluster.getJobSet(namespace, name) ?? lastJobSet;
-      schedulePass(queue.now() + options.latency);
+      if (options.delivery) deliver(options.delivery, change, queue.now());
+      else schedulePass(queue.now() + options.latency);
     },
   });
+
+  // Events delivered since the last pass; the next pass is run for them.
+  let inbox: DeliveredEvent[] = [];
+  const arrive = (event: DeliveredEvent): void => {
+    inbox.push(event);
+    schedulePass(event.deliveredAt);
+  };
+  function deliver(delivery: EventDelivery, change: ClusterChange, changedAt: number): void {
+    const delays = delivery.delays(change, changedAt);
+    if (delays.length === 0) {
+      queue.schedule(changedAt + delivery.resyncAfterMs, Phase.Reconcile, (at) => arrive({ change: undefined, changedAt, deliveredAt: at }));
+    }
+    for (const delay of delays) queue.schedule(changedAt + delay, Phase.Reconcile, (at) => arrive({ change, changedAt, deliveredAt: at }));
+  }
 
   let passes = 0;
   const passLog: PassRecord[] = [];
@@ -158,11 +203,13 @@ export const simulate = (jobSet: JobSet, behaviour: Behaviour, options: Simulate
 
   function runPass(at: number): void {
     pending = undefined;
+    const delivered = inbox;
+    inbox = [];
     passes += 1;
     instant = instant.at === at ? { at, passes: instant.passes + 1 } : { at, passes: 1 };
     const observed = cluster.observe(namespace, name, at);
     if (!observed) return;
-    const decided = planner(observed, options.planOptions);
+    const decided = planner(observed, options.planOptions, delivered);
     if (instant.passes > MAX_PASSES_PER_INSTANT) {
       throw new SimulationDivergedError(
         `jobset ${namespace}/${name} did not settle: more than ${MAX_PASSES_PER_INSTANT} reconcile passes at ${at}ms (last: ${decided.reason})`,

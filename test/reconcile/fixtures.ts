@@ -9,6 +9,7 @@ import { collectingLog } from '../../lib/log.ts';
 import { DEFAULT_PLAN_OPTIONS } from '../../lib/plan/planner.ts';
 import type { ReconcileDeps } from '../../lib/reconcile/reconcileJobSet.ts';
 import type { ClusterGateway } from '../../lib/reconcile/types.ts';
+import { EMPTY_BEHAVIOUR, resolveBehaviour, type Behaviour } from '../../lib/sim/behaviour.ts';
 import { SimCluster } from '../../lib/sim/cluster.ts';
 import { SIM_EPOCH_MS } from '../../lib/sim/constants.ts';
 import { SimClusterGateway } from '../../lib/sim/gateway.ts';
@@ -26,10 +27,10 @@ export const story2 = (): JobSet => {
   return jobSet;
 };
 
-/** simWorld: a simulated cluster holding `jobSets`, its gateway, and a virtual clock. */
-export const simWorld = (jobSets: readonly JobSet[]) => {
+/** simWorld: a simulated cluster holding `jobSets` (its Jobs timed by `behaviour`), its gateway, and a virtual clock. */
+export const simWorld = (jobSets: readonly JobSet[], behaviour: Behaviour = EMPTY_BEHAVIOUR) => {
   const queue = new EventQueue();
-  const cluster = new SimCluster({ queue });
+  const cluster = new SimCluster({ queue, timing: (job) => resolveBehaviour(behaviour, job) });
   for (const jobSet of jobSets) cluster.createJobSet(jobSet, 0);
   const gateway = new SimClusterGateway(cluster);
   return { queue, cluster, gateway, now: () => SIM_EPOCH_MS + queue.now() };

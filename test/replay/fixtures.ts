@@ -3,6 +3,7 @@ import { plan } from '../../lib/plan/planner.ts';
 import { InputsMemory } from '../../lib/reconcile/journal.ts';
 import { handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';
 import type { Planner } from '../../lib/replay/replay.ts';
+import { EMPTY_BEHAVIOUR } from '../../lib/sim/behaviour.ts';
 import type { CheckpointStore, JobSetKey } from '../../lib/store/types.ts';
 import { CLUSTER, detailFor, reconcileDeps, simWorld, story2 } from '../reconcile/fixtures.ts';
 
@@ -11,18 +12,19 @@ export const KEY: JobSetKey = { cluster: CLUSTER, namespace: 'default', name: NA
 
 /**
  * recordStartup: story 2 through the real reconcile loop against the simulated cluster, one event
- * per virtual minute until it completed, every pass journaled in `store`.
+ * per virtual minute (or per `stepMs`, `steps` times, its Jobs timed by `behaviour`) until it
+ * completed, every pass journaled in `store`.
  */
-export const recordStartup = async (store: CheckpointStore): Promise<void> => {
-  const world = simWorld([story2()]);
+export const recordStartup = async (store: CheckpointStore, { stepMs = 60_000, steps = 8, behaviour = EMPTY_BEHAVIOUR } = {}): Promise<void> => {
+  const world = simWorld([story2()], behaviour);
   const { deps } = reconcileDeps(store, world.gateway, world.now, 'recorder', { inputsMemory: new InputsMemory() });
-  for (let step = 0; step < 8; step += 1) {
+  for (let step = 0; step < steps; step += 1) {
     const outcome = await handleEvent(
       { source: `lineup.${CLUSTER}`, detail: { ...detailFor(NAME), resourceVersion: String(step + 1) }, id: `event-${step}`, detailType: 'JobSet Changed', time: new Date(world.now()).toISOString() },
       deps,
     );
     if (outcome !== 'reconciled') throw new Error(`step ${step}: ${outcome}`);
-    world.queue.runUntil(world.queue.now() + 60_000);
+    world.queue.runUntil(world.queue.now() + stepMs);
   }
 };
 

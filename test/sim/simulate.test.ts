@@ -4,12 +4,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { DEFAULT_CONTROLLER_NAME, Label } from '../../lib/constants.ts';
 import { loadJobSets } from '../../lib/jobset/load.ts';
 import type { JobSet } from '../../lib/jobset/schema.ts';
+import { plan } from '../../lib/plan/planner.ts';
 import type { Observed, Plan, PlanOptions } from '../../lib/plan/types.ts';
 import { ErrorCode, SimulationDivergedError } from '../../lib/errors.ts';
 import { EMPTY_BEHAVIOUR, loadBehaviour } from '../../lib/sim/behaviour.ts';
-import { UNTIL_NEVER_LIMIT_MS } from '../../lib/sim/constants.ts';
+import { SIM_EPOCH_MS, UNTIL_NEVER_LIMIT_MS } from '../../lib/sim/constants.ts';
 import { simulate, simulationReport } from '../../lib/sim/simulate.ts';
-import type { SimulationResult } from '../../lib/sim/simulate.ts';
+import type { DeliveredEvent, SimulationResult } from '../../lib/sim/simulate.ts';
 import type { TimelineEntry } from '../../lib/sim/timeline.ts';
 import { makeJobSet } from '../builders.ts';
 import { examplePath, repoPath } from '../repoFiles.ts';
@@ -182,6 +183,23 @@ describe('sim/simulate', () => {
     assert.equal(result.final.restarts, 1);
     assert.equal(result.final.terminalState, 'Failed');
     assert.equal(result.final.conditions.find((c) => c.type === 'Failed')?.reason, 'ReachedMaxRestarts');
+  });
+
+  it('a timing function sees each Job\'s restart attempt: b-1 failing only in attempt 0 completes after one restart', () => {
+    const jobSet = makeJobSet('fl').inOrder().replicatedJob('a', 1).replicatedJob('b', 2).spec({ failurePolicy: { maxRestarts: 1 } }).obj();
+    const attempts: string[] = [];
+    const result = simulate(jobSet, EMPTY_BEHAVIOUR, {
+      until: DAY,
+      latency: 0,
+      planOptions: PLAN_OPTIONS,
+      timing: (job) => {
+        attempts.push(`${job.name}#${job.restartAttempt}`);
+        const fails = job.name === 'fl-b-1' && job.restartAttempt === '0';
+        return { readyAfter: 1_000, succeedAfter: fails ? Infinity : 30_000, failAfter: fails ? 5_000 : Infinity, failReason: 'BackoffLimitExceeded', failMessage: 'failed' };
+      },
+    });
+    assert.deepEqual([result.final.terminalState, result.final.restarts], ['Completed', 1]);
+    assert.ok(attempts.includes('fl-b-1#0') && attempts.includes('fl-b-1#1'), attempts.join(' '));
   });
 
   it('does not re-create or re-run a Job that its ttlSecondsAfterFinished: 0 deleted after success', () => {
@@ -370,5 +388,57 @@ describe('sim/simulate with an infinite until (--until never)', () => {
     assert.equal(result.stoppedBy, 'limit');
     assert.equal(result.endedAt, UNTIL_NEVER_LIMIT_MS);
     assert.equal(result.counters.passes, UNTIL_NEVER_LIMIT_MS / 3_600_000 + 1);
+  });
+});
+
+describe('sim/simulate with a perturbed event delivery (the seam of lineup replay --perturb)', () => {
+  const story2 = (): JobSet => example('story2-messagequeue-driver-worker.yaml');
+
+  it('runs each pass for the events delivered since the last, telling the planner which they were', () => {
+    const seen: { at: number; events: string[] }[] = [];
+    const result = simulate(story2(), EMPTY_BEHAVIOUR, {
+      until: DAY,
+      latency: 0,
+      planOptions: PLAN_OPTIONS,
+      planner: (observed, options, delivered) => {
+        seen.push({ at: observed.now - SIM_EPOCH_MS, events: delivered.map((event) => `${event.change?.kind} ${event.change?.name} +${event.deliveredAt - event.changedAt}`) });
+        return plan(observed, options);
+      },
+      delivery: { delays: () => [250], resyncAfterMs: 60_000 },
+    });
+    assert.equal(result.final.terminalState, 'Completed');
+    // The JobSet's creation at 0 reaches the first pass 250 ms later, and nothing else came before it.
+    assert.deepEqual(seen[0], { at: 250, events: ['JobSet messagequeue-driver-worker +250'] });
+    assert.ok(seen.slice(1).some((pass) => pass.events.some((event) => event.startsWith('Job messagequeue-driver-worker-driver-0 +250'))));
+    assert.ok(seen.every((pass) => pass.events.every((event) => event.endsWith('+250'))));
+  });
+
+  it('a dropped event is recovered only by a resync pass resyncAfterMs after the change', () => {
+    const passes: { at: number; events: readonly DeliveredEvent[] }[] = [];
+    // Drop every event: only resync passes run, each a minute after a change.
+    const result = simulate(story2(), EMPTY_BEHAVIOUR, {
+      until: DAY,
+      latency: 0,
+      planOptions: PLAN_OPTIONS,
+      planner: (observed, options, delivered) => {
+        passes.push({ at: observed.now - SIM_EPOCH_MS, events: delivered });
+        return plan(observed, options);
+      },
+      delivery: { delays: () => [], resyncAfterMs: 60_000 },
+    });
+    assert.equal(result.final.terminalState, 'Completed');
+    assert.equal(passes[0]?.at, 60_000);
+    assert.ok(passes.every((pass) => pass.events.every((event) => event.change === undefined && event.deliveredAt === event.changedAt + 60_000)));
+    // The first pass (60 s) creates the Jobs; the messagequeue is ready at 61 s, but that change's
+    // event is lost too, and the drivers start with the resync for the creates, at 120 s.
+    assert.deepEqual(starts(result.timeline, 'driver').map((entry) => entry.at), [120_000, 120_000]);
+  });
+
+  it('a duplicated event runs at most one more pass, and a planner that reads the whole state decides the same', () => {
+    const once = simulate(story2(), EMPTY_BEHAVIOUR, { until: DAY, latency: 0, planOptions: PLAN_OPTIONS, delivery: { delays: () => [0], resyncAfterMs: 60_000 } });
+    const twice = simulate(story2(), EMPTY_BEHAVIOUR, { until: DAY, latency: 0, planOptions: PLAN_OPTIONS, delivery: { delays: () => [0, 500], resyncAfterMs: 60_000 } });
+    assert.deepEqual(twice.final, once.final);
+    assert.deepEqual(twice.timeline, once.timeline);
+    assert.ok(twice.counters.passes > once.counters.passes);
   });
 });
