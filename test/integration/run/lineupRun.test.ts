@@ -89,7 +89,10 @@ describe('lineup run against a real kube-apiserver', { timeout: COLD_START_TIMEO
 
     const history = spawnSync(process.execPath, ['lib/cli/main.ts', 'history', `it/${NS}/${NAME}`, '--state-dir', join(dir, 'state')], { cwd: repo, encoding: 'utf8' });
     assert.equal(history.status, 0, history.stderr);
-    assert.match(history.stdout, /CreateJob×5/);
-    assert.match(history.stdout, /ResumeJob×2/);
+    // The first pass creates the messagequeue's Job running and the four gated ones suspended.
+    assert.match(history.stdout, /CreateJob×1 GateOpened: InOrder: first replicatedJob/);
+    assert.match(history.stdout, /CreateJob×4 StartupRuleHeld: InOrder: waiting for messagequeue to be Ready/);
+    assert.match(history.stdout, /ResumeJob×2 GateOpened: InOrder: messagequeue Ready 1\/1/);
+    assert.match(history.stdout, /ResumeJob×2 GateOpened: InOrder: driver Ready 2\/2/);
   });
 });
