@@ -46,12 +46,42 @@ export interface HistoryPass {
   readonly actionsOmitted?: number | undefined;
 }
 
+/**
+ * Where the time went before a gate opened: from the event that let it open to the pass that
+ * opened it and to that pass's writes done, hop by hop. A later pass of a lease loop keeps no event
+ * of its own (the events that arrived during the pass before it are folded into it): its gate is
+ * timed from the event that started the loop, `eventPass` naming that pass.
+ */
+export interface GateTiming {
+  /** The pass that opened the gate (1-based, as in `passes`). */
+  readonly pass: number;
+  /** ISO 8601 time of that pass. */
+  readonly at: string;
+  /** The gate as its GateOpened reason says it, e.g. "InOrder: driver Ready 2/2". */
+  readonly gate: string;
+  /** The pass whose event the times start from: `pass` itself, or the first pass of its loop. */
+  readonly eventPass: number;
+  /** That event (absent when no pass before it recorded one). */
+  readonly event?: JournalEvent | undefined;
+  /** ms from the event (seen by the forwarder, else its bus time, else received) to the pass's start. */
+  readonly toPass?: number | undefined;
+  /** ms from the event to the pass's writes done. */
+  readonly toWritesDone?: number | undefined;
+  /** The hops in between: received→pass counts any earlier passes of the loop. */
+  readonly hops: HopLatency;
+}
+
 /** `lineup history --output json`. */
 export interface HistoryReport {
   readonly format: typeof HISTORY_FORMAT;
   readonly jobSet: JobSetKey;
   readonly passes: readonly HistoryPass[];
+  /** Each gate that opened, in pass order, with where the time went before it (gateTimingsOf). */
+  readonly gates: readonly GateTiming[];
 }
+
+/** The reason code of an action that opens a gate (lib/plan/reasons.ts). */
+const GATE_OPENED = 'GateOpened';
 
 /** difference: b − a when both are known. */
 const difference = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined ? undefined : b - a);
@@ -67,6 +97,47 @@ export const latencyOf = (timings: JournalEntry['timings']): HopLatency => {
     ...(receivedToPass !== undefined ? { receivedToPass } : {}),
     pass: timings.writesDoneAt - timings.passStartedAt,
   };
+};
+
+/**
+ * gateTimingsOf: for each pass's each distinct GateOpened reason, the time from the event that let
+ * the gate open (the pass's trigger, or its loop's) to the pass and to its writes done.
+ */
+export const gateTimingsOf = (entries: readonly JournalEntry[]): GateTiming[] => {
+  const gates: GateTiming[] = [];
+  let loopStart: { readonly index: number; readonly entry: JournalEntry } | undefined;
+  entries.forEach((entry, index) => {
+    if (entry.triggers.length > 0) loopStart = { index, entry };
+    const opened = [...new Set(entry.actions.filter((action) => action.code === GATE_OPENED).map((action) => action.message))];
+    if (opened.length === 0) return;
+    const from = loopStart?.entry.timings;
+    const start = from === undefined ? undefined : (from.seenAt ?? from.eventAt ?? from.receivedAt);
+    const seenToBus = difference(from?.seenAt, from?.eventAt);
+    const busToReceived = difference(from?.eventAt, from?.receivedAt);
+    const receivedToPass = difference(from?.receivedAt, entry.timings.passStartedAt);
+    const hops: HopLatency = {
+      ...(seenToBus !== undefined ? { seenToBus } : {}),
+      ...(busToReceived !== undefined ? { busToReceived } : {}),
+      ...(receivedToPass !== undefined ? { receivedToPass } : {}),
+      pass: entry.timings.writesDoneAt - entry.timings.passStartedAt,
+    };
+    const toPass = difference(start, entry.timings.passStartedAt);
+    const toWritesDone = difference(start, entry.timings.writesDoneAt);
+    const event = loopStart?.entry.triggers[0];
+    for (const gate of opened) {
+      gates.push({
+        pass: index + 1,
+        at: new Date(entry.at).toISOString(),
+        gate,
+        eventPass: (loopStart?.index ?? index) + 1,
+        ...(event !== undefined ? { event } : {}),
+        ...(toPass !== undefined ? { toPass } : {}),
+        ...(toWritesDone !== undefined ? { toWritesDone } : {}),
+        hops,
+      });
+    }
+  });
+  return gates;
 };
 
 /** historyOf: the story of one JobSet's entries, oldest first. */
@@ -88,6 +159,7 @@ export const historyOf = (key: JobSetKey, entries: readonly JournalEntry[]): His
     actions: entry.actions.map(({ kind, target, code, message }) => ({ kind, target, code, message })),
     ...(entry.actionsOmitted !== undefined ? { actionsOmitted: entry.actionsOmitted } : {}),
   })),
+  gates: gateTimingsOf(entries),
 });
 
 /** groupedActions: consecutive actions of one kind with one reason, counted (a startup creates many alike). */
@@ -116,9 +188,18 @@ const latencyText = (latency: HopLatency): string =>
 const triggerText = (trigger: JournalEvent): string =>
   `${trigger.detailType || 'event'} ${trigger.kind} ${trigger.name} rv ${trigger.resourceVersion} ${trigger.watchType}${trigger.replayName ? ` (replay ${trigger.replayName})` : ''}`;
 
-/** historyText: the story as text, a paragraph per pass. */
-export const historyText = (report: HistoryReport): string =>
-  report.passes
+/** gateText: one gate's paragraph of "where the time went". */
+const gateText = (gate: GateTiming): string => {
+  const event = gate.event === undefined ? 'no recorded event' : `${triggerText(gate.event)}${gate.eventPass === gate.pass ? '' : ` (the event of pass ${gate.eventPass}, which started its loop)`}`;
+  const totals = [gate.toPass !== undefined ? `event→pass ${gate.toPass} ms` : undefined, gate.toWritesDone !== undefined ? `event→writes done ${gate.toWritesDone} ms` : undefined]
+    .filter((part): part is string => part !== undefined)
+    .join(', ');
+  return [`  pass ${gate.pass}  ${gate.at}  ${gate.gate}`, `    after ${event}`, `    ${totals === '' ? '' : `${totals}: `}${latencyText(gate.hops)}`].join('\n');
+};
+
+/** historyText: the story as text, a paragraph per pass, then where the time went before each gate opened. */
+export const historyText = (report: HistoryReport): string => {
+  const passes = report.passes
     .map((pass) => {
       const lines = [`pass ${pass.pass}  ${pass.at}  ${pass.inputsDigest}  ${pass.reason}`];
       lines.push(`    after ${pass.triggers.length > 0 ? pass.triggers.map(triggerText).join('; ') : 'no event of its own: events arrived during the previous pass of this loop'}`);
@@ -130,3 +211,6 @@ export const historyText = (report: HistoryReport): string =>
       return `${lines.join('\n')}\n`;
     })
     .join('');
+  if (report.gates.length === 0) return passes;
+  return `${passes}where the time went, from each gate's event to the pass that opened it:\n${report.gates.map((gate) => `${gateText(gate)}\n`).join('')}`;
+};

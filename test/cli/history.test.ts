@@ -89,7 +89,11 @@ describe('cli/run: lineup history --state-dir', () => {
         '    CreateJob×1 StartupRuleHeld: InOrder: waiting for driver to be Ready: 0/2 jobs ready\n' +
         'pass 2  2026-01-01T00:00:00.030Z  def456  nothing to do\n' +
         '    after no event of its own: events arrived during the previous pass of this loop\n' +
-        '    pass 11 ms\n',
+        '    pass 11 ms\n' +
+        "where the time went, from each gate's event to the pass that opened it:\n" +
+        '  pass 1  2026-01-01T00:00:00.000Z  InOrder: first replicatedJob\n' +
+        '    after JobSet Changed JobSet js rv 7 ADDED\n' +
+        '    event→pass 2030 ms, event→writes done 2050 ms: seen→bus 30 ms, bus→received 1995 ms, received→pass 5 ms, pass 20 ms\n',
     );
     assert.equal(jsonCode, 0, json.stderr());
     const report = JSON.parse(json.stdout()) as Record<string, unknown>;
@@ -120,6 +124,18 @@ describe('cli/run: lineup history --state-dir', () => {
           inputsDigest: 'def456',
           inputsKept: 'stored',
           actions: [],
+        },
+      ],
+      gates: [
+        {
+          pass: 1,
+          at: '2026-01-01T00:00:00.000Z',
+          gate: 'InOrder: first replicatedJob',
+          eventPass: 1,
+          event: first.triggers[0],
+          toPass: 2030,
+          toWritesDone: 2050,
+          hops: { seenToBus: 30, busToReceived: 1995, receivedToPass: 5, pass: 20 },
         },
       ],
     });
