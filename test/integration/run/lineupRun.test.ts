@@ -89,7 +89,13 @@ describe('lineup run against a real kube-apiserver', { timeout: COLD_START_TIMEO
 
     const history = spawnSync(process.execPath, ['lib/cli/main.ts', 'history', `it/${NS}/${NAME}`, '--state-dir', join(dir, 'state')], { cwd: repo, encoding: 'utf8' });
     assert.equal(history.status, 0, history.stderr);
-    assert.match(history.stdout, /CreateJob×5/);
+    // The first pass creates all five Jobs, grouped by reason: the messagequeue's gate opens, the other four are held.
+    assert.match(history.stdout, /CreateJob×1 GateOpened: InOrder: first replicatedJob\n {4}CreateJob×4 StartupRuleHeld/);
     assert.match(history.stdout, /ResumeJob×2/);
+    // Where the time went: each of story 2's three gates, timed from its pass's event to the pass and its writes done.
+    const summary = history.stdout.slice(history.stdout.indexOf("where the time went, from each gate's event to the pass that opened it:\n"));
+    const gates = [...summary.matchAll(/^ {2}pass \d+ {2}\S+ {2}(.+)\n {4}after .+\n {4}event→pass (\d+) ms, event→writes done (\d+) ms: /gm)];
+    assert.deepEqual(gates.map((gate) => gate[1]), ['InOrder: first replicatedJob', 'InOrder: messagequeue Ready 1/1', 'InOrder: driver Ready 2/2'], summary);
+    for (const gate of gates) assert.ok(Number(gate[3]) >= Number(gate[2]), `writes done before the pass started: ${gate[0]}`);
   });
 });
