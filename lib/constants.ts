@@ -382,7 +382,7 @@ export const ValidateOutput = {
 /** HistoryMessage: what `lineup history` says instead of a decision log. */
 export const HistoryMessage = {
   /** The state directory holds no `lineup run` state (a typo, or run never ran there); nothing is created. */
-  noState: (stateDir: string): string => `lineup history: no state in ${stateDir}: expected the --state-dir of a lineup run`,
+  noState: (stateDir: string): string => JournalSourceMessage.noState('lineup history', stateDir),
 } as const;
 
 /** DemoMessage: what `lineup demo --state-dir` says about the journal it kept. */
@@ -394,14 +394,27 @@ export const DemoMessage = {
     `Journal kept in ${stateDir} under cluster ${cluster}: lineup history ${cluster}/${namespace}/${name} --state-dir ${stateDir}; lineup replay --all --state-dir ${stateDir}`,
 } as const;
 
+/** JournalSourceMessage: the one line history, export and replay print when the journal's source is unusable (exit 2). */
+export const JournalSourceMessage = {
+  noState: (command: string, stateDir: string): string => `${command}: no state in ${stateDir}: expected the --state-dir of a lineup run`,
+  bothSources: (command: string, stateDir: string, table: string): string =>
+    `${command}: --state-dir ${stateDir} and --table ${table} both given: expected one (a local state directory or the deployed table)`,
+  noRegion: (command: string, table: string): string => `${command}: --table ${table} without --region: expected the table's AWS region`,
+  regionWithoutTable: (command: string, region: string): string => `${command}: --region ${region} without --table: expected --table NAME (stack output TableName) with it`,
+  tableWhere: (table: string, region: string): string => `table ${table} (${region})`,
+  tableFailed: (command: string, where: string, detail: string): string => `${command}: reading ${where} failed: ${detail}`,
+} as const;
+
 /** ReplayMessage: the one line `lineup export` and `lineup replay` print for unusable input (exit 2). */
 export const ReplayMessage = {
-  noState: (command: string, stateDir: string): string => `${command}: no state in ${stateDir}: expected the --state-dir of a lineup run`,
+  noState: (command: string, stateDir: string): string => JournalSourceMessage.noState(command, stateDir),
   badTarget: (command: string, target: string): string =>
     `${command}: expected ${command === 'lineup replay' ? 'a recording file or ' : ''}CLUSTER/NAMESPACE/NAME, got ${JSON.stringify(target)}`,
-  unknownJobSet: (command: string, target: string, stateDir: string): string => `${command}: no passes recorded for ${target} in ${stateDir}`,
-  nothingRecorded: (clusters: readonly string[], stateDir: string): string =>
-    `lineup replay: no passes recorded for any JobSet of cluster ${clusters.join(' or ')} in ${stateDir}`,
+  unknownJobSet: (command: string, target: string, where: string): string => `${command}: no passes recorded for ${target} in ${where}`,
+  nothingRecorded: (clusters: readonly string[], where: string, since?: string): string =>
+    `lineup replay: no passes recorded for any JobSet of cluster ${clusters.join(' or ')} in ${where}${since === undefined ? '' : ` in the last ${since}`}`,
+  sinceWithoutAll: (since: string): string => `lineup replay: --since ${since} without --all: expected --all with it`,
+  badSince: (since: string, detail: string): string => `lineup replay: --since ${JSON.stringify(since)}: ${detail}`,
   noTarget: 'lineup replay: expected a recording file, CLUSTER/NAMESPACE/NAME or --all',
   badInteger: (flag: string, min: number, got: string | undefined): string => `lineup replay: ${flag} expects an integer ≥ ${min}, got ${JSON.stringify(got ?? null)}`,
 } as const;

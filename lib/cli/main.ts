@@ -84,25 +84,30 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .command('history')
     .description("print a JobSet's journal (what each reconcile pass saw and did, and why) from lineup run's state")
     .argument('<target>', 'CLUSTER/NAMESPACE/NAME')
-    .option('--state-dir <dir>', 'state directory of lineup run', DEFAULT_STATE_DIR)
+    .option('--state-dir <dir>', `state directory of lineup run (default: ${DEFAULT_STATE_DIR}, unless --table)`)
+    .option('--table <name>', 'instead: the deployed checkpoint table (stack output TableName); AWS credentials from the default chain')
+    .option('--region <region>', "with --table: the table's AWS region")
     .option('--limit <n>', 'at most this many passes', '200')
     .addOption(new Option('--output <format>', 'output format (json: the shape README documents; html: one self-contained page drawing the passes)').choices(['text', 'json', 'html']).default('text'))
-    .action(async (target: string, options: { stateDir: string; limit: string; output: string }) => exit(await historyCommand(target, options, io)));
+    .action(async (target: string, options: { stateDir?: string; table?: string; region?: string; limit: string; output: string }) => exit(await historyCommand(target, options, io)));
 
   program
     .command('export')
     .description("write a JobSet's journal from lineup run's state as a self-contained recording (JSON on stdout)")
     .argument('<target>', 'CLUSTER/NAMESPACE/NAME')
-    .option('--state-dir <dir>', 'state directory of lineup run', DEFAULT_STATE_DIR)
+    .option('--state-dir <dir>', `state directory of lineup run (default: ${DEFAULT_STATE_DIR}, unless --table)`)
+    .option('--table <name>', 'instead: the deployed checkpoint table (stack output TableName); AWS credentials from the default chain')
+    .option('--region <region>', "with --table: the table's AWS region")
     .addHelpText('after', '\nExit codes: 0 written; 2 unusable input (no state, no passes recorded for the JobSet).')
-    .action(async (target: string, options: { stateDir: string }) => exit(await exportCommand(target, options, io)));
+    .action(async (target: string, options: { stateDir?: string; table?: string; region?: string }) => exit(await exportCommand(target, options, io)));
 
   program
     .command('replay')
     .description("re-run today's planner over every recorded pass and say, pass by pass, whether it decides the same")
     .argument('[target]', 'a recording file (lineup export) or CLUSTER/NAMESPACE/NAME')
-    .option('--state-dir <dir>', 'state directory of lineup run', DEFAULT_STATE_DIR)
-    .option('--all', 'every JobSet recorded in the state directory')
+    .option('--state-dir <dir>', `state directory of lineup run (default: ${DEFAULT_STATE_DIR}, unless --table)`)
+    .option('--all', 'every JobSet recorded in the state directory (or --table)')
+    .option('--since <duration>', 'with --all: only JobSets with a pass in the last this long (e.g. 7d, 36h)')
     .option('--cluster <id>', 'the cluster --all replays (default: every cluster of the state directory: local and those registered, as the demo\'s is)')
     .option('--perturb <runs>', 're-enact the recording this many times in the simulator with its events duplicated, reordered, delayed and dropped')
     .option('--seed <seed>', 're-enact only this seed of --perturb (the one a failure printed)')
@@ -111,15 +116,15 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--from <time>', 'with --archive: the first event time to replay (ISO 8601)')
     .option('--to <time>', 'with --archive: the last event time to replay (ISO 8601)')
     .option('--jobset <target>', 'with --archive: report on this CLUSTER/NAMESPACE/NAME only (default: every JobSet of every registered cluster)')
-    .option('--table <name>', 'with --archive: the deployed checkpoint table (stack output TableName)')
-    .option('--region <region>', 'with --archive: the stack\'s AWS region')
+    .option('--table <name>', 'instead of --state-dir: the deployed checkpoint table (stack output TableName; required with --archive); AWS credentials from the default chain')
+    .option('--region <region>', 'with --table: the table\'s (with --archive: the stack\'s) AWS region')
     .option('--bus <name>', 'with --archive: the bus to replay to (default: the archive\'s)')
     .option('--rule <name-or-arn>', 'with --archive: the reconciler\'s rule (default: the stack\'s <stack>-BusReconcilerRule*)')
     .option('--stack <name>', 'with --archive: the stack whose rule to find', DEFAULT_STACK_NAME)
     .option('--timeout <duration>', 'with --archive: how long to wait for the replay', DEFAULT_REPLAY_TIMEOUT)
     .option('--settle <duration>', 'with --archive: how long the journal must stay unchanged after the replay before the report', DEFAULT_SETTLE)
     .addHelpText('after', '\nExit codes: 0 every pass decides the same (--perturb: every run kept the startup order and reached the recorded final state); 1 a pass differs (a run failed); 2 unusable input (truncated file, unknown format version, unknown JobSet, bad --perturb/--seed) or, with --archive, a replay that failed or did not end in time.')
-    .action(async (target: string | undefined, options: { stateDir: string; all?: boolean; cluster?: string; output: string; archive?: string; perturb?: string; seed?: string } & Omit<ArchiveReplayFlags, 'archive'>) =>
+    .action(async (target: string | undefined, options: { stateDir?: string; all?: boolean; since?: string; cluster?: string; output: string; archive?: string; perturb?: string; seed?: string } & Omit<ArchiveReplayFlags, 'archive'>) =>
       exit(options.archive === undefined ? await replayCommand(target, options, io) : await archiveReplayCommand({ ...options, archive: options.archive }, io)),
     );
 

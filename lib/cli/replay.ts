@@ -5,16 +5,16 @@
  */
 import { existsSync } from 'node:fs';
 import { ReplayMessage } from '../constants.ts';
-import { Counters } from '../counters.ts';
 import { InvalidInputError } from '../errors.ts';
-import { hasState, openStateStore } from '../hosts/local.ts';
 import { parseRecording, recordingOf, type Recording } from '../replay/recording.ts';
 import { perturb, realPlanner, streamText, type PerturbReport, type PlannerFactory } from '../replay/perturb.ts';
 import { recordedRunOf } from '../replay/recordedRun.ts';
 import { replayRecording, type Planner, type ReplayReport } from '../replay/replay.ts';
 import { replayDrawing } from '../render/historyDrawing.ts';
 import { renderTimelineHtml } from '../render/timelineHtml.ts';
-import type { CheckpointStore, JobSetKey } from '../store/types.ts';
+import { parseDuration } from '../sim/duration.ts';
+import type { JobSetKey } from '../store/types.ts';
+import { journalSource, UnusableJournalSource, type JournalSource, type JournalSourceFlags } from './journalSource.ts';
 import { ExitCode, type CliIo } from './io.ts';
 
 /** parseJobSetKey: CLUSTER/NAMESPACE/NAME, or undefined when `target` is not one. */
@@ -29,31 +29,19 @@ const keyText = (key: JobSetKey): string => `${key.cluster}/${key.namespace}/${k
 /** The cluster id lineup run records under unless given --cluster. */
 const DEFAULT_RUN_CLUSTER = 'local';
 
-/** UnusableInput: the one line an exit 2 prints. */
-class UnusableInput extends Error {}
+/** UnusableInput: the one line an exit 2 prints (a kind of UnusableJournalSource, so that reading a table passes it through as it is). */
+class UnusableInput extends UnusableJournalSource {}
 
-/** withState: run `work` on the state directory's store, refusing a directory without state (nothing is created). */
-const withState = async <T>(command: string, stateDir: string, work: (store: CheckpointStore) => Promise<T>): Promise<T> => {
-  if (!hasState(stateDir)) throw new UnusableInput(ReplayMessage.noState(command, stateDir));
-  const { dynamo, store } = await openStateStore(stateDir, new Counters());
-  try {
-    return await work(store);
-  } finally {
-    await dynamo.stop();
-  }
-};
-
-/** recordingFromState: the JobSet's journal as a recording, or UnusableInput when it has none. */
-const recordingFromState = async (command: string, store: CheckpointStore, key: JobSetKey, stateDir: string): Promise<Recording> => {
-  const entries = await store.listJournal(key);
-  if (entries.length === 0) throw new UnusableInput(ReplayMessage.unknownJobSet(command, keyText(key), stateDir));
-  return recordingOf(key, entries);
-};
+/** recordingFromSource: the JobSet's journal as a recording, or UnusableInput when it has none. */
+const recordingFromSource = async (command: string, source: JournalSource, key: JobSetKey): Promise<Recording> =>
+  source.read(async (store) => {
+    const entries = await store.listJournal(key);
+    if (entries.length === 0) throw new UnusableInput(ReplayMessage.unknownJobSet(command, keyText(key), source.where));
+    return recordingOf(key, entries);
+  });
 
 /** ExportFlags: raw flags from commander. */
-export interface ExportFlags {
-  readonly stateDir: string;
-}
+export type ExportFlags = JournalSourceFlags;
 
 /** exportCommand: `lineup export CLUSTER/NS/NAME`. */
 export const exportCommand = async (target: string, flags: ExportFlags, io: CliIo): Promise<number> => {
@@ -63,20 +51,21 @@ export const exportCommand = async (target: string, flags: ExportFlags, io: CliI
     return ExitCode.Usage;
   }
   try {
-    const recording = await withState('lineup export', flags.stateDir, (store) => recordingFromState('lineup export', store, key, flags.stateDir));
+    const recording = await recordingFromSource('lineup export', journalSource('lineup export', flags), key);
     io.stdout(`${JSON.stringify(recording, null, 2)}\n`);
     return ExitCode.Ok;
   } catch (error) {
-    if (!(error instanceof UnusableInput)) throw error;
+    if (!(error instanceof UnusableJournalSource)) throw error;
     io.stderr(`${error.message}\n`);
     return ExitCode.Usage;
   }
 };
 
 /** ReplayFlags: raw flags from commander; `planner` only from tests (a variant). */
-export interface ReplayFlags {
-  readonly stateDir: string;
+export interface ReplayFlags extends JournalSourceFlags {
   readonly all?: boolean | undefined;
+  /** --since D (with --all): only JobSets with a pass in the last D (e.g. 7d, 36h). */
+  readonly since?: string | undefined;
   readonly cluster?: string | undefined;
   readonly output: string;
   readonly planner?: Planner | undefined;
@@ -108,20 +97,41 @@ const reportText = (report: ReplayReport): string => {
   return `${lines.join('\n')}\n`;
 };
 
-/** recordingsOf: the recordings a replay target names. */
-const recordingsOf = async (target: string | undefined, flags: ReplayFlags, io: CliIo): Promise<Recording[]> => {
+/** The days term --since accepts beside parseDuration's units (which stop at hours). */
+const DAY_MS = 86_400_000;
+
+/** sinceMs: milliseconds of a --since duration: `7d`, `1d12h`, or anything parseDuration reads; finite and positive. */
+export const sinceMs = (text: string): number => {
+  const days = /^\s*(\d+)d(.*)$/.exec(text);
+  let ms: number;
+  try {
+    ms = days === null ? parseDuration(text) : Number(days[1]) * DAY_MS + (days[2]!.trim() === '' ? 0 : parseDuration(days[2]!));
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    throw new UnusableInput(ReplayMessage.badSince(text, `${error.message}; or days, e.g. 7d`));
+  }
+  if (!Number.isFinite(ms) || ms <= 0) throw new UnusableInput(ReplayMessage.badSince(text, 'expected a positive duration, e.g. 7d, 36h'));
+  return ms;
+};
+
+/** recordingsOf: the recordings a replay target names; `now` is when --since counts back from. */
+const recordingsOf = async (target: string | undefined, flags: ReplayFlags, io: CliIo, now: number): Promise<Recording[]> => {
+  if (flags.since !== undefined && !flags.all) throw new UnusableInput(ReplayMessage.sinceWithoutAll(flags.since));
   if (flags.all) {
-    return withState('lineup replay', flags.stateDir, async (store) => {
+    const since = flags.since === undefined ? undefined : now - sinceMs(flags.since);
+    const source = journalSource('lineup replay', flags);
+    return source.read(async (store) => {
       // lineup run records under its --cluster (local by default) without registering it; the demo registers its own.
       const clusters = flags.cluster !== undefined ? [flags.cluster] : [...new Set([DEFAULT_RUN_CLUSTER, ...(await store.listClusters()).map((record) => record.id)])];
       const recordings: Recording[] = [];
       for (const cluster of clusters) {
         for (const state of await store.listJobSets(cluster)) {
           const entries = await store.listJournal(state.key);
-          if (entries.length > 0) recordings.push(recordingOf(state.key, entries));
+          // --since keeps a JobSet with any pass in the window, and all its passes: a replay needs the story whole.
+          if (entries.length > 0 && (since === undefined || entries.some((entry) => entry.at >= since))) recordings.push(recordingOf(state.key, entries));
         }
       }
-      if (recordings.length === 0) throw new UnusableInput(ReplayMessage.nothingRecorded(clusters, flags.stateDir));
+      if (recordings.length === 0) throw new UnusableInput(ReplayMessage.nothingRecorded(clusters, source.where, flags.since));
       return recordings;
     });
   }
@@ -129,7 +139,7 @@ const recordingsOf = async (target: string | undefined, flags: ReplayFlags, io: 
   if (existsSync(target)) return [parseRecording(io.readFile(target), target)];
   const key = parseJobSetKey(target);
   if (key === undefined) throw new UnusableInput(ReplayMessage.badTarget('lineup replay', target));
-  return [await withState('lineup replay', flags.stateDir, (store) => recordingFromState('lineup replay', store, key, flags.stateDir))];
+  return [await recordingFromSource('lineup replay', journalSource('lineup replay', flags), key)];
 };
 
 /** seedsOf: the seeds `--perturb N [--seed S]` asks for, or UnusableInput naming the bad flag. */
@@ -177,13 +187,13 @@ const perturbCommand = (target: string | undefined, recordings: readonly Recordi
 };
 
 /** replayCommand: `lineup replay FILE|CLUSTER/NS/NAME` or `lineup replay --all`. */
-export const replayCommand = async (target: string | undefined, flags: ReplayFlags, io: CliIo): Promise<number> => {
+export const replayCommand = async (target: string | undefined, flags: ReplayFlags, io: CliIo, now: number = Date.now()): Promise<number> => {
   let recordings: Recording[];
   try {
-    recordings = await recordingsOf(target, flags, io);
+    recordings = await recordingsOf(target, flags, io, now);
     if (flags.perturb !== undefined || flags.seed !== undefined) return perturbCommand(target, recordings, flags, io);
   } catch (error) {
-    if (!(error instanceof UnusableInput) && !(error instanceof InvalidInputError)) throw error;
+    if (!(error instanceof UnusableJournalSource) && !(error instanceof InvalidInputError)) throw error;
     io.stderr(`lineup replay: ${(error as Error).message.replace(/^lineup replay: /, '')}\n`);
     return ExitCode.Usage;
   }

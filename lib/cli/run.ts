@@ -3,9 +3,8 @@
  * cluster (DESIGN §4), with a live timeline of decisions; Ctrl-C flushes and exits cleanly.
  * `lineup history CLUSTER/NS/NAME`: a JobSet's decision log from the same state directory.
  */
-import { Counters } from '../counters.ts';
-import { HistoryMessage } from '../constants.ts';
-import { hasState, openStateStore, runLocal } from '../hosts/local.ts';
+import { runLocal } from '../hosts/local.ts';
+import { journalSource, UnusableJournalSource, type JournalSourceFlags } from './journalSource.ts';
 import type { Log } from '../log.ts';
 import { ExitCode, type CliIo } from './io.ts';
 import { historyOf, historyText } from '../replay/history.ts';
@@ -13,8 +12,7 @@ import { recordingOf } from '../replay/recording.ts';
 import { historyDrawing } from '../render/historyDrawing.ts';
 import { renderTimelineHtml } from '../render/timelineHtml.ts';
 
-/** Where `lineup run` keeps its state unless told otherwise. */
-export const DEFAULT_STATE_DIR = '.lineup';
+export { DEFAULT_STATE_DIR } from './journalSource.ts';
 
 /** RunFlags: raw flags from commander. */
 export interface RunFlags {
@@ -53,8 +51,14 @@ export const runCommand = async (flags: RunFlags, io: CliIo, signal: AbortSignal
   }
 };
 
+/** HistoryFlags: raw flags from commander (the journal's source, as export and replay take it). */
+export interface HistoryFlags extends JournalSourceFlags {
+  readonly limit?: string | undefined;
+  readonly output?: string | undefined;
+}
+
 /** historyCommand: print a JobSet's decisions, oldest first. */
-export const historyCommand = async (target: string, flags: { stateDir: string; limit?: string | undefined; output?: string | undefined }, io: CliIo): Promise<number> => {
+export const historyCommand = async (target: string, flags: HistoryFlags, io: CliIo): Promise<number> => {
   const parts = target.split('/');
   const [cluster, namespace, name] = parts;
   if (parts.length !== 3 || !cluster || !namespace || !name) {
@@ -66,27 +70,25 @@ export const historyCommand = async (target: string, flags: { stateDir: string; 
     io.stderr(`lineup history: --limit must be a positive whole number, got ${flags.limit}\n`);
     return ExitCode.Usage;
   }
-  // Opening the store would create the directory: a mistyped --state-dir must not leave one behind.
-  if (!hasState(flags.stateDir)) {
-    io.stderr(`${HistoryMessage.noState(flags.stateDir)}\n`);
-    return ExitCode.Usage;
-  }
-  const { dynamo, store } = await openStateStore(flags.stateDir, new Counters());
   try {
-    const entries = await store.listJournal({ cluster, namespace, name }, limit);
+    const source = journalSource('lineup history', flags);
+    const key = { cluster, namespace, name };
+    const entries = await source.read((store) => store.listJournal(key, limit));
     if (entries.length === 0) {
       // An HTML page goes to a file: the note must not become its content.
-      (flags.output === 'html' ? io.stderr : io.stdout)(`no passes recorded for ${target} in ${flags.stateDir}\n`);
+      (flags.output === 'html' ? io.stderr : io.stdout)(`no passes recorded for ${target} in ${source.where}\n`);
       return ExitCode.Ok;
     }
     if (flags.output === 'html') {
-      io.stdout(renderTimelineHtml(historyDrawing(recordingOf({ cluster, namespace, name }, entries))));
+      io.stdout(renderTimelineHtml(historyDrawing(recordingOf(key, entries))));
       return ExitCode.Ok;
     }
-    const report = historyOf({ cluster, namespace, name }, entries);
+    const report = historyOf(key, entries);
     io.stdout(flags.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : historyText(report));
     return ExitCode.Ok;
-  } finally {
-    await dynamo.stop();
+  } catch (error) {
+    if (!(error instanceof UnusableJournalSource)) throw error;
+    io.stderr(`${error.message}\n`);
+    return ExitCode.Usage;
   }
 };

@@ -11,7 +11,7 @@
 import { ActionReasonCode } from '../plan/reasons.ts';
 import { isSuspended, jobFinishedType, jobReady, replicatedJobOf } from '../plan/childJobs.ts';
 import type { Job } from '../jobset/schema.ts';
-import { latencyOf } from '../replay/history.ts';
+import { latencyOf, latencyText } from '../replay/history.ts';
 import { observedOfPass, type RecordedPass, type Recording } from '../replay/recording.ts';
 import type { PassOutcome, ReplayReport } from '../replay/replay.ts';
 import { formatDuration } from '../sim/duration.ts';
@@ -202,16 +202,11 @@ const outcomeText = (outcome: PassOutcome): string[] => {
 /** tickOf: one pass: when, why, after what, how long each hop took, what it did and why; and what a replay found. */
 const tickOf = (pass: RecordedPass, index: number, start: number, outcome: PassOutcome | undefined): Tick => {
   const latency = latencyOf(pass.timings);
-  const hops = [
-    latency.seenToBus !== undefined ? `seen→bus ${String(latency.seenToBus)} ms` : undefined,
-    latency.busToReceived !== undefined ? `bus→received ${String(latency.busToReceived)} ms` : undefined,
-    latency.receivedToPass !== undefined ? `received→pass ${String(latency.receivedToPass)} ms` : undefined,
-    `pass ${String(latency.pass)} ms`,
-  ].filter((hop): hop is string => hop !== undefined);
+  const hops = latencyText(latency);
   const triggers = pass.triggers.map((trigger) => `${trigger.detailType} ${trigger.kind} ${trigger.name} rv ${trigger.resourceVersion}`);
   const lines = [
     `${clock(pass.at, start)} pass ${String(index + 1)}: ${pass.reason}`,
-    `after ${triggers.length > 0 ? triggers.join('; ') : 'no event of its own'}; ${hops.join(', ')}`,
+    `after ${triggers.length > 0 ? triggers.join('; ') : 'no event of its own'}; ${hops}`,
     ...(pass.applied ? [] : [`not applied${pass.replayName === undefined ? '' : ` (replay ${pass.replayName})`}`]),
     ...(pass.error === undefined ? [] : [`error: ${pass.error}`]),
     ...(pass.actions.length === 0 ? ['no actions'] : actionsText(pass.actions)),

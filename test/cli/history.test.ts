@@ -53,6 +53,7 @@ describe('cli/run: lineup history --state-dir', () => {
       plannerVersion: '0.1.0+000000000000',
       planOptions: { controllerName: 'lineup.dev/controller', claimUnmanaged: false },
       triggers: [{ id: 'e1', detailType: 'JobSet Changed', kind: 'JobSet' as const, name: 'js', resourceVersion: '7', watchType: 'ADDED', time: at - 2_000 }],
+      // The event time in whole seconds, as EventBridge and the local bus keep it.
       timings: { seenAt: at - 2_030, eventAt: at - 2_000, receivedAt: at - 5, passStartedAt: at, writesDoneAt: at + 20 },
       inputsDigest: 'abc123',
       inputsKept: 'stored' as const,
@@ -84,12 +85,16 @@ describe('cli/run: lineup history --state-dir', () => {
       text.stdout(),
       'pass 1  2026-01-01T00:00:00.000Z  abc123  starting driver\n' +
         '    after JobSet Changed JobSet js rv 7 ADDED\n' +
-        '    seen→bus 30 ms, bus→received 1995 ms, received→pass 5 ms, pass 20 ms\n' +
+        '    seen→received 2025 ms, received→pass 5 ms, pass 20 ms\n' +
         '    CreateJob×2 GateOpened: InOrder: first replicatedJob\n' +
         '    CreateJob×1 StartupRuleHeld: InOrder: waiting for driver to be Ready: 0/2 jobs ready\n' +
         'pass 2  2026-01-01T00:00:00.030Z  def456  nothing to do\n' +
         '    after no event of its own: events arrived during the previous pass of this loop\n' +
-        '    pass 11 ms\n',
+        '    pass 11 ms\n' +
+        "where the time went, from each gate's event to the pass that opened it:\n" +
+        '  pass 1  2026-01-01T00:00:00.000Z  InOrder: first replicatedJob\n' +
+        '    after JobSet Changed JobSet js rv 7 ADDED\n' +
+        '    event→pass 2030 ms, event→writes done 2050 ms: seen→received 2025 ms, received→pass 5 ms, pass 20 ms\n',
     );
     assert.equal(jsonCode, 0, json.stderr());
     const report = JSON.parse(json.stdout()) as Record<string, unknown>;
@@ -101,7 +106,7 @@ describe('cli/run: lineup history --state-dir', () => {
           pass: 1,
           at: '2026-01-01T00:00:00.000Z',
           triggers: first.triggers,
-          latency: { seenToBus: 30, busToReceived: 1995, receivedToPass: 5, pass: 20 },
+          latency: { seenToReceived: 2025, receivedToPass: 5, pass: 20 },
           reason: 'starting driver',
           applied: true,
           plannerVersion: '0.1.0+000000000000',
@@ -120,6 +125,18 @@ describe('cli/run: lineup history --state-dir', () => {
           inputsDigest: 'def456',
           inputsKept: 'stored',
           actions: [],
+        },
+      ],
+      gates: [
+        {
+          pass: 1,
+          at: '2026-01-01T00:00:00.000Z',
+          gate: 'InOrder: first replicatedJob',
+          eventPass: 1,
+          event: first.triggers[0],
+          toPass: 2030,
+          toWritesDone: 2050,
+          hops: { seenToReceived: 2025, receivedToPass: 5, pass: 20 },
         },
       ],
     });

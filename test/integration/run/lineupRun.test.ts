@@ -94,5 +94,10 @@ describe('lineup run against a real kube-apiserver', { timeout: COLD_START_TIMEO
     assert.match(history.stdout, /CreateJob×4 StartupRuleHeld: InOrder: waiting for messagequeue to be Ready/);
     assert.match(history.stdout, /ResumeJob×2 GateOpened: InOrder: messagequeue Ready 1\/1/);
     assert.match(history.stdout, /ResumeJob×2 GateOpened: InOrder: driver Ready 2\/2/);
+    // Where the time went: each of story 2's three gates, timed from its pass's event to the pass and its writes done.
+    const summary = history.stdout.slice(history.stdout.indexOf("where the time went, from each gate's event to the pass that opened it:\n"));
+    const gates = [...summary.matchAll(/^ {2}pass \d+ {2}\S+ {2}(.+)\n {4}after .+\n {4}event→pass (\d+) ms, event→writes done (\d+) ms: /gm)];
+    assert.deepEqual(gates.map((gate) => gate[1]), ['InOrder: first replicatedJob', 'InOrder: messagequeue Ready 1/1', 'InOrder: driver Ready 2/2'], summary);
+    for (const gate of gates) assert.ok(Number(gate[3]) >= Number(gate[2]), `writes done before the pass started: ${gate[0]}`);
   });
 });
