@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { InvalidInputError } from '../errors.ts';
 import { unpackInputs } from '../reconcile/journal.ts';
 import type { Observed } from '../plan/types.ts';
+import { JournalActionSchema, JournalEventSchema, JournalTimingsSchema } from '../store/items.ts';
 import type { JobSetKey, JournalEntry } from '../store/types.ts';
 
 /** RECORDING_FORMAT: the format field of the recordings this Lineup writes and reads. */
@@ -30,31 +31,13 @@ export const recordingOf = (key: JobSetKey, entries: readonly JournalEntry[]): R
   passes: entries.map(({ key: _key, ...rest }) => rest),
 });
 
-const JournalActionSchema = z.object({ kind: z.string(), target: z.string(), code: z.string(), message: z.string(), digest: z.string() });
-
+/** RecordedPassSchema: a pass in a recording: a journal entry without its key (the recording names the JobSet once). */
 const RecordedPassSchema = z.object({
   at: z.number(),
   plannerVersion: z.string(),
   planOptions: z.object({ controllerName: z.string(), claimUnmanaged: z.boolean() }),
-  triggers: z.array(
-    z.object({
-      id: z.string().optional(),
-      detailType: z.string(),
-      kind: z.enum(['JobSet', 'Job']),
-      name: z.string(),
-      resourceVersion: z.string(),
-      watchType: z.string(),
-      time: z.number().optional(),
-      replayName: z.string().optional(),
-    }),
-  ),
-  timings: z.object({
-    seenAt: z.number().optional(),
-    eventAt: z.number().optional(),
-    receivedAt: z.number().optional(),
-    passStartedAt: z.number(),
-    writesDoneAt: z.number(),
-  }),
+  triggers: z.array(JournalEventSchema),
+  timings: JournalTimingsSchema,
   inputsDigest: z.string(),
   inputsKept: z.enum(['stored', 'unchanged', 'too-large']),
   inputs: z.string().optional(),

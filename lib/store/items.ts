@@ -26,7 +26,8 @@ const StateItemSchema = z.object({
   [Attr.updatedAt]: z.number().optional(),
 });
 
-const JournalEventSchema = z.object({
+/** JournalEventSchema: a journal entry's triggering event, as the store and recordings keep it. */
+export const JournalEventSchema = z.object({
   id: z.string().optional(),
   detailType: z.string(),
   kind: z.enum(['JobSet', 'Job']),
@@ -37,7 +38,8 @@ const JournalEventSchema = z.object({
   replayName: z.string().optional(),
 });
 
-const JournalTimingsSchema = z.object({
+/** JournalTimingsSchema: a journal entry's hop times. */
+export const JournalTimingsSchema = z.object({
   seenAt: z.number().optional(),
   eventAt: z.number().optional(),
   receivedAt: z.number().optional(),
@@ -45,7 +47,8 @@ const JournalTimingsSchema = z.object({
   writesDoneAt: z.number(),
 });
 
-const JournalActionSchema = z.object({ kind: z.string(), target: z.string(), code: z.string(), message: z.string(), digest: z.string() });
+/** JournalActionSchema: one action of a journal entry with its reason. */
+export const JournalActionSchema = z.object({ kind: z.string(), target: z.string(), code: z.string(), message: z.string(), digest: z.string() });
 
 const JournalItemSchema = z.object({
   [Attr.at]: z.number(),
