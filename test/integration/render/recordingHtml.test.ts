@@ -156,6 +156,8 @@ describe('history and replay pages in Chromium', () => {
       [replay, 'replay-story2-differs.png'],
     ] as const) {
       const file = artifactPath(name);
+      // Headless Chromium captures only the tab in front: a screenshot of a tab behind another waits for ever.
+      await opened.page.bringToFront();
       await opened.page.screenshot({ path: file, fullPage: true });
       assert.ok(file.endsWith('.png'));
     }
