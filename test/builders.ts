@@ -78,3 +78,22 @@ export const makeJobSet = (name: string, namespace = 'default'): JobSetBuilder =
 
 /** withJobStatus: a copy of a Job with a status merged in. */
 export const withJobStatus = (job: Job, status: NonNullable<Job['status']>): Job => ({ ...job, status: { ...job.status, ...status } });
+
+/**
+ * fatalThenRestartJobSet: JobSet js, one replicatedJob a, maxRestarts 3, and upstream's two-rule
+ * failure policy: a Job failed by PodFailurePolicy fails the JobSet (rule fatal), any other
+ * failure restarts it without counting (rule again).
+ */
+export const fatalThenRestartJobSet = (): JobSet =>
+  makeJobSet('js')
+    .replicatedJob('a', 1)
+    .spec({
+      failurePolicy: {
+        maxRestarts: 3,
+        rules: [
+          { name: 'fatal', action: 'FailJobSet', onJobFailureReasons: ['PodFailurePolicy'] },
+          { name: 'again', action: 'RestartJobSetAndIgnoreMaxRestarts' },
+        ],
+      },
+    })
+    .obj();

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { DEFAULT_CONTROLLER_NAME, ForwarderLog } from '../../lib/constants.ts';
 import { CounterName, Counters } from '../../lib/counters.ts';
-import { collectingLog } from '../../lib/log.ts';
+import { collectingLog, type Log } from '../../lib/log.ts';
 import { ErrorCode, LineupError } from '../../lib/errors.ts';
 import { Forwarder } from '../../lib/forwarder/forwarder.ts';
 import type { WatchEvent } from '../../lib/forwarder/types.ts';
@@ -130,6 +130,20 @@ describe('KubeWatchSource under the forwarder: one retry layer', () => {
   const JOBSETS = '/apis/jobset.x-k8s.io/v1alpha2/jobsets';
   const JOBS = '/apis/batch/v1/jobs';
 
+  /** forwarderOn: a forwarder whose KubeWatchSource talks to `url`, its log and backoff seams given by the test. */
+  const forwarderOn = async (url: string, counters: Counters, log: Log, sleep: (ms: number) => Promise<void>): Promise<Forwarder> =>
+    new Forwarder({
+      cluster: 'loopback',
+      source: new KubeWatchSource({ kubeConfig: await kubeConfigFor({ id: 'loopback', endpoint: url, auth: { type: 'token', token: 't' } }), counters }),
+      sink: new RecordingSink(),
+      bookmarks: new MemoryCheckpointStore(),
+      planOptions: { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false },
+      counters,
+      log,
+      now: Date.now,
+      sleep,
+    });
+
   it('a list that keeps failing costs one request per forwarder attempt, on the WATCH_RETRY schedule', async () => {
     // Prepare: every list answers 503. The forwarder's backoffs are recorded, not waited; the run
     // stops when the JobSet loop logs its 6th failure — 200+400+800+1600+3200 ms of backoff
@@ -138,24 +152,18 @@ describe('KubeWatchSource under the forwarder: one retry layer', () => {
     const server = await startLoopback(() => status(503, 'ServiceUnavailable', 'etcd is not ready'));
     try {
       const counters = new Counters();
-      const kubeConfig = await kubeConfigFor({ id: 'loopback', endpoint: server.url, auth: { type: 'token', token: 't' } });
       const stop = new AbortController();
       const failures: { kind: unknown; retryInMs: unknown }[] = [];
-      const forwarder = new Forwarder({
-        cluster: 'loopback',
-        source: new KubeWatchSource({ kubeConfig, counters }),
-        sink: new RecordingSink(),
-        bookmarks: new MemoryCheckpointStore(),
-        planOptions: { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false },
+      const forwarder = await forwarderOn(
+        server.url,
         counters,
-        log: (_level, message, fields) => {
+        (_level, message, fields) => {
           if (message !== ForwarderLog.listFailed) return;
           failures.push({ kind: fields?.['kind'], retryInMs: fields?.['retryInMs'] });
           if (failures.filter((failure) => failure.kind === 'JobSet').length === 6) stop.abort();
         },
-        now: Date.now,
-        sleep: () => new Promise((resolve) => setImmediate(resolve)),
-      });
+        () => new Promise((resolve) => setImmediate(resolve)),
+      );
       // Act
       await forwarder.run(stop.signal);
       // Assess
@@ -180,25 +188,19 @@ describe('KubeWatchSource under the forwarder: one retry layer', () => {
     });
     try {
       const counters = new Counters();
-      const kubeConfig = await kubeConfigFor({ id: 'loopback', endpoint: server.url, auth: { type: 'token', token: 't' } });
       const stop = new AbortController();
       const sleeps: number[] = [];
-      const forwarder = new Forwarder({
-        cluster: 'loopback',
-        source: new KubeWatchSource({ kubeConfig, counters }),
-        sink: new RecordingSink(),
-        bookmarks: new MemoryCheckpointStore(),
-        planOptions: { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false },
+      const forwarder = await forwarderOn(
+        server.url,
         counters,
-        log: (_level, message, fields) => {
+        (_level, message, fields) => {
           if (message === ForwarderLog.listed && fields?.['kind'] === 'JobSet') stop.abort();
         },
-        now: Date.now,
-        sleep: (ms) => {
+        (ms) => {
           sleeps.push(ms);
           return new Promise((resolve) => setImmediate(resolve));
         },
-      });
+      );
       // Act
       await forwarder.run(stop.signal);
       // Assess

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Action } from '../../lib/plan/types.ts';
-import { makeJobSet } from '../builders.ts';
+import { fatalThenRestartJobSet, makeJobSet } from '../builders.ts';
 import { TestCluster } from './harness.ts';
 
 /** upstream test/integration/controller fixture testJobSet: replicated-job-a (1) and replicated-job-b (3). */
@@ -360,18 +360,7 @@ describe('condition reasons and messages, as literal strings', () => {
 
   it("upstream's: a named RestartJobSetAndIgnoreMaxRestarts rule, then a FailJobSet rule", () => {
     const cluster = new TestCluster(
-      makeJobSet('js')
-        .replicatedJob('a', 1)
-        .spec({
-          failurePolicy: {
-            maxRestarts: 3,
-            rules: [
-              { name: 'fatal', action: 'FailJobSet', onJobFailureReasons: ['PodFailurePolicy'] },
-              { name: 'again', action: 'RestartJobSetAndIgnoreMaxRestarts' },
-            ],
-          },
-        })
-        .obj(),
+      fatalThenRestartJobSet(),
     );
     cluster.settle();
     cluster.fail('js-a-0');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Plan } from '../../lib/plan/types.ts';
-import { makeJobSet } from '../builders.ts';
+import { fatalThenRestartJobSet, makeJobSet } from '../builders.ts';
 import { TestCluster } from './harness.ts';
 
 /** reasonsOf: [kind, target, code, message] per action of one plan, in action order. */
@@ -100,18 +100,7 @@ describe('plan/reasons: each action carries a reason code and message', () => {
 
   it('failure policy: the rule that matched, its action and the failed Job', () => {
     const cluster = new TestCluster(
-      makeJobSet('js')
-        .replicatedJob('a', 1)
-        .spec({
-          failurePolicy: {
-            maxRestarts: 3,
-            rules: [
-              { name: 'fatal', action: 'FailJobSet', onJobFailureReasons: ['PodFailurePolicy'] },
-              { name: 'again', action: 'RestartJobSetAndIgnoreMaxRestarts' },
-            ],
-          },
-        })
-        .obj(),
+      fatalThenRestartJobSet(),
     );
     cluster.settle();
     cluster.fail('js-a-0');
