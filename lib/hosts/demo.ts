@@ -30,8 +30,8 @@ import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
 import { startEmbeddedDynamo } from '../store/embedded.ts';
 import { openStateStore } from './local.ts';
 
-/** The cluster id the demo's simulated cluster registers as. */
-export const DEMO_CLUSTER = 'demo';
+/** The cluster id the demo's simulated cluster registers as: `lineup run`'s default, so the commands read alike. */
+export const DEMO_CLUSTER = 'local';
 
 /** The registry entry of the demo's cluster in a kept state directory: it has no endpoint to reach. */
 const DEMO_CLUSTER_RECORD = { id: DEMO_CLUSTER, endpoint: 'https://simulated.invalid', auth: { type: 'token' } } as const;

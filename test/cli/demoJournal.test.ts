@@ -1,7 +1,7 @@
 /**
  * The README's "try it without a cluster" sequence, exactly as written, through the CLI's main():
  * `lineup demo --state-dir D`, then `history`, `export`, `replay` of the file and `replay --all`
- * over D. The demo records under cluster `demo`.
+ * over D. The demo records under cluster `local`.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,18 +42,18 @@ describe('lineup demo --state-dir, then history, export and replay (the README s
   it('npx lineup demo --state-dir D: runs every example and says where the journal is and under which cluster', () => {
     assert.equal(demo.code, 0, demo.stderr);
     assert.match(demo.stdout, new RegExp(`\\n {2}${NAME} +Completed\\n`));
-    assert.match(demo.stdout, new RegExp(`\\nJournal kept in ${stateDir} under cluster demo: lineup history demo/default/\\S+ --state-dir ${stateDir}; lineup replay --all --state-dir ${stateDir}\\n$`));
+    assert.match(demo.stdout, new RegExp(`\\nJournal kept in ${stateDir} under cluster local: lineup history local/default/\\S+ --state-dir ${stateDir}; lineup replay --all --state-dir ${stateDir}\\n$`));
   });
 
-  it(`npx lineup history demo/default/${NAME} --state-dir D: the passes with their reasons`, async () => {
-    const history = await lineup('history', `demo/default/${NAME}`, '--state-dir', stateDir);
+  it(`npx lineup history local/default/${NAME} --state-dir D: the passes with their reasons`, async () => {
+    const history = await lineup('history', `local/default/${NAME}`, '--state-dir', stateDir);
     assert.equal(history.code, 0, history.stderr);
     assert.match(history.stdout, /^pass 1 {2}2026-01-01T00:00:00\.000Z {2}[0-9a-f]{16} {2}created 5 jobs \(4 suspended\)/);
     assert.match(history.stdout, /\n {4}ResumeJob×2 GateOpened: InOrder: messagequeue Ready 1\/1\n/);
   });
 
   it('npx lineup export … > rec.json, then npx lineup replay rec.json: exit 0, every pass the same', async () => {
-    const exported = await lineup('export', `demo/default/${NAME}`, '--state-dir', stateDir);
+    const exported = await lineup('export', `local/default/${NAME}`, '--state-dir', stateDir);
     assert.equal(exported.code, 0, exported.stderr);
     const file = join(scratch, 'rec.json');
     writeFileSync(file, exported.stdout);
@@ -73,33 +73,33 @@ describe('lineup demo --state-dir, then history, export and replay (the README s
     assert.equal(summary.jobSets, EXAMPLES);
     assert.ok(summary.passes >= EXAMPLES * 5, `${String(summary.passes)} passes`);
     assert.deepEqual([summary.same, summary.different, summary.unreplayable], [summary.passes, 0, 0]);
-    assert.deepEqual([...new Set(reports.map((report) => report.jobSet.cluster))], ['demo']);
+    assert.deepEqual([...new Set(reports.map((report) => report.jobSet.cluster))], ['local']);
     assert.ok(reports.some((report) => report.jobSet.name === NAME));
   });
 
   it('history and replay --output html write one page each, with a lane per replicatedJob and a tick per pass', async () => {
-    const history = await lineup('history', `demo/default/${NAME}`, '--state-dir', stateDir, '--output', 'html');
+    const history = await lineup('history', `local/default/${NAME}`, '--state-dir', stateDir, '--output', 'html');
     assert.equal(history.code, 0, history.stderr);
     assert.match(history.stdout, /^<!doctype html>/);
     assert.deepEqual([...history.stdout.matchAll(/data-lane="([^"]+)"/g)].map((m) => m[1]), ['messagequeue', 'driver', 'worker']);
-    const replay = await lineup('replay', `demo/default/${NAME}`, '--state-dir', stateDir, '--output', 'html');
+    const replay = await lineup('replay', `local/default/${NAME}`, '--state-dir', stateDir, '--output', 'html');
     assert.equal(replay.code, 0, replay.stderr);
     assert.equal([...replay.stdout.matchAll(/data-tick=/g)].length, [...history.stdout.matchAll(/data-tick=/g)].length);
     assert.doesNotMatch(replay.stdout, /data-differs/);
   });
 
-  it('--cluster limits --all to one cluster: local has nothing in a demo state directory (exit 2, one line)', async () => {
-    const replay = await lineup('replay', '--all', '--cluster', 'local', '--state-dir', stateDir);
+  it('--cluster limits --all to one cluster: another cluster has nothing in a demo state directory (exit 2, one line)', async () => {
+    const replay = await lineup('replay', '--all', '--cluster', 'eu-prod', '--state-dir', stateDir);
     assert.equal(replay.code, 2);
-    assert.equal(replay.stderr, `lineup replay: no passes recorded for any JobSet of cluster local in ${stateDir}\n`);
+    assert.equal(replay.stderr, `lineup replay: no passes recorded for any JobSet of cluster eu-prod in ${stateDir}\n`);
   });
 
   it('a second demo into the same state directory is refused (exit 2, one line), the journal untouched', async () => {
-    const before = await lineup('export', `demo/default/${NAME}`, '--state-dir', stateDir);
+    const before = await lineup('export', `local/default/${NAME}`, '--state-dir', stateDir);
     const again = await lineup('demo', '--speed', '0', '--state-dir', stateDir);
     assert.equal(again.code, 2);
     assert.equal(again.stderr, `lineup demo: ${stateDir} already holds state: expected a new or empty --state-dir (each demo starts a new simulated cluster)\n`);
     assert.equal(again.stdout, '');
-    assert.equal((await lineup('export', `demo/default/${NAME}`, '--state-dir', stateDir)).stdout, before.stdout);
+    assert.equal((await lineup('export', `local/default/${NAME}`, '--state-dir', stateDir)).stdout, before.stdout);
   });
 });

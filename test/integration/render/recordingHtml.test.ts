@@ -69,9 +69,9 @@ describe('history and replay pages in Chromium', () => {
     const stateDir = join(scratch, 'D');
     const demo = lineup('demo', examplePath('story2-messagequeue-driver-worker.yaml'), '--speed', '0', '--state-dir', stateDir);
     assert.equal(demo.code, 0, demo.stderr);
-    const historyHtml = lineup('history', `demo/default/${NAME}`, '--state-dir', stateDir, '--output', 'html');
+    const historyHtml = lineup('history', `local/default/${NAME}`, '--state-dir', stateDir, '--output', 'html');
     assert.equal(historyHtml.code, 0, historyHtml.stderr);
-    const exported = lineup('export', `demo/default/${NAME}`, '--state-dir', stateDir);
+    const exported = lineup('export', `local/default/${NAME}`, '--state-dir', stateDir);
     assert.equal(exported.code, 0, exported.stderr);
     const recording = JSON.parse(exported.stdout) as { passes: { actions: RecordedAction[] }[] };
     passes = recording.passes.length;
@@ -147,7 +147,7 @@ describe('history and replay pages in Chromium', () => {
     const others = await replay.page.$$eval('[data-tick]:not([data-differs])', (lines) => lines.map((line) => line.ownerDocument.defaultView?.getComputedStyle(line).stroke));
     assert.equal(others.length, passes - 1);
     assert.ok(others.every((stroke) => stroke === 'rgb(85, 85, 85)'), others.join(', '));
-    assert.match(await replay.page.$eval('h1', (heading) => heading.textContent ?? ''), new RegExp(`^lineup replay demo/default/${NAME}$`));
+    assert.match(await replay.page.$eval('h1', (heading) => heading.textContent ?? ''), new RegExp(`^lineup replay local/default/${NAME}$`));
   });
 
   it('keeps a screenshot of each page for a person to look at', async () => {
