@@ -7,12 +7,13 @@ import { existsSync } from 'node:fs';
 import { ReplayMessage } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import { parseRecording, recordingOf, type Recording } from '../replay/recording.ts';
-import { perturb, realPlanner, streamText, type PerturbReport, type PlannerFactory } from '../replay/perturb.ts';
+import { outsideText, perturb, realPlanner, streamText, type PerturbReport, type PlannerFactory } from '../replay/perturb.ts';
 import { recordedRunOf } from '../replay/recordedRun.ts';
 import { replayRecording, type Planner, type ReplayReport } from '../replay/replay.ts';
 import { replayDrawing } from '../render/historyDrawing.ts';
 import { renderTimelineHtml } from '../render/timelineHtml.ts';
 import { parseDuration } from '../sim/duration.ts';
+import { formatVirtualTime } from '../sim/format.ts';
 import type { JobSetKey } from '../store/types.ts';
 import { journalSource, UnusableJournalSource, type JournalSource, type JournalSourceFlags } from './journalSource.ts';
 import { ExitCode, type CliIo } from './io.ts';
@@ -158,17 +159,18 @@ const seedsOf = (flags: ReplayFlags): number[] => {
 
 /** perturbText: a passing report in one line; a failing one with its seed, its problem, the event order and how to re-run it. */
 const perturbText = (key: JobSetKey, report: PerturbReport, rerun: string): string => {
-  const final = `${report.final.terminalState ?? 'not finished'} with ${report.final.restarts} restarts`;
+  const final = `${report.final.terminalState ?? 'not finished'} with ${report.final.restarts} restarts${report.final.suspended ? ', suspended' : ''}`;
   const first = report.seeds[0];
   const seeds = report.seeds.length === 1 ? `seed ${first}` : `seeds ${first}–${report.seeds.at(-1)}`;
   if (report.failure === undefined) {
-    return `${keyText(key)}: ${report.passed} perturbed runs (${seeds}) kept the startup order and ended ${final}, as recorded\n`;
+    const outside = report.outside.length === 0 ? '' : `; each re-enacted, as recorded: ${report.outside.map((action) => `${outsideText(action).replace(/^from outside, as recorded: /, '')} at ${formatVirtualTime(action.at).trim()}`).join(', ')}`;
+    return `${keyText(key)}: ${report.passed} perturbed runs (${seeds}) kept the startup order and ended ${final}, as recorded${outside}\n`;
   }
   const { seed, problem } = report.failure;
   return [
     `${keyText(key)}: seed ${seed} failed after ${report.passed} passing runs: ${problem}`,
     `  events in the order the reconciler got them${report.failure.at === undefined ? '' : ', up to the failure'}:`,
-    ...streamText(report.failure).map((line) => `  ${line}`),
+    ...streamText(report.failure, report.outside).map((line) => `  ${line}`),
     `  re-run it: ${rerun} --seed ${seed}`,
     '',
   ].join('\n');

@@ -2,18 +2,21 @@
  * Perturbation (`lineup replay rec.json --perturb N`): re-enact a recording in the simulator N
  * times, each with the watch-event stream between the cluster and the reconciler duplicated,
  * reordered, delayed and dropped by a seeded PRNG, and check that every run keeps the startup
- * order and reaches the recorded final state. Events are hints: a reconciler that reads the whole
- * state on each pass passes every seed; one that trusts what an event says does not.
+ * order and reaches the recorded final state. What was done from outside the controller in the
+ * recorded run (a user suspending, resuming, editing or deleting the JobSet, a Job deleted by
+ * someone else) is re-enacted at its recorded time in every run. Events are hints: a reconciler
+ * that reads the whole state on each pass passes every seed; one that trusts what an event says
+ * does not.
  */
 import { SimulationDivergedError } from '../errors.ts';
 import { plan } from '../plan/planner.ts';
 import type { Observed, Plan, PlanOptions } from '../plan/types.ts';
 import { startupPolicySpecOf } from '../plan/startupSpec.ts';
-import { EMPTY_BEHAVIOUR } from '../sim/behaviour.ts';
+import { EMPTY_BEHAVIOUR, type BehaviourAction } from '../sim/behaviour.ts';
 import type { ClusterChange } from '../sim/cluster.ts';
 import { formatVirtualTime } from '../sim/format.ts';
 import { simulate, type DeliveredEvent } from '../sim/simulate.ts';
-import type { RecordedFinal, RecordedRun } from './recordedRun.ts';
+import { finalOf, type RecordedFinal, type RecordedRun } from './recordedRun.ts';
 import { firstOrderViolation } from './startupOrder.ts';
 
 /** PerturbedPlanner: what a perturbed run reconciles with; it is told the events each pass was run for. */
@@ -64,7 +67,7 @@ export type RunOutcome =
   | { readonly seed: number; readonly ok: true; readonly stream: readonly StreamEntry[] }
   | { readonly seed: number; readonly ok: false; readonly at: number | undefined; readonly problem: string; readonly stream: readonly StreamEntry[] };
 
-const finalText = (final: RecordedFinal): string => `${final.terminalState ?? 'not finished'}, ${final.restarts} restarts`;
+const finalText = (final: RecordedFinal): string => `${final.terminalState ?? 'not finished'}, ${final.restarts} restarts${final.suspended ? ', suspended' : ''}`;
 
 /** perturbedRun: re-enact `run` once with the stream perturbed by `seed`. */
 export const perturbedRun = (run: RecordedRun, seed: number, planner: PlannerFactory = realPlanner): RunOutcome => {
@@ -79,7 +82,7 @@ export const perturbedRun = (run: RecordedRun, seed: number, planner: PlannerFac
   const failed = (at: number | undefined, problem: string): RunOutcome => ({ seed, ok: false, at, problem, stream });
   let result;
   try {
-    result = simulate(run.jobSet, EMPTY_BEHAVIOUR, {
+    result = simulate(run.jobSet, { ...EMPTY_BEHAVIOUR, actions: run.outsideActions }, {
       until: Infinity,
       latency: 0,
       planOptions: run.planOptions,
@@ -95,8 +98,8 @@ export const perturbedRun = (run: RecordedRun, seed: number, planner: PlannerFac
   if (violation) {
     return failed(violation.at, `${violation.job} started at ${formatVirtualTime(violation.at).trim()} before its gate held: ${violation.unmet}`);
   }
-  const reached = { terminalState: result.final.terminalState, restarts: result.final.restarts };
-  if (reached.terminalState !== run.final.terminalState || reached.restarts !== run.final.restarts) {
+  const reached = finalOf({ status: { conditions: [...result.final.conditions], restarts: result.final.restarts, terminalState: result.final.terminalState ?? undefined } });
+  if (reached.terminalState !== run.final.terminalState || reached.restarts !== run.final.restarts || reached.suspended !== run.final.suspended) {
     return failed(undefined, `the run ended ${finalText(reached)}, the recording ${finalText(run.final)}`);
   }
   return { seed, ok: true, stream };
@@ -107,6 +110,8 @@ export interface PerturbReport {
   readonly seeds: readonly number[];
   readonly passed: number;
   readonly final: RecordedFinal;
+  /** What each run re-enacted from outside the controller, as recorded. */
+  readonly outside: readonly BehaviourAction[];
   readonly failure: Extract<RunOutcome, { ok: false }> | undefined;
 }
 
@@ -115,19 +120,35 @@ export const perturb = (run: RecordedRun, seeds: readonly number[], planner: Pla
   let passed = 0;
   for (const seed of seeds) {
     const outcome = perturbedRun(run, seed, planner);
-    if (!outcome.ok) return { seeds, passed, final: run.final, failure: outcome };
+    if (!outcome.ok) return { seeds, passed, final: run.final, outside: run.outsideActions, failure: outcome };
     passed += 1;
   }
-  return { seeds, passed, final: run.final, failure: undefined };
+  return { seeds, passed, final: run.final, outside: run.outsideActions, failure: undefined };
+};
+
+/** outsideText: an outside action as the event order shows it. */
+export const outsideText = (action: BehaviourAction): string => {
+  switch (action.kind) {
+    case 'suspend':
+      return `from outside, as recorded: the JobSet ${action.suspend ? 'suspended' : 'resumed'}`;
+    case 'updateSpec':
+      return 'from outside, as recorded: the JobSet\'s spec changed';
+    case 'deleteJobSet':
+      return 'from outside, as recorded: the JobSet deleted';
+    case 'deleteJob':
+      return `from outside, as recorded: Job ${action.job} deleted`;
+  }
 };
 
 /**
  * streamText: the failing run's events in the order the reconciler got them, up to the failure
- * (all of them when it has no instant): each arrival with the change it carried, and each drop
- * with the resync pass that stood in for it.
+ * (all of them when it has no instant): each arrival with the change it carried, each drop
+ * with the resync pass that stood in for it, and each re-enacted outside action where it happened.
  */
-export const streamText = (failure: Extract<RunOutcome, { ok: false }>): string[] => {
+export const streamText = (failure: Extract<RunOutcome, { ok: false }>, outside: readonly BehaviourAction[] = []): string[] => {
   const arrivals: { at: number; order: number; text: string }[] = [];
+  // An outside action happens before the events it causes, at the same instant.
+  outside.forEach((action, order) => arrivals.push({ at: action.at, order: order - outside.length, text: outsideText(action) }));
   failure.stream.forEach((entry, order) => {
     const what = `${entry.kind} ${entry.name} rv ${entry.resourceVersion} (changed at ${formatVirtualTime(entry.changedAt).trim()})`;
     if (entry.deliveredAt.length === 0) {

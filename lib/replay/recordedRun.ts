@@ -1,13 +1,16 @@
 /**
  * What a recording says about the run it recorded, in the terms the simulator re-enacts it with:
  * the JobSet as first observed, how long each Job took to become ready, succeed or fail after it
- * was resumed (from the recorded planner inputs), and the final state the run reached.
+ * was resumed (from the recorded planner inputs), what was done from outside the controller (a
+ * user suspending, resuming, editing or deleting the JobSet, a Job deleted by someone else), and
+ * the final state the run reached.
  */
 import { ConditionType, JobConditionType, Label } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
-import type { PlanOptions } from '../plan/types.ts';
-import type { JobTiming } from '../sim/behaviour.ts';
+import type { Observed, PlanOptions } from '../plan/types.ts';
+import { canonicalJson } from '../reconcile/journal.ts';
+import type { BehaviourAction, JobTiming } from '../sim/behaviour.ts';
 import type { JobRef } from '../sim/cluster.ts';
 import { DEFAULT_FAIL_MESSAGE, DEFAULT_FAIL_REASON } from '../sim/constants.ts';
 import { observedOfPass, type Recording } from './recording.ts';
@@ -16,6 +19,8 @@ import { observedOfPass, type Recording } from './recording.ts';
 export interface RecordedFinal {
   readonly terminalState: 'Completed' | 'Failed' | null;
   readonly restarts: number;
+  /** The JobSet's Suspended condition holds (a user suspended it and did not resume it). */
+  readonly suspended: boolean;
 }
 
 /** RecordedRun: a recording as the simulator's inputs. */
@@ -27,6 +32,12 @@ export interface RecordedRun {
   readonly timing: (job: JobRef) => JobTiming;
   /** The state the last replayable pass observed. */
   readonly final: RecordedFinal;
+  /**
+   * What was done from outside the controller, in virtual ms from the first replayable pass, each
+   * at the first pass that saw it (an upper bound, as the ready times are): a flip of spec.suspend,
+   * another change of the spec, the JobSet's deletion, a Job deleted by someone else.
+   */
+  readonly outsideActions: readonly BehaviourAction[];
 }
 
 const NO_PROGRESS: JobTiming = { readyAfter: Infinity, succeedAfter: Infinity, failAfter: Infinity, failReason: DEFAULT_FAIL_REASON, failMessage: DEFAULT_FAIL_MESSAGE };
@@ -40,7 +51,8 @@ const conditionTime = (job: Job, type: string): { at: number; reason: string; me
   return condition && Number.isFinite(at) ? { at, reason: condition.reason ?? '', message: condition.message ?? '' } : undefined;
 };
 
-const finalOf = (jobSet: JobSet): RecordedFinal => {
+/** finalOf: what a JobSet's status says it reached. */
+export const finalOf = (jobSet: Pick<JobSet, 'status'>): RecordedFinal => {
   const status = jobSet.status;
   const conditions = status?.conditions ?? [];
   const holds = (type: string): boolean => conditions.some((c) => c.type === type && c.status === 'True');
@@ -52,61 +64,114 @@ const finalOf = (jobSet: JobSet): RecordedFinal => {
         : holds(ConditionType.Failed)
           ? 'Failed'
           : null;
-  return { terminalState, restarts: status?.restarts ?? 0 };
+  return { terminalState, restarts: status?.restarts ?? 0, suspended: holds(ConditionType.Suspended) };
+};
+
+/** A pass's observation, with the index of its pass in the recording. */
+interface Observation {
+  readonly index: number;
+  readonly observed: Observed;
+}
+
+const isFinished = (job: Job): boolean =>
+  (job.status?.conditions ?? []).some((c) => (c.type === JobConditionType.Complete || c.type === JobConditionType.Failed) && c.status === 'True');
+
+const specWithoutSuspend = (jobSet: JobSet): string => {
+  const { suspend: _suspend, ...rest } = jobSet.spec;
+  return canonicalJson(rest);
 };
 
 /**
- * recordedRunOf: the recording's JobSet, Job timings and final state; InvalidInputError when no
- * pass has inputs. A Job's times, per restart attempt, come from its first resume in that attempt:
- * its status.startTime (the resume),
+ * outsideActionsOf: what changed between consecutive observations that the controller did not do.
+ * The planner writes the JobSet's status and annotations, never its spec, so a spec change is a
+ * user's. A Job that went away (or got a deletionTimestamp) is someone else's deletion unless a
+ * recorded pass since it was first seen deleted it, its own ttlSecondsAfterFinished did (the
+ * cluster's TTL controller, which the simulator plays too), or it went with its JobSet. A JobSet
+ * that got a deletionTimestamp is a user's deletion unless a pass deleted it (its TTL).
+ */
+const outsideActionsOf = (recording: Recording, observations: readonly Observation[]): BehaviourAction[] => {
+  const origin = observations[0]?.observed.now ?? 0;
+  const deletedByPlanner = (kind: string, target: string, from: number, to: number): boolean =>
+    recording.passes.slice(from, to).some((pass) => pass.actions.some((action) => action.kind === kind && action.target === target));
+  const firstSeen = new Map<string, number>();
+  const actions: BehaviourAction[] = [];
+  for (const [position, { index, observed }] of observations.entries()) {
+    for (const job of observed.jobs) if (!firstSeen.has(job.metadata.uid ?? '')) firstSeen.set(job.metadata.uid ?? '', index);
+    const previous = observations[position - 1]?.observed;
+    if (previous === undefined || previous.jobSet.metadata.deletionTimestamp !== undefined) continue;
+    const at = Math.max(0, observed.now - origin);
+    const before = previous.jobSet;
+    const after = observed.jobSet;
+    if (after.metadata.deletionTimestamp !== undefined) {
+      if (!deletedByPlanner('DeleteJobSet', '', 0, index)) actions.push({ at, kind: 'deleteJobSet' });
+      continue;
+    }
+    if (specWithoutSuspend(before) !== specWithoutSuspend(after)) actions.push({ at, kind: 'updateSpec', spec: after.spec });
+    else if ((before.spec.suspend ?? false) !== (after.spec.suspend ?? false)) actions.push({ at, kind: 'suspend', suspend: after.spec.suspend === true });
+    const now = new Map(observed.jobs.map((job) => [job.metadata.uid ?? '', job]));
+    for (const job of previous.jobs) {
+      if (job.metadata.deletionTimestamp !== undefined) continue;
+      const later = now.get(job.metadata.uid ?? '');
+      if (later !== undefined && later.metadata.deletionTimestamp === undefined) continue;
+      const name = job.metadata.name ?? '';
+      const byTtl = isFinished(job) && job.spec.ttlSecondsAfterFinished !== undefined;
+      if (!byTtl && !deletedByPlanner('DeleteJob', name, firstSeen.get(job.metadata.uid ?? '') ?? 0, index)) actions.push({ at, kind: 'deleteJob', job: name });
+    }
+  }
+  return actions;
+};
+
+/**
+ * recordedRunOf: the recording's JobSet, Job timings, outside actions and final state;
+ * InvalidInputError when no pass has inputs. A Job's times, per restart attempt, are each
+ * counted from its status.startTime (its latest resume) as the pass that measured them saw it:
  * the first pass that saw it ready (an upper bound: the recorded reconciler saw it no earlier),
  * and its Complete or Failed condition's transition time (whole seconds, as Kubernetes keeps it).
+ * The simulator restarts a Job's clock on each resume, as the Job's pods restart.
  */
 export const recordedRunOf = (recording: Recording, source: string): RecordedRun => {
-  const observations = recording.passes.flatMap((_, index) => {
+  const observations = recording.passes.flatMap((_, index): Observation[] => {
     const observed = observedOfPass(recording, index);
-    return typeof observed === 'string' ? [] : [observed];
+    return typeof observed === 'string' ? [] : [{ index, observed }];
   });
   const first = observations[0];
   const last = observations.at(-1);
-  const firstPass = recording.passes.find((_, index) => typeof observedOfPass(recording, index) !== 'string');
-  if (first === undefined || last === undefined || firstPass === undefined) {
+  if (first === undefined || last === undefined) {
     throw new InvalidInputError(`${source}: no pass keeps its planner inputs, so the run cannot be re-enacted`);
   }
-  const timings = new Map<string, { start: number; ready?: number; succeeded?: number; failed?: number; failReason?: string; failMessage?: string }>();
-  for (const observed of observations) {
+  const firstPass = recording.passes[first.index]!;
+  const timings = new Map<string, { ready?: number; succeeded?: number; failed?: number; failReason?: string; failMessage?: string }>();
+  for (const { observed } of observations) {
     for (const job of observed.jobs) {
       const name = attemptKey(job.metadata.name ?? '', job.metadata.labels?.[Label.RestartAttempt]);
       const start = job.status?.startTime === undefined ? Number.NaN : Date.parse(job.status.startTime);
       if (!Number.isFinite(start)) continue;
-      const timing = timings.get(name) ?? { start };
-      // A resume after a suspension restarts the clock; the first run's times are kept.
-      if (timing.start !== start) continue;
+      const timing = timings.get(name) ?? {};
       timings.set(name, timing);
-      if ((job.status?.ready ?? 0) > 0) timing.ready ??= observed.now;
+      const after = (at: number): number => Math.max(0, at - start);
+      if ((job.status?.ready ?? 0) > 0) timing.ready ??= after(observed.now);
       const succeeded = conditionTime(job, JobConditionType.Complete);
-      if (succeeded) timing.succeeded ??= succeeded.at;
+      if (succeeded) timing.succeeded ??= after(succeeded.at);
       const failed = conditionTime(job, JobConditionType.Failed);
-      if (failed && timing.failed === undefined) Object.assign(timing, { failed: failed.at, failReason: failed.reason || undefined, failMessage: failed.message });
+      if (failed && timing.failed === undefined) Object.assign(timing, { failed: after(failed.at), failReason: failed.reason || undefined, failMessage: failed.message });
     }
   }
   const jobs = new Map<string, JobTiming>();
   for (const [name, timing] of timings) {
-    const after = (at: number | undefined): number => (at === undefined ? Infinity : Math.max(0, at - timing.start));
-    const succeedAfter = after(timing.succeeded);
-    const failAfter = after(timing.failed);
+    const succeedAfter = timing.succeeded ?? Infinity;
+    const failAfter = timing.failed ?? Infinity;
     jobs.set(name, {
-      readyAfter: Math.min(after(timing.ready), succeedAfter, failAfter),
+      readyAfter: Math.min(timing.ready ?? Infinity, succeedAfter, failAfter),
       succeedAfter,
       failAfter,
       failReason: timing.failReason ?? DEFAULT_FAIL_REASON,
       failMessage: timing.failMessage ?? DEFAULT_FAIL_MESSAGE,
     });
   }
-  const { metadata, spec } = first.jobSet;
+  const { metadata, spec } = first.observed.jobSet;
   const jobSet: JobSet = {
-    apiVersion: first.jobSet.apiVersion,
-    kind: first.jobSet.kind,
+    apiVersion: first.observed.jobSet.apiVersion,
+    kind: first.observed.jobSet.kind,
     metadata: {
       name: metadata.name,
       namespace: metadata.namespace,
@@ -119,6 +184,7 @@ export const recordedRunOf = (recording: Recording, source: string): RecordedRun
     jobSet,
     planOptions: firstPass.planOptions,
     timing: (job) => jobs.get(attemptKey(job.name, job.restartAttempt)) ?? NO_PROGRESS,
-    final: finalOf(last.jobSet),
+    final: finalOf(last.observed.jobSet),
+    outsideActions: outsideActionsOf(recording, observations),
   };
 };

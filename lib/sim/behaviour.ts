@@ -31,7 +31,11 @@ export type BehaviourAction =
   /** Set the JobSet's spec.suspend. */
   | { readonly at: number; readonly kind: 'suspend'; readonly suspend: boolean }
   /** Delete a Job (Background propagation), as a user or another controller would. */
-  | { readonly at: number; readonly kind: 'deleteJob'; readonly job: string };
+  | { readonly at: number; readonly kind: 'deleteJob'; readonly job: string }
+  /** Replace the JobSet's spec, as a user's edit would (a re-enacted recording's; a behaviour file cannot say it). */
+  | { readonly at: number; readonly kind: 'updateSpec'; readonly spec: JobSet['spec'] }
+  /** Delete the JobSet, as a user would (a re-enacted recording's; a behaviour file cannot say it). */
+  | { readonly at: number; readonly kind: 'deleteJobSet' };
 
 /** Behaviour: a parsed behaviour file; levels are Maps so a Job named `constructor` is just a name. */
 export interface Behaviour {

@@ -261,14 +261,25 @@ export class SimCluster {
   }
 
   /** setJobSetSuspend: a user's update of spec.suspend (bumps generation like any spec change). */
-  setJobSetSuspend(namespace: string, name: string, suspend: boolean, _now: number): void {
+  setJobSetSuspend(namespace: string, name: string, suspend: boolean, now: number): void {
     const jobSet = this.requireJobSet(namespace, name);
     if ((jobSet.spec.suspend ?? false) === suspend) return;
+    this.updateJobSetSpec(namespace, name, { ...jobSet.spec, suspend }, now);
+  }
+
+  /** updateJobSetSpec: a user's replacement of the JobSet's spec (bumps generation). */
+  updateJobSetSpec(namespace: string, name: string, spec: JobSet['spec'], _now: number): void {
+    const jobSet = this.requireJobSet(namespace, name);
     this.storeJobSet({
       ...jobSet,
       metadata: { ...jobSet.metadata, generation: (jobSet.metadata.generation ?? 1) + 1 },
-      spec: { ...jobSet.spec, suspend },
+      spec,
     });
+  }
+
+  /** deleteJobSetAsUser: a user's delete of the JobSet (Foreground, as the controller's TTL delete). */
+  deleteJobSetAsUser(namespace: string, name: string, now: number): void {
+    this.deleteJobSet(namespace, name, undefined, now);
   }
 
   /**

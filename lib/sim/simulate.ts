@@ -244,7 +244,9 @@ export const simulate = (jobSet: JobSet, behaviour: Behaviour, options: Simulate
     queue.schedule(action.at, Phase.Cluster, (at) => {
       if (!cluster.getJobSet(namespace, name)) return;
       if (action.kind === 'suspend') cluster.setJobSetSuspend(namespace, name, action.suspend, at);
-      else cluster.deleteJob(namespace, action.job, 'Background', at, DeleteReason.BehaviourAction);
+      else if (action.kind === 'deleteJob') cluster.deleteJob(namespace, action.job, 'Background', at, DeleteReason.BehaviourAction);
+      else if (action.kind === 'updateSpec') cluster.updateJobSetSpec(namespace, name, action.spec, at);
+      else cluster.deleteJobSetAsUser(namespace, name, at);
     });
   }
 
