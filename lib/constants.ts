@@ -426,6 +426,7 @@ export const ArchiveReplayMessage = {
   emptyRange: (from: string, to: string): string => `--from ${from} is not before --to ${to}: expected a range that holds events`,
   badJobSet: (target: string): string => `--jobset ${JSON.stringify(target)}: expected CLUSTER/NAMESPACE/NAME`,
   badName: (name: string): string => `replay name ${JSON.stringify(name)}: expected at most 64 of A-Z a-z 0-9 . - _`,
+  badOutput: (output: string): string => `--output ${output} is not available with --archive: expected text or json`,
   callFailed: (call: string, detail: string): string => `${call} failed: ${detail}`,
   noArns: (archive: string): string => `archive ${archive}: DescribeArchive returned no ArchiveArn or EventSourceArn: expected both`,
   ruleNotFound: (bus: string, prefix: string, found: readonly string[]): string =>

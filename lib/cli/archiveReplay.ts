@@ -3,7 +3,8 @@
  * an EventBridge archive replay limited to the reconciler's rule, waited for, and the replayed
  * decisions (recorded, not applied, by the reconciler) beside the original ones from the journal.
  * Exit 0 every replayed event decided the same, 1 one decided differently, 2 unusable input or
- * a replay that failed, was cancelled or did not finish in time.
+ * a replay that failed, was cancelled or did not finish in time. `--output json` prints the
+ * report in a stable shape (ARCHIVE_REPLAY_FORMAT; fields are only ever added).
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,10 +20,10 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import { ArchiveReplayMessage, DEFAULT_STACK_NAME } from '../constants.ts';
 import { ArchiveReplayError, InvalidInputError, LineupError } from '../errors.ts';
-import { archiveReportText, compareArchiveReplay, type JobSetArchiveReport, type ReplayRange } from '../replay/archive.ts';
+import { archiveReportText, compareArchiveReplay, type EventComparison, type JobSetArchiveReport, type ReplayRange, type ReportedPass } from '../replay/archive.ts';
 import { formatDuration, parseDuration } from '../sim/duration.ts';
 import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
-import type { CheckpointStore, JobSetKey } from '../store/types.ts';
+import type { CheckpointStore, JobSetKey, JournalEvent } from '../store/types.ts';
 import { parseJobSetKey } from './replay.ts';
 import { ExitCode, type CliIo } from './io.ts';
 
@@ -56,6 +57,8 @@ export interface ArchiveReplayFlags {
   readonly name?: string | undefined;
   readonly timeout?: string | undefined;
   readonly settle?: string | undefined;
+  /** text (default) or json. */
+  readonly output?: string | undefined;
 }
 
 /** ArchiveReplaySeams: the clients and clock, replaced in tests (a loopback EventBridge, the table's server). */
@@ -76,6 +79,7 @@ interface ArchiveReplayRequest {
   readonly replayName: string;
   readonly timeoutMs: number;
   readonly settleMs: number;
+  readonly output: 'text' | 'json';
 }
 
 const required = (flag: string, value: string | undefined): string => {
@@ -94,6 +98,8 @@ const requestOf = (flags: ArchiveReplayFlags, now: number): ArchiveReplayRequest
   const from = instant('--from', required('--from', flags.from));
   const to = instant('--to', required('--to', flags.to));
   if (from >= to) throw new InvalidInputError(ArchiveReplayMessage.emptyRange(flags.from ?? '', flags.to ?? ''));
+  const output = flags.output ?? 'text';
+  if (output !== 'text' && output !== 'json') throw new InvalidInputError(ArchiveReplayMessage.badOutput(output));
   const jobSet = flags.jobset === undefined ? undefined : parseJobSetKey(flags.jobset);
   if (flags.jobset !== undefined && jobSet === undefined) throw new InvalidInputError(ArchiveReplayMessage.badJobSet(flags.jobset));
   const replayName = flags.name ?? `lineup-${new Date(now).toISOString().replace(/[-:]|\.\d+Z$/g, '')}-${randomUUID().slice(0, 8)}`;
@@ -107,6 +113,7 @@ const requestOf = (flags: ArchiveReplayFlags, now: number): ArchiveReplayRequest
     replayName,
     timeoutMs: parseDuration(flags.timeout ?? DEFAULT_REPLAY_TIMEOUT),
     settleMs: parseDuration(flags.settle ?? DEFAULT_SETTLE),
+    output,
   };
 };
 
@@ -192,6 +199,96 @@ const reportsOnceSettled = async (store: CheckpointStore, keys: readonly JobSetK
   }
 };
 
+/** ARCHIVE_REPLAY_FORMAT: the format field of `lineup replay --archive --output json`. */
+export const ARCHIVE_REPLAY_FORMAT = 'lineup.dev/archive-replay/v1';
+
+/** A pass in the JSON report: when (ISO), its reason, and its actions as history shows them. */
+interface ArchivePassJson {
+  readonly at: string;
+  readonly reason: string;
+  readonly actions: readonly { readonly kind: string; readonly target: string; readonly code: string; readonly message: string }[];
+}
+
+/** One replayed (or not replayed) event in the JSON report. */
+interface ArchiveEventJson {
+  readonly result: EventComparison['result'];
+  /** The event as history's triggers show it (time: epoch ms on the bus). */
+  readonly event: JournalEvent;
+  readonly original?: ArchivePassJson;
+  readonly replayed?: ArchivePassJson;
+  readonly differences?: readonly { readonly action: number; readonly field: string; readonly original?: string; readonly replayed?: string }[];
+}
+
+/** ArchiveReplayJson: `lineup replay --archive --output json`; a stable shape, fields only ever added. */
+export interface ArchiveReplayJson {
+  readonly format: typeof ARCHIVE_REPLAY_FORMAT;
+  readonly replay: { readonly name: string; readonly archive: string; readonly archiveArn: string; readonly rule: string; readonly from: string; readonly to: string };
+  readonly summary: { readonly jobSets: number; readonly events: number; readonly same: number; readonly different: number; readonly noOriginalPass: number; readonly notReplayed: number };
+  readonly reports: readonly {
+    readonly jobSet: JobSetKey;
+    readonly same: number;
+    readonly different: number;
+    readonly noOriginalPass: number;
+    readonly notReplayed: number;
+    readonly events: readonly ArchiveEventJson[];
+  }[];
+}
+
+const passJson = (pass: ReportedPass): ArchivePassJson => ({
+  at: new Date(pass.at).toISOString(),
+  reason: pass.reason,
+  actions: pass.actions.map(({ kind, target, code, message }) => ({ kind, target, code, message })),
+});
+
+const eventJson = (comparison: EventComparison): ArchiveEventJson => ({
+  result: comparison.result,
+  event: comparison.event,
+  ...(comparison.result === 'no-original-pass' ? {} : { original: passJson(comparison.original) }),
+  ...(comparison.result === 'not-replayed' ? {} : { replayed: passJson(comparison.replayed) }),
+  ...(comparison.result === 'different'
+    ? {
+        differences: comparison.differences.map(({ action, field, recorded, replayed }) => ({
+          action,
+          field,
+          ...(recorded === undefined ? {} : { original: recorded }),
+          ...(replayed === undefined ? {} : { replayed }),
+        })),
+      }
+    : {}),
+});
+
+/** archiveReplayJson: the reports of one archive replay in the stable JSON shape. */
+export const archiveReplayJson = (request: Pick<ArchiveReplayRequest, 'replayName' | 'archive' | 'range'>, target: Pick<ReplayTarget, 'archiveArn' | 'ruleArn'>, reports: readonly JobSetArchiveReport[]): ArchiveReplayJson => {
+  const total = (count: (report: JobSetArchiveReport) => number): number => reports.reduce((sum, report) => sum + count(report), 0);
+  return {
+    format: ARCHIVE_REPLAY_FORMAT,
+    replay: {
+      name: request.replayName,
+      archive: request.archive,
+      archiveArn: target.archiveArn,
+      rule: target.ruleArn,
+      from: new Date(request.range.from).toISOString(),
+      to: new Date(request.range.to).toISOString(),
+    },
+    summary: {
+      jobSets: reports.length,
+      events: total((report) => report.events.length),
+      same: total((report) => report.same),
+      different: total((report) => report.different),
+      noOriginalPass: total((report) => report.noOriginalPass),
+      notReplayed: total((report) => report.notReplayed),
+    },
+    reports: reports.map((report) => ({
+      jobSet: report.jobSet,
+      same: report.same,
+      different: report.different,
+      noOriginalPass: report.noOriginalPass,
+      notReplayed: report.notReplayed,
+      events: report.events.map(eventJson),
+    })),
+  };
+};
+
 /** archiveReplayCommand: `lineup replay --archive NAME …`. */
 export const archiveReplayCommand = async (flags: ArchiveReplayFlags, io: CliIo, seams: ArchiveReplaySeams = {}): Promise<number> => {
   const now = seams.now ?? Date.now;
@@ -226,8 +323,12 @@ export const archiveReplayCommand = async (flags: ArchiveReplayFlags, io: CliIo,
     if (final.state !== 'COMPLETED') throw new ArchiveReplayError(ArchiveReplayMessage.ended(request.replayName, final.state, final.reason));
     const keys = await jobSetsOf(store, request.jobSet);
     const reports = await reportsOnceSettled(store, keys, request, now, pollMs);
-    io.stdout(`${ArchiveReplayMessage.heading(request.replayName, new Date(request.range.from).toISOString(), new Date(request.range.to).toISOString())}\n`);
-    for (const report of reports) io.stdout(archiveReportText(report));
+    if (request.output === 'json') {
+      io.stdout(`${JSON.stringify(archiveReplayJson(request, target, reports), null, 2)}\n`);
+    } else {
+      io.stdout(`${ArchiveReplayMessage.heading(request.replayName, new Date(request.range.from).toISOString(), new Date(request.range.to).toISOString())}\n`);
+      for (const report of reports) io.stdout(archiveReportText(report));
+    }
     return reports.some((report) => report.different > 0) ? ExitCode.Invalid : ExitCode.Ok;
   } catch (error) {
     // A failed AWS call, or the table unreadable (the store's typed errors): one line, exit 2.

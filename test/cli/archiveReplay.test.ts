@@ -133,6 +133,57 @@ describe('cli/archiveReplay: lineup replay --archive against a recorded EventBri
     assert.equal(code, 0);
   });
 
+  it('--output json: the same report in a stable shape (format, the replay, a summary, each event beside its original pass, differences field by field), progress still on stderr', async () => {
+    // Arrange: one event decided the same, one differently (the original created a Job, the replay nothing), one not replayed.
+    const store = new MemoryCheckpointStore();
+    const createJob = { kind: 'CreateJob', target: 'train-driver-0', code: 'GateOpened', message: 'AnyOrder: no gate', digest: 'd1' };
+    const other = (event: JournalEvent): JournalEvent => ({ ...event, name: 'train-driver-1', resourceVersion: '12', time: T0 + 6_000 });
+    const third = (event: JournalEvent): JournalEvent => ({ ...event, name: 'train-driver-2', resourceVersion: '13', time: T0 + 7_000 });
+    await store.appendJournal(pass(T0 + 5_500));
+    await store.appendJournal({ ...pass(T0 + 6_500), triggers: [other(trigger())], actions: [createJob], reason: 'create the Jobs' });
+    await store.appendJournal({ ...pass(T0 + 7_500), triggers: [third(trigger())] });
+    await store.appendJournal(pass(T0 + 3_600_000, 'r1'));
+    await store.appendJournal({ ...pass(T0 + 3_600_100, 'r1'), triggers: [other(trigger('r1'))] });
+    // Act
+    const { code, io } = await run({ ...FLAGS, output: 'json' }, completing, store);
+    // Assess
+    assert.equal(code, 1);
+    assert.match(io.err.join(''), /r1 COMPLETED/);
+    const passOf = (at: number, actions: unknown[] = [], reason = 'nothing to do') => ({ at: new Date(at).toISOString(), reason, actions });
+    assert.deepEqual(JSON.parse(io.out.join('')), {
+      format: 'lineup.dev/archive-replay/v1',
+      replay: { name: 'r1', archive: 'LineupBusArchive', archiveArn: ARCHIVE_ARN, rule: RULE_ARN, from: '2026-01-01T12:00:00.000Z', to: '2026-01-01T12:10:00.000Z' },
+      summary: { jobSets: 1, events: 3, same: 1, different: 1, noOriginalPass: 0, notReplayed: 1 },
+      reports: [
+        {
+          jobSet: KEY,
+          same: 1,
+          different: 1,
+          noOriginalPass: 0,
+          notReplayed: 1,
+          events: [
+            { result: 'same', event: trigger('r1'), original: passOf(T0 + 5_500), replayed: passOf(T0 + 3_600_000) },
+            {
+              result: 'different',
+              event: other(trigger('r1')),
+              original: passOf(T0 + 6_500, [{ kind: 'CreateJob', target: 'train-driver-0', code: 'GateOpened', message: 'AnyOrder: no gate' }], 'create the Jobs'),
+              replayed: passOf(T0 + 3_600_100),
+              differences: ['kind', 'target', 'code', 'message', 'digest'].map((field) => ({ action: 1, field, original: createJob[field as keyof typeof createJob] })),
+            },
+            { result: 'not-replayed', event: third(trigger()), original: passOf(T0 + 7_500) },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('--output html is refused with --archive, before calling AWS', async () => {
+    const { code, io, calls } = await run({ ...FLAGS, output: 'html' }, completing);
+    assert.equal(code, 2);
+    assert.deepEqual(calls, []);
+    assert.equal(io.err.join(''), 'lineup replay: --output html is not available with --archive: expected text or json\n');
+  });
+
   it('uses --rule by name (DescribeRule on the archive\'s bus) or ARN as given', async () => {
     const byName = await run({ ...FLAGS, rule: 'my-rule' }, { ...completing, DescribeRule: () => aws({ Name: 'my-rule', Arn: 'arn:aws:events:eu-west-1:111122223333:rule/LineupBus0A1B2C3D/my-rule' }) });
     assert.deepEqual(byName.calls[1], { operation: 'DescribeRule', body: { Name: 'my-rule', EventBusName: 'LineupBus0A1B2C3D' } });

@@ -115,5 +115,46 @@ describe('end to end: lineup replay --archive on moto (forwarder → bus with ar
     assert.equal((same ?? 0) + (different ?? 0) + (noOriginal ?? 0), replayed.length, 'every replayed pass is in the report');
     assert.equal((same ?? 0) + (different ?? 0) + (notReplayed ?? 0), originals.filter((entry) => entry.triggers[0]?.time !== undefined).length, 'every original pass of the range is in the report');
     assert.equal(notReplayed, 0, 'moto replayed every archived event');
+
+    // --output json: a second replay of the same range, its report in the stable shape.
+    const json = capture();
+    const jsonCode = await archiveReplayCommand(
+      {
+        archive: ARCHIVE,
+        from: new Date(from).toISOString(),
+        to: new Date(to).toISOString(),
+        jobset: `${CLUSTER_ID}/story1/${s.name}`,
+        table: `lineup-${CLUSTER_ID}`,
+        region: moto.clientConfig.region,
+        rule: `lineup-${CLUSTER_ID}-reconciler`,
+        name: 'story1-replay-json',
+        timeout: '60s',
+        settle: '3s',
+        output: 'json',
+      },
+      json,
+      { events, store: pipeline.store, pollMs: 200 },
+    );
+    await pipeline.settle('the second replay delivered');
+    assert.equal(jsonCode, 1, json.err.join(''));
+    const report = JSON.parse(json.out.join('')) as {
+      format: string;
+      replay: { name: string; rule: string };
+      summary: { jobSets: number; events: number; same: number; different: number; noOriginalPass: number; notReplayed: number };
+      reports: { jobSet: unknown; events: { result: string; event: { kind: string; watchType: string; replayName?: string }; original?: { actions: { kind: string }[] }; replayed?: unknown; differences?: { action: number; field: string }[] }[] }[];
+    };
+    assert.equal(report.format, 'lineup.dev/archive-replay/v1');
+    assert.equal(report.replay.name, 'story1-replay-json');
+    assert.match(report.replay.rule, new RegExp(`rule/.*lineup-${CLUSTER_ID}-reconciler$`));
+    const replayedAgain = (await pipeline.store.listJournal(key)).filter((entry) => entry.replayName === 'story1-replay-json');
+    assert.equal(replayedAgain.length, forwarded.length, 'the second replay recorded one pass per event forwarded, too');
+    // The JSON counts what the text counted: the same events decide the same way against the same cluster.
+    assert.deepEqual(report.summary, { jobSets: 1, events: (same ?? 0) + (different ?? 0) + (noOriginal ?? 0), same, different, noOriginalPass: noOriginal, notReplayed: 0 });
+    assert.deepEqual(report.reports[0]?.jobSet, key);
+    const added = report.reports[0]?.events.find((event) => event.event.kind === 'JobSet' && event.event.watchType === 'ADDED');
+    assert.equal(added?.result, 'different');
+    assert.equal(added?.event.replayName, 'story1-replay-json');
+    assert.ok(added?.original?.actions.some((action) => action.kind === 'CreateJob'), 'the original pass created the Jobs');
+    assert.deepEqual(added?.differences?.[0], { action: 1, field: 'kind', original: added?.original?.actions[0]?.kind });
   });
 });
