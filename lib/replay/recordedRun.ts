@@ -114,7 +114,9 @@ const outsideActionsOf = (recording: Recording, observations: readonly Observati
       const later = now.get(job.metadata.uid ?? '');
       if (later !== undefined && later.metadata.deletionTimestamp === undefined) continue;
       const name = job.metadata.name ?? '';
-      const byTtl = isFinished(job) && job.spec.ttlSecondsAfterFinished !== undefined;
+      // It may have finished and been deleted between the two passes: judge by the latest state seen.
+      const latest = later ?? job;
+      const byTtl = isFinished(latest) && latest.spec.ttlSecondsAfterFinished !== undefined;
       if (!byTtl && !deletedByPlanner('DeleteJob', name, firstSeen.get(job.metadata.uid ?? '') ?? 0, index)) actions.push({ at, kind: 'deleteJob', job: name });
     }
   }

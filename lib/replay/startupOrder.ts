@@ -5,6 +5,7 @@
  * start re-evaluates the gate from the recorded startup form with its own few lines of counting.
  */
 import type { AwaitedStatus, StartupPolicySpec } from '../policy/types.ts';
+import { DeleteReason } from '../sim/constants.ts';
 import { TimelineType, type TimelineEntry } from '../sim/timeline.ts';
 
 /** OrderViolation: a Job that started while its gate was closed, and what the gate needed. */
@@ -22,7 +23,9 @@ type JobState = 'running' | 'ready' | 'succeeded' | 'failed';
  * firstOrderViolation: the first Job start in `timeline` (created unsuspended, or resumed) whose
  * gate under `spec` did not hold at that moment, or undefined when the order was kept. A Job
  * counts toward Ready once ready, succeeded or failed, toward Complete once succeeded; a deleted
- * or suspended Job (a restart, a suspended JobSet) counts no more.
+ * or suspended Job (a restart, a suspended JobSet) counts no more, except a finished Job deleted
+ * by its own ttlSecondsAfterFinished, which Lineup records and keeps counting (README, where
+ * Lineup differs from upstream).
  */
 export const firstOrderViolation = (spec: StartupPolicySpec, timeline: readonly TimelineEntry[]): OrderViolation | undefined => {
   const jobs = new Map<string, { replicatedJob: string; state: JobState }>();
@@ -69,7 +72,10 @@ export const firstOrderViolation = (spec: StartupPolicySpec, timeline: readonly 
       const unmet = gateOf(replicatedJob);
       if (unmet !== undefined) return { at: entry.at, job: name, replicatedJob, unmet };
       jobs.set(name, { replicatedJob, state: 'running' });
-    } else if (entry.type === TimelineType.JobDeleted) jobs.delete(name);
+    } else if (entry.type === TimelineType.JobDeleted) {
+      const finished = known?.state === 'succeeded' || known?.state === 'failed';
+      if (!(finished && entry.message === DeleteReason.TtlAfterFinished)) jobs.delete(name);
+    }
     // A suspended Job's pods are gone: it counts again only once resumed and ready.
     else if (entry.type === TimelineType.JobSuspended && (known?.state === 'running' || known?.state === 'ready')) jobs.delete(name);
     else if (known && entry.type === TimelineType.JobReady && known.state === 'running') known.state = 'ready';

@@ -9,7 +9,7 @@ import type { Job, JobSet } from '../../lib/jobset/schema.ts';
 import { plan } from '../../lib/plan/planner.ts';
 import { mulberry32, perturb, perturbedRun, type PlannerFactory } from '../../lib/replay/perturb.ts';
 import { recordedRunOf, type RecordedRun } from '../../lib/replay/recordedRun.ts';
-import { recordingOf, type Recording } from '../../lib/replay/recording.ts';
+import { observedOfPass, recordingOf, type Recording } from '../../lib/replay/recording.ts';
 import { EMPTY_BEHAVIOUR, type TimingOverrides } from '../../lib/sim/behaviour.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
 import { story2 } from '../reconcile/fixtures.ts';
@@ -264,6 +264,25 @@ describe('replay --perturb: what was done from outside the controller is re-enac
     const run = recordedRunOf(recording, 'rec.json');
     assert.deepEqual(run.outsideActions, []);
     assert.deepEqual(run.final, { terminalState: 'Failed', restarts: 1, suspended: false });
+    const report = perturb(run, seeds(20));
+    assert.equal(report.failure, undefined, report.failure?.problem);
+  });
+
+  it('nor is a Job deleted by its own ttlSecondsAfterFinished, even when it finished and went between two passes', async () => {
+    // Arrange: the message queue's Job succeeds 5 s after its resume and its TTL (0 s) deletes it at once.
+    const jobSet = story2();
+    const replicatedJobs = (jobSet.spec.replicatedJobs ?? []).map((replicatedJob) =>
+      replicatedJob.name === 'messagequeue' ? { ...replicatedJob, template: { ...replicatedJob.template, spec: { ...replicatedJob.template.spec, ttlSecondsAfterFinished: 0 } } } : replicatedJob,
+    );
+    const recording = await recordFine(80, undefined, { jobSet: { ...jobSet, spec: { ...jobSet.spec, replicatedJobs } }, jobs: { [`${NAME}-messagequeue-0`]: { succeedAfter: 5_000 } } });
+    const observedNames = recording.passes.map((_, index) => {
+      const observed = observedOfPass(recording, index);
+      return typeof observed === 'string' ? [] : observed.jobs.map((job) => job.metadata.name);
+    });
+    assert.ok(observedNames.some((names) => names.includes(`${NAME}-messagequeue-0`)) && observedNames.at(-1)?.includes(`${NAME}-messagequeue-0`) === false, 'the TTL deleted the Job');
+    const run = recordedRunOf(recording, 'rec.json');
+    assert.deepEqual(run.outsideActions, []);
+    assert.deepEqual(run.final, { terminalState: 'Completed', restarts: 0, suspended: false });
     const report = perturb(run, seeds(20));
     assert.equal(report.failure, undefined, report.failure?.problem);
   });

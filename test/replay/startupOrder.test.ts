@@ -29,6 +29,15 @@ describe('replay/startupOrder: did a Job start before its gate held?', () => {
     assert.equal(firstOrderViolation(inOrder, restarted)?.unmet, 'InOrder needs driver Ready 2/2, had 1/2');
   });
 
+  it('a finished driver deleted by its own ttlSecondsAfterFinished still counts (Lineup records it); one deleted otherwise does not', () => {
+    const ttl = (at: number, job: string): TimelineEntry => ({ ...event(at, 'JobDeleted', job, 'driver'), message: 'ttlSecondsAfterFinished expired' });
+    const finished = [...drivers, event(1000, 'JobSucceeded', 'd-0', 'driver'), event(1000, 'JobReady', 'd-1', 'driver')];
+    assert.equal(firstOrderViolation(inOrder, [...finished, ttl(1000, 'd-0'), event(2000, 'JobResumed', 'w-0', 'worker')]), undefined);
+    // A running Job has no TTL to expire; a finished one deleted by someone else (or a restart) is gone.
+    assert.equal(firstOrderViolation(inOrder, [...drivers, event(1000, 'JobReady', 'd-0', 'driver'), event(1000, 'JobReady', 'd-1', 'driver'), ttl(1500, 'd-0'), event(2000, 'JobResumed', 'w-0', 'worker')])?.unmet, 'InOrder needs driver Ready 2/2, had 1/2');
+    assert.equal(firstOrderViolation(inOrder, [...finished, event(1500, 'JobDeleted', 'd-0', 'driver'), event(2000, 'JobResumed', 'w-0', 'worker')])?.unmet, 'InOrder needs driver Ready 2/2, had 1/2');
+  });
+
   it('dependsOn Complete needs every replica succeeded; ordered rules gate on every earlier rule; AnyOrder never fails', () => {
     const dependsOn: StartupPolicySpec = { form: 'DependsOn', replicatedJobs: [{ name: 'init', replicas: 1 }, { name: 'main', replicas: 1, dependsOn: [{ name: 'init', status: 'Complete' }] }] };
     const readyOnly = [created(0, 'i-0', 'init', false), created(0, 'm-0', 'main', true), event(1000, 'JobReady', 'i-0', 'init'), event(1000, 'JobResumed', 'm-0', 'main')];
