@@ -13,6 +13,7 @@
 import { parseArgs } from 'node:util';
 import { renderColdStartFigures, runColdStartBench } from './coldStart.ts';
 import { renderCostFigures, runCostBench } from './cost.ts';
+import { renderJournalSizeFigures, runJournalSizeBench } from './journalSize.ts';
 import { runForwarderBench } from './forwarder.ts';
 import { DEFAULT_JOBSETS, renderPipelineFigures, runPipelineBench } from './pipeline.ts';
 import { runPlannerBench } from './planner.ts';
@@ -36,12 +37,13 @@ const started = Date.now();
 // The in-process benchmarks first, while nothing else runs; then the ones that start servers.
 // simulate first: its peak RSS is the process's, which the planner's largest case would set.
 const simulate = runSimulateBench();
+const journal = await runJournalSizeBench();
 const planner = runPlannerBench();
 const forwarder = await runForwarderBench();
 const coldStart = values['skip-cold-start'] ? undefined : runColdStartBench();
 const pipeline = values['skip-pipeline'] ? undefined : await runPipelineBench({ jobSets });
 const cost = runCostBench(pipeline?.countsFile);
-const figures = { planner, simulate, forwarder, coldStart, pipeline, cost, wallMs: Date.now() - started };
+const figures = { planner, simulate, journal, forwarder, coldStart, pipeline, cost, wallMs: Date.now() - started };
 
 if (values.json) console.log(JSON.stringify(figures, null, 2));
 else {
@@ -54,6 +56,7 @@ else {
   for (const f of figures.simulate) {
     console.log(`simulate ${f.size} InOrder (${f.jobs} jobs): ${f.wallMs} ms wall, ${f.passes} passes, peak RSS ${f.peakRssMiB} MiB`);
   }
+  console.log(renderJournalSizeFigures(journal).join('\n'));
   if (coldStart !== undefined) console.log(renderColdStartFigures(coldStart).join('\n'));
   if (pipeline !== undefined) console.log(renderPipelineFigures(pipeline).join('\n'));
   console.log(renderCostFigures(cost).join('\n'));

@@ -44,7 +44,7 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--until <duration>', `stop at this virtual time, or ${UNTIL_NEVER_HELP}`, '1h')
     .option('--behaviour <file>', 'when Jobs become ready, succeed or fail, and outside actions (as for simulate)')
     .option('--verbose', 'print every log line of the pipeline')
-    .option('--state-dir <dir>', 'keep the journal here, as lineup run does, for lineup history, export and replay (cluster id: demo)')
+    .option('--state-dir <dir>', 'keep the journal here, as lineup run does, for lineup history, export and replay (cluster id: local)')
     .addHelpText('after', '\nExit codes: 0 ran; 1 a JobSet was rejected (the others still ran); 2 unusable input.')
     .action(async (files: string[], options: { speed: string; until: string; behaviour?: string; verbose?: boolean; stateDir?: string }) =>
       exit(await runDemoCommand(files, options, io)),
