@@ -31,7 +31,7 @@
  * counts are written in infra/cost/report.ts's format. Makes no assertions.
  *
  * The parts, under bench/pipeline/: story.ts (the JobSets), kubeClient.ts (the bench's own
- * requests, as the admin), jobController.ts (the Job-controller stand-in), counting.ts (every
+ * requests, as the admin, over kept-alive connections), jobController.ts (the Job-controller stand-in), counting.ts (every
  * AWS SDK call counted by a middleware on the pipeline's clients), timeline.ts (the audit log:
  * who, when, per startup), phase.ts (one phase and its figures), statusComparison.ts, figures.ts
  * (the shapes) and report.ts (the text). The servers, Lineup's pipeline and the upstream
@@ -105,6 +105,7 @@ export const runPipelineBench = async (options: PipelineBenchOptions = {}): Prom
   let pipeline: Pipeline | undefined;
   let upstream: UpstreamController | undefined;
   let standIn: JobControllerStandIn | undefined;
+  let client: BenchKubeClient | undefined;
   const counter = new CallCounter();
   try {
     progress(`starting kube-apiserver (every request audited), moto, dynalite, Lineup's pipeline and upstream ${binary.version}`);
@@ -123,7 +124,7 @@ export const runPipelineBench = async (options: PipelineBenchOptions = {}): Prom
       instrument: (clients) => counter.attach(clients),
     });
     upstream = await startUpstreamController(kube);
-    const client = new BenchKubeClient(kube);
+    client = new BenchKubeClient(kube);
     for (const namespace of Object.values(NAMESPACE)) await client.createNamespace(namespace);
 
     const base = story2Manifest();
@@ -191,6 +192,7 @@ export const runPipelineBench = async (options: PipelineBenchOptions = {}): Prom
     };
   } finally {
     await standIn?.stop();
+    client?.close();
     await pipeline?.stop();
     await upstream?.stop();
     await moto?.stop();
