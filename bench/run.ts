@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: runs every benchmark and prints its figures (`-- --json` for machine-readable
- * output). The pipeline benchmark starts real servers — kube-apiserver and etcd, moto, the upstream
+ * output: every figure, and a `summary` of the headline ones in a shape that stays the same,
+ * bench/summary.ts). The pipeline benchmark starts real servers — kube-apiserver and etcd, moto, the upstream
  * JobSet controller — and builds them first on a fresh clone (several minutes; progress on stderr).
  *
  *   npm run bench -- [--json] [--jobsets N] [--skip-pipeline] [--skip-cold-start]
@@ -18,6 +19,7 @@ import { runForwarderBench } from './forwarder.ts';
 import { DEFAULT_JOBSETS, renderPipelineFigures, runPipelineBench } from './pipeline.ts';
 import { runPlannerBench } from './planner.ts';
 import { runSimulateBench } from './simulate.ts';
+import { buildSummary } from './summary.ts';
 
 const { values } = parseArgs({
   options: {
@@ -43,7 +45,8 @@ const forwarder = await runForwarderBench();
 const coldStart = values['skip-cold-start'] ? undefined : runColdStartBench();
 const pipeline = values['skip-pipeline'] ? undefined : await runPipelineBench({ jobSets });
 const cost = runCostBench(pipeline?.countsFile);
-const figures = { planner, simulate, journal, forwarder, coldStart, pipeline, cost, wallMs: Date.now() - started };
+const summary = buildSummary({ pipeline, coldStart, cost });
+const figures = { summary, planner, simulate, journal, forwarder, coldStart, pipeline, cost, wallMs: Date.now() - started };
 
 if (values.json) console.log(JSON.stringify(figures, null, 2));
 else {

@@ -246,6 +246,15 @@ export interface PipelineOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** The rule pattern and redrive count to deploy: `await synthesizedRule()`, the stack's own. */
   readonly rule: RuleSource;
+  /** Called with the pipeline's AWS clients before their first call, e.g. to add a middleware that counts calls (the benchmark's). */
+  readonly instrument?: (clients: PipelineClients) => void;
+}
+
+/** PipelineClients: the AWS SDK clients every part of the pipeline sends through. */
+export interface PipelineClients {
+  readonly events: EventBridgeClient;
+  readonly sqs: SQSClient;
+  readonly dynamo: DynamoDBClient;
 }
 
 /** PassRecord: one reconcile pass, as onPass saw it. */
@@ -318,6 +327,7 @@ export class Pipeline {
     const events = new EventBridgeClient(options.moto.clientConfig);
     const sqs = new SQSClient(options.moto.clientConfig);
     const dynamo = new DynamoDBClient(options.dynamo.clientConfig);
+    options.instrument?.({ events, sqs, dynamo });
     const prefix = `lineup-${options.clusterId}`;
     const busName = prefix;
     const { rule } = options;

@@ -11,7 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { request as httpRequestRaw, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequestRaw, type Agent, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequestRaw } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -153,6 +153,8 @@ export interface HttpRequestOptions {
   readonly insecure?: boolean;
   /** @default 5000 */
   readonly timeoutMs?: number;
+  /** An agent whose connections are kept alive and reused (an https.Agent for https). @default a new connection per request */
+  readonly agent?: Agent;
 }
 
 /** HttpResponse: status, headers and the whole body as text. */
@@ -182,7 +184,7 @@ export const httpRequest = (url: string, options: HttpRequestOptions = {}): Prom
         headers,
         timeout: options.timeoutMs ?? 5_000,
         ...(target.protocol === 'https:' ? { ca: options.ca, rejectUnauthorized: options.insecure !== true } : {}),
-        agent: false,
+        agent: options.agent ?? false,
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -1,0 +1,107 @@
+/**
+ * The final status of each Lineup JobSet beside its upstream twin: every difference, grouped, with
+ * its verdict — documented (a README row), timing (the same rule on both sides), or not documented.
+ */
+import { ConditionType } from '../../lib/constants.ts';
+import type { StatusDifference, Verdict } from './figures.ts';
+import { isObject, type JsonObject } from './story.ts';
+
+/** StatusView: the parts of a JobSet's final status that are compared. */
+type StatusView = Map<string, string>;
+
+/** statusView: field → value — replicatedJobsStatus counters, each condition's status/reason and message, terminalState, restarts. */
+const statusView = (jobSet: JsonObject | undefined): StatusView => {
+  const view: StatusView = new Map();
+  const status = isObject(jobSet?.status) ? jobSet.status : {};
+  for (const rjob of Array.isArray(status.replicatedJobsStatus) ? status.replicatedJobsStatus.filter(isObject) : []) {
+    for (const counter of ['ready', 'succeeded', 'failed', 'active', 'suspended']) view.set(`replicatedJobsStatus[${String(rjob.name)}].${counter}`, String(rjob[counter] ?? 0));
+  }
+  for (const condition of Array.isArray(status.conditions) ? status.conditions.filter(isObject) : []) {
+    view.set(`conditions[${String(condition.type)}]`, `${String(condition.status)} ${String(condition.reason ?? '')}`);
+    view.set(`conditions[${String(condition.type)}].message`, JSON.stringify(condition.message ?? ''));
+  }
+  for (const field of ['terminalState', 'restarts', 'restartsCountTowardsMax']) {
+    if (status[field] !== undefined) view.set(field, String(status[field]));
+  }
+  return view;
+};
+
+/** PairContext: what is known about the pair a difference comes from. */
+interface PairContext {
+  /** The side finished (Completed) while its StartupPolicyCompleted was never written: its controller first saw the last stage's Jobs after they had succeeded. */
+  readonly lineupFinishedFirst: boolean;
+  readonly upstreamFinishedFirst: boolean;
+}
+
+/** Explanation: a verdict and the differences it covers. */
+interface Explanation {
+  readonly verdict: Verdict;
+  readonly explains: (field: string, context: PairContext) => boolean;
+}
+
+/** STARTUP_CONDITIONS: the conditions the InOrder walk writes. */
+const STARTUP_CONDITIONS = [ConditionType.StartupPolicyInProgress, ConditionType.StartupPolicyCompleted].map((type) => `conditions[${type}]`);
+
+/**
+ * EXPLANATIONS: the README's "Where Lineup differs from upstream" rows a final-status difference
+ * can come from, and the one timing effect both controllers share. A difference none explains
+ * is reported as not documented.
+ */
+const EXPLANATIONS: readonly Explanation[] = [
+  {
+    verdict: {
+      kind: 'timing',
+      why:
+        'same rule in both controllers — a JobSet whose Jobs all succeeded before its controller saw the last stage ready goes to Completed without ' +
+        'StartupPolicyCompleted, leaving StartupPolicyInProgress True (upstream jobset_controller.go reconcile: executeSuccessPolicy returns before ' +
+        'reconcileReplicatedJobs writes the startup conditions); one side was slower than COMPLETE_AFTER_MS here',
+    },
+    explains: (field, context) => context.lineupFinishedFirst !== context.upstreamFinishedFirst && STARTUP_CONDITIONS.some((condition) => field.startsWith(condition)),
+  },
+  {
+    verdict: {
+      kind: 'documented',
+      why: 'README row "conditions only for InOrder" → "StartupPolicyInProgress/Completed for InOrder (upstream reasons) …; the user sees what is awaited": Lineup\'s messages say what is awaited',
+    },
+    explains: (field) => STARTUP_CONDITIONS.some((condition) => field === `${condition}.message`),
+  },
+  {
+    verdict: { kind: 'documented', why: 'README row "InOrder keeps Suspended=True until the whole resume walk is done" → "Suspended turns False on resume"' },
+    explains: (field) => field.startsWith(`conditions[${ConditionType.Suspended}]`),
+  },
+];
+
+/** finishedFirst: Completed, but StartupPolicyCompleted never written (see EXPLANATIONS). */
+const finishedFirst = (view: StatusView): boolean => view.get(`conditions[${ConditionType.Completed}]`)?.startsWith('True') === true && !view.has(`conditions[${ConditionType.StartupPolicyCompleted}]`);
+
+/** compareStatuses: every difference between twin JobSets' final status, grouped by field, values and verdict. */
+export const compareStatuses = (lineup: ReadonlyMap<string, JsonObject>, upstream: ReadonlyMap<string, JsonObject>): StatusDifference[] => {
+  const groups = new Map<string, { field: string; lineup: string; upstream: string; verdict: Verdict; names: string[] }>();
+  for (const [name, ours] of lineup) {
+    const mine = statusView(ours);
+    const theirs = statusView(upstream.get(name));
+    const context: PairContext = { lineupFinishedFirst: finishedFirst(mine), upstreamFinishedFirst: finishedFirst(theirs) };
+    for (const field of new Set([...mine.keys(), ...theirs.keys()])) {
+      const a = mine.get(field) ?? '(absent)';
+      const b = theirs.get(field) ?? '(absent)';
+      if (a === b) continue;
+      // A condition absent on one side is one difference, not two (its message follows it).
+      if (field.endsWith('.message') && (a === '(absent)' || b === '(absent)')) continue;
+      const verdict = EXPLANATIONS.find((explanation) => explanation.explains(field, context))?.verdict ?? { kind: 'not documented' };
+      const key = JSON.stringify([field, a, b, verdict.kind]);
+      const group = groups.get(key) ?? { field, lineup: a, upstream: b, verdict, names: [] };
+      group.names.push(name);
+      groups.set(key, group);
+    }
+  }
+  return [...groups.values()]
+    .sort((x, y) => x.field.localeCompare(y.field) || y.names.length - x.names.length)
+    .map((group) => ({
+      field: group.field,
+      lineup: group.lineup,
+      upstream: group.upstream,
+      jobSets: group.names.length,
+      examples: group.names.sort().slice(0, 3),
+      verdict: group.verdict,
+    }));
+};

@@ -1,0 +1,75 @@
+/**
+ * The JobSets the pipeline benchmark runs: KEP-104 story 2 (messagequeue → driver → worker,
+ * InOrder), the same spec in both controllers' namespaces but for managedBy.
+ */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { repoPath } from '../../test/repoFiles.ts';
+
+/** STORY: the example JobSet, KEP-104 story 2. */
+export const STORY = 'examples/story2-messagequeue-driver-worker.yaml';
+/** NAMESPACE: where each controller's JobSets live. */
+export const NAMESPACE = { lineup: 'lineup', upstream: 'upstream' } as const;
+
+/** Controller: which of the two controllers. */
+export type Controller = keyof typeof NAMESPACE;
+export type JsonObject = Record<string, unknown>;
+
+/** Stage: a replicatedJob in startup order and its Job count. */
+export interface Stage {
+  readonly name: string;
+  readonly jobs: number;
+}
+
+export const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** jobKey: `namespace/name`. */
+export const jobKey = (namespace: string | undefined, name: string | undefined): string => `${namespace ?? ''}/${name ?? ''}`;
+
+/**
+ * story2Manifest: KEP-104 story 2 with upstream's webhook defaults written out (as
+ * test/integration/upstream/upstream.test.ts does: upstream runs without its webhooks here), the
+ * same for both controllers but for managedBy.
+ */
+export const story2Manifest = (): JsonObject => {
+  const manifest: unknown = parse(readFileSync(repoPath(STORY), 'utf8'));
+  if (!isObject(manifest) || !isObject(manifest.spec) || !Array.isArray(manifest.spec.replicatedJobs)) throw new Error(`${STORY} is not a JobSet`);
+  const { managedBy: _managedBy, ...spec } = manifest.spec;
+  return {
+    ...manifest,
+    spec: {
+      ...spec,
+      // What upstream's mutating webhook (pkg/webhooks/jobset_webhook.go Default) would add.
+      successPolicy: { operator: 'All' },
+      network: { enableDNSHostnames: true, publishNotReadyAddresses: true },
+      replicatedJobs: (spec.replicatedJobs as JsonObject[]).map((rjob) => {
+        const template = rjob.template as JsonObject;
+        const jobSpec = template.spec as JsonObject;
+        const podTemplate = jobSpec.template as JsonObject;
+        const podSpec = podTemplate.spec as JsonObject;
+        return { ...rjob, template: { ...template, spec: { ...jobSpec, completionMode: 'Indexed', template: { ...podTemplate, spec: { restartPolicy: 'OnFailure', ...podSpec } } } } };
+      }),
+    },
+  };
+};
+
+/** manifestFor: the story under `name` in `controller`'s namespace, managed by it. */
+export const manifestFor = (base: JsonObject, controller: Controller, name: string): JsonObject => ({
+  ...base,
+  metadata: { name, namespace: NAMESPACE[controller] },
+  spec: controller === 'lineup' ? { ...(base.spec as JsonObject), managedBy: DEFAULT_CONTROLLER_NAME } : base.spec,
+});
+
+/** stagesOf: the replicatedJob names in order and their Job counts. */
+export const stagesOf = (manifest: JsonObject): Stage[] =>
+  ((manifest.spec as JsonObject).replicatedJobs as JsonObject[]).map((rjob) => ({ name: String(rjob.name), jobs: Number(rjob.replicas ?? 1) }));
+
+/** jobSetName: the i-th JobSet of the burst. */
+export const jobSetName = (index: number): string => `story2-${String(index).padStart(3, '0')}`;
+
+/** soloJobSetName: the i-th JobSet started one at a time. */
+export const soloJobSetName = (index: number): string => `solo-${index}`;
+
+/** jobsOf: the names of a stage's Jobs (upstream's `<jobset>-<replicatedJob>-<index>`). */
+export const jobsOf = (jobSet: string, stage: Stage): string[] => Array.from({ length: stage.jobs }, (_, index) => `${jobSet}-${stage.name}-${index}`);
