@@ -82,7 +82,7 @@ describe('a real control plane minus kubelet', { timeout: COLD_START_TIMEOUT_MS 
   let namespaces = 0;
 
   before(
-    async () => {
+    async (t) => {
       kube = await startKubeApiServer({ installJobSetCrd: false });
       try {
         controlPlane = await startControlPlane(kube);
@@ -90,7 +90,7 @@ describe('a real control plane minus kubelet', { timeout: COLD_START_TIMEOUT_MS 
         await kube.stop();
         throw error;
       }
-      process.stderr.write(`control plane ready in ${controlPlane.startToReadyMs} ms (kube-apiserver: ${kube.startToReadyMs} ms)\n`);
+      t.diagnostic(`control plane ready in ${controlPlane.startToReadyMs} ms (kube-apiserver before it: ${kube.startToReadyMs} ms)`);
       batch = kube.kubeConfig('admin').makeApiClient(BatchV1Api);
       core = kube.kubeConfig('admin').makeApiClient(CoreV1Api);
     },

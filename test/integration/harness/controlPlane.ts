@@ -35,6 +35,8 @@ export const PodAnnotation = {
   FinishAfter: 'lineup.test/finish-after',
   /** How the Pod ends: 'Succeeded' (the default), 'Failed' (exit code 1), or 'Running' (never ends by itself). */
   Outcome: 'lineup.test/outcome',
+  /** 'true' keeps the Pod Pending until the annotation changes (see `setPodBehaviour`). */
+  Hold: 'lineup.test/hold',
 } as const;
 
 /** PodOutcome: the values of PodAnnotation.Outcome. */
@@ -42,6 +44,8 @@ export type PodOutcome = 'Succeeded' | 'Failed' | 'Running';
 
 /** PodBehaviour: how a Pod on the kwok node behaves; each field left out takes kwok's default. */
 export interface PodBehaviour {
+  /** Stay Pending (true) until released (false). */
+  readonly held?: boolean;
   readonly readyAfterMs?: number;
   readonly finishAfterMs?: number;
   readonly outcome?: PodOutcome;
@@ -54,10 +58,29 @@ export interface PodBehaviour {
  * template: { metadata: { annotations: podAnnotations({ readyAfterMs: 500, outcome: 'Failed' }) }, spec }
  */
 export const podAnnotations = (behaviour: PodBehaviour): Record<string, string> => ({
+  ...(behaviour.held === undefined ? {} : { [PodAnnotation.Hold]: String(behaviour.held) }),
   ...(behaviour.readyAfterMs === undefined ? {} : { [PodAnnotation.ReadyAfter]: `${behaviour.readyAfterMs}ms` }),
   ...(behaviour.finishAfterMs === undefined ? {} : { [PodAnnotation.FinishAfter]: `${behaviour.finishAfterMs}ms` }),
   ...(behaviour.outcome === undefined ? {} : { [PodAnnotation.Outcome]: behaviour.outcome }),
 });
+
+/**
+ * setPodBehaviour: changes a running Pod's behaviour (merge-patches its annotations), e.g. to
+ * release a held Pod or to let a Pod that would run for ever succeed now; kwok re-evaluates the
+ * Pod's Stages on the change. Throws when the patch is refused (a Pod already gone: 404).
+ *
+ * @example
+ * await setPodBehaviour(kube, 'default', 'job-abc12', { held: false, outcome: 'Succeeded', finishAfterMs: 0 });
+ */
+export const setPodBehaviour = async (kube: KubeServer, namespace: string, pod: string, behaviour: PodBehaviour): Promise<void> => {
+  const response = await kube.request(
+    'PATCH',
+    `/api/v1/namespaces/${namespace}/pods/${pod}`,
+    { metadata: { annotations: podAnnotations(behaviour) } },
+    { contentType: 'application/merge-patch+json' },
+  );
+  if (response.status !== 200) throw new Error(`setting the behaviour of pod ${namespace}/${pod} answered HTTP ${response.status}: ${response.body.slice(0, 500)}`);
+};
 
 /** CONTROLLERS: kube-controller-manager's controllers that run (--controllers); every other one is off. */
 export const CONTROLLERS = ['job-controller', 'ttl-after-finished-controller', 'garbage-collector-controller'] as const;

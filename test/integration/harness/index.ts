@@ -52,6 +52,7 @@ export {
   PodAnnotation,
   ensureControlPlaneBinaries,
   podAnnotations,
+  setPodBehaviour,
   startControlPlane,
   type ControlPlane,
   type ControlPlaneBinaries,

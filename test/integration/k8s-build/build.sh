@@ -79,7 +79,10 @@ if ! flock -n 9; then
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/lineup-k8s-build.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# A build this script started must not outlive it (an interrupted setup would leave go running).
+go_pid=
+trap '[[ -n $go_pid ]] && kill "$go_pid" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 
 # run_go LABEL DIR PRODUCED OUT SUMS -- GO_ARGS...: runs `go GO_ARGS...` in DIR, which writes
 # the binary to PRODUCED, then moves it to OUT (so a cached OUT is always complete), printing a
@@ -90,16 +93,19 @@ run_go() {
   shift 6
   local build_log="$work/$label.log" started=$SECONDS
   log "$label: go $1 (CGO_ENABLED=0; a cold build takes minutes, progress every 30 s)"
-  (cd "$dir" && CGO_ENABLED=0 go "$@") >"$build_log" 2>&1 &
+  (cd "$dir" && CGO_ENABLED=0 exec go "$@") >"$build_log" 2>&1 &
   local pid=$!
+  go_pid=$pid
   while kill -0 "$pid" 2>/dev/null; do
     for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
     kill -0 "$pid" 2>/dev/null && log "$label: still building, $(grep -c -v '^go: ' "$build_log" || true) packages so far, $((SECONDS - started))s"
   done
   if ! wait "$pid"; then
+    go_pid=
     tail -n 40 "$build_log" >&2
     die "$label: go $* failed after $((SECONDS - started))s (log tail above)"
   fi
+  go_pid=
   [[ -x $produced ]] || die "$label: go $1 succeeded but wrote no $produced"
   mkdir -p "$(dirname "$out")"
   mv "$produced" "$out.tmp"
