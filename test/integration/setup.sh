@@ -8,6 +8,9 @@
 #    flock; installs Debian's python3-venv with apt-get only if venv is unusable;
 # 2. builds kube-apiserver and etcd into ~/.cache/lineup/k8s (k8s-build/build.sh; about 4 min
 #    cold on 2 cores, 2.4 GB GOCACHE + 0.8 GB GOMODCACHE), unless KUBEBUILDER_ASSETS is set;
+#    then the control plane minus kubelet that runs on it (harness/controlPlane.ts):
+#    kube-controller-manager and kube-scheduler from the same wrapper module, and kwok with
+#    go install, into the same cache (see the README's Tests section for their cold cost);
 # 3. creates moto's virtualenv in ~/.cache/lineup/moto-<version> (pip; about 35 s cold);
 # 4. installs Debian's chromium with apt-get when no Chromium is on PATH (the drawn timeline's
 #    tests load the page in it headless; about a minute cold). $LINEUP_CHROMIUM names another.
@@ -53,6 +56,11 @@ else
   test/integration/k8s-build/build.sh >/dev/null
   step "kube-apiserver + etcd: ready ($((SECONDS - step_started))s)"
 fi
+
+step "kube-controller-manager + kube-scheduler + kwok: finding or building them (a cold build takes minutes)"
+step_started=$SECONDS
+test/integration/k8s-build/build.sh kube-controller-manager kube-scheduler kwok >/dev/null
+step "kube-controller-manager + kube-scheduler + kwok: ready ($((SECONDS - step_started))s)"
 
 step "moto: finding or creating its virtualenv"
 step_started=$SECONDS

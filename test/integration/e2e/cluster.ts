@@ -1,22 +1,25 @@
 /**
  * The cluster side of the end-to-end scenarios: a kube-apiserver where Lineup's user holds
- * exactly the shipped ClusterRoles (infra/manifests/clusterrole.yaml), and the test's stand-ins
- * for the controllers that do not run — the Job controller (status written through the status
- * subresource, as upstream JobSet's integration tests do), the TTL-after-finished controller and
- * the garbage collector — plus compact views of a JobSet's progress for assertions.
+ * exactly the shipped ClusterRoles (infra/manifests/clusterrole.yaml), plus compact views of a
+ * JobSet's progress for assertions. Either the real control plane minus kubelet runs on it
+ * (`startE2eCluster({ controlPlane: true })`, harness/controlPlane.ts: the Job controller, the
+ * TTL-after-finished controller, the garbage collector, the scheduler and a kwok node; every Pod
+ * of a scenario's JobSet is held Pending and runs for ever until the test releases it), or the
+ * test stands in for those controllers: Job status written through the status subresource, as
+ * upstream JobSet's integration tests do.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
 import { parse, parseAllDocuments } from 'yaml';
 import { DEFAULT_CONTROLLER_NAME, Label } from '../../../lib/constants.ts';
 import { JobSchema, JobSetSchema } from '../../../lib/jobset/schema.ts';
 import type { Condition, Job, JobSet, JobStatus } from '../../../lib/jobset/schema.ts';
 import { KubeResource } from '../../../lib/k8s/gateway.ts';
 import { examplePath } from '../../repoFiles.ts';
-import { LINEUP_GROUP, startKubeApiServer } from '../harness/index.ts';
-import type { KubeServer, KubeServerOptions } from '../harness/index.ts';
+import { LINEUP_GROUP, podAnnotations, setPodBehaviour, startControlPlane, startKubeApiServer } from '../harness/index.ts';
+import type { ControlPlane, KubeServer, KubeServerOptions, PodBehaviour } from '../harness/index.ts';
 import { withRestartableApiServer, type RestartableKubeServer } from '../harness/restartApiServer.ts';
 import { Admin, eventually, grantLineupAccess, nowSeconds } from '../k8s/support.ts';
 
@@ -75,17 +78,37 @@ export interface E2eCluster {
   readonly rbac: RbacSource;
   readonly admin: Admin;
   readonly jobs: JobController;
+  /** The real control plane minus kubelet, when started with `controlPlane: true`. */
+  readonly controlPlane: ControlPlane | undefined;
+  /** Stops the control plane (if any), then the API server. */
+  stop(): Promise<void>;
 }
 
-/** startE2eCluster: kube-apiserver (restartable) with the JobSet CRD and the shipped RBAC bound to Lineup's user. */
-export const startE2eCluster = async (options: KubeServerOptions = {}): Promise<E2eCluster> => {
-  const kube = withRestartableApiServer(await startKubeApiServer(options));
+/** E2eClusterOptions: the API server's options, and whether the real control plane runs on it. */
+export interface E2eClusterOptions extends KubeServerOptions {
+  /** Run kube-controller-manager, kube-scheduler and kwok (harness/controlPlane.ts). @default false */
+  readonly controlPlane?: boolean;
+}
+
+/**
+ * startE2eCluster: kube-apiserver (restartable) with the JobSet CRD and the shipped RBAC bound
+ * to Lineup's user, and with `controlPlane: true` the real control plane minus kubelet on it.
+ */
+export const startE2eCluster = async (options: E2eClusterOptions = {}): Promise<E2eCluster> => {
+  const { controlPlane: withControlPlane = false, ...kubeOptions } = options;
+  const kube = withRestartableApiServer(await startKubeApiServer(kubeOptions));
+  let controlPlane: ControlPlane | undefined;
+  const stop = async (): Promise<void> => {
+    await controlPlane?.stop();
+    await kube.stop();
+  };
   try {
     const rbac = await bindShippedRoles(kube);
     const admin = new Admin(kube);
-    return { kube, rbac, admin, jobs: new JobController(kube, admin) };
+    if (withControlPlane) controlPlane = await startControlPlane(kube);
+    return { kube, rbac, admin, jobs: new JobController(kube, admin, controlPlane), controlPlane, stop };
   } catch (error) {
-    await kube.stop();
+    await stop();
     throw error;
   }
 };
@@ -98,6 +121,28 @@ export const asCreated = (jobSet: JobSet, name?: string): JobSet => {
   const { uid: _uid, resourceVersion: _rv, ...metadata } = jobSet.metadata;
   return { ...jobSet, metadata: { ...metadata, ...(name === undefined ? {} : { name }) } };
 };
+
+/** HELD_FOR_EVER: the Pods of a scenario on the real control plane: Pending until released, then running until told to end. */
+export const HELD_FOR_EVER: PodBehaviour = { held: true, outcome: 'Running' };
+
+/** withPodBehaviour: `jobSet` with `behaviour`'s annotations on every replicatedJob's pod template. */
+export const withPodBehaviour = (jobSet: JobSet, behaviour: PodBehaviour): JobSet => ({
+  ...jobSet,
+  spec: {
+    ...jobSet.spec,
+    replicatedJobs: jobSet.spec.replicatedJobs?.map((replicatedJob) => {
+      const jobSpec = replicatedJob.template.spec;
+      const metadata = jobSpec.template.metadata;
+      return {
+        ...replicatedJob,
+        template: {
+          ...replicatedJob.template,
+          spec: { ...jobSpec, template: { ...jobSpec.template, metadata: { ...metadata, annotations: { ...metadata?.annotations, ...podAnnotations(behaviour) } } } },
+        },
+      };
+    }),
+  },
+});
 
 /**
  * exampleJobSet: an example of examples/ under a new name, managed by Lineup
@@ -150,22 +195,67 @@ const upsertCondition = (conditions: readonly Condition[] | undefined, condition
   return [...others, condition];
 };
 
+/** POD_STEP_TIMEOUT_MS: how long the real controllers may take to show a released Pod's change in its Job. */
+const POD_STEP_TIMEOUT_MS = 30_000;
+
 /**
- * JobController: what the Job controller, the TTL-after-finished controller and the garbage
- * collector would do, done by the admin. Status writes replace `.status` whole through the
- * status subresource, the way upstream JobSet's integration tests fake Job progress.
+ * JobController: without a control plane, what the Job controller, the TTL-after-finished
+ * controller and the garbage collector would do, done by the admin: status writes replace
+ * `.status` whole through the status subresource, the way upstream JobSet's integration tests
+ * fake Job progress. With the real control plane, `markReady` and `markComplete` act on the
+ * Job's Pods instead (see releasePods) and the real Job controller writes the status.
  */
 export class JobController {
   private readonly kube: KubeServer;
   private readonly admin: Admin;
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
+  private readonly controlPlane: ControlPlane | undefined;
 
-  constructor(kube: KubeServer, admin: Admin) {
+  constructor(kube: KubeServer, admin: Admin, controlPlane?: ControlPlane) {
     this.kube = kube;
     this.admin = admin;
     this.custom = admin.custom;
     this.core = admin.core;
+    this.controlPlane = controlPlane;
+  }
+
+  /** podsOf: the live (not deleting) Pods of a Job. */
+  private async podsOf(namespace: string, job: string): Promise<V1Pod[]> {
+    const list = await this.core.listNamespacedPod({ namespace, labelSelector: `batch.kubernetes.io/job-name=${job}` });
+    return list.items.filter((pod) => pod.metadata?.deletionTimestamp === undefined);
+  }
+
+  /**
+   * releasePods: on the real control plane, waits until the running Job has its `parallelism`
+   * Pods (created by the Job controller, held Pending by kwok), gives each `behaviour`, then
+   * waits until the Job controller's status shows `done`.
+   */
+  private async releasePods(namespace: string, name: string, behaviour: PodBehaviour, what: string, done: (job: Job) => boolean): Promise<Job> {
+    const job = await this.admin.job(namespace, name);
+    assert.notEqual(job.spec.suspend, true, `job ${namespace}/${name} is suspended; the Job controller would not start its pods`);
+    const parallelism = job.spec.parallelism ?? 1;
+    const pods = await eventually(
+      `job ${namespace}/${name}: ${parallelism} pods created by the Job controller`,
+      async () => {
+        const live = await this.podsOf(namespace, name);
+        assert.equal(live.length, parallelism);
+        return live;
+      },
+      POD_STEP_TIMEOUT_MS,
+      150,
+    );
+    for (const pod of pods) await setPodBehaviour(this.kube, namespace, pod.metadata?.name ?? '', behaviour);
+    return eventually(
+      `job ${namespace}/${name}: ${what}`,
+      async () => {
+        const current = await this.admin.job(namespace, name);
+        assert.ok(done(current), JSON.stringify(current.status));
+        return current;
+      },
+      POD_STEP_TIMEOUT_MS,
+      150,
+    );
   }
 
   /** list: the Jobs of a JobSet (label jobset.sigs.k8s.io/jobset-name), as stored. */
@@ -198,6 +288,9 @@ export class JobController {
    * it starts or resumes a Job.
    */
   async markReady(namespace: string, name: string): Promise<Job> {
+    if (this.controlPlane !== undefined) {
+      return this.releasePods(namespace, name, { held: false }, 'every pod Ready, counted by the Job controller', (job) => job.status?.ready === (job.spec.parallelism ?? 1));
+    }
     return this.admin.writeJobStatus(namespace, name, (job) => {
       assert.notEqual(job.spec.suspend, true, `job ${namespace}/${name} is suspended; the Job controller would not start its pods`);
       const parallelism = job.spec.parallelism ?? 1;
@@ -216,6 +309,11 @@ export class JobController {
    * lastTransitionTime, as the Job controller's newCondition writes them.
    */
   async markComplete(namespace: string, name: string): Promise<Job> {
+    if (this.controlPlane !== undefined) {
+      return this.releasePods(namespace, name, { held: false, outcome: 'Succeeded', finishAfterMs: 0 }, 'Complete', (job) =>
+        job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') === true,
+      );
+    }
     return this.admin.writeJobStatus(namespace, name, (job) => {
       const at = nowSeconds();
       const completions = job.spec.completions ?? job.spec.parallelism ?? 1;

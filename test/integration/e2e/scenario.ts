@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { ConditionType, Label } from '../../../lib/constants.ts';
 import type { JobSet } from '../../../lib/jobset/schema.ts';
 import { eventually } from '../k8s/support.ts';
-import { asCreated, conditionOf, jobNameOf, type E2eCluster, type Flags } from './cluster.ts';
+import { asCreated, conditionOf, HELD_FOR_EVER, jobNameOf, withPodBehaviour, type E2eCluster, type Flags } from './cluster.ts';
 import type { Pipeline } from './pipeline.ts';
 
 /** STEP_TIMEOUT_MS: how long one step of a scenario may take to show through the whole pipeline. */
@@ -27,11 +27,14 @@ export class Scenario {
     this.name = name;
   }
 
-  /** start: the namespace, then the JobSet as a user creates it (server-side apply). */
+  /**
+   * start: the namespace, then the JobSet as a user creates it (server-side apply). On the real
+   * control plane its Pods are held Pending until `markReady`/`markComplete` release them.
+   */
   static async start(cluster: E2eCluster, pipeline: Pipeline, namespace: string, jobSet: JobSet): Promise<Scenario> {
     const name = jobSet.metadata.name ?? '';
     await cluster.admin.createNamespace(namespace);
-    const created = asCreated(jobSet);
+    const created = asCreated(cluster.controlPlane === undefined ? jobSet : withPodBehaviour(jobSet, HELD_FOR_EVER));
     await cluster.admin.createJobSet({ ...created, metadata: { ...created.metadata, namespace } }, namespace);
     return new Scenario(cluster, pipeline, namespace, name);
   }

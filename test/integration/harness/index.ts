@@ -1,5 +1,6 @@
 /**
- * The real-server test harness: kube-apiserver + etcd, moto (EventBridge, SQS) and dynalite
+ * The real-server test harness: kube-apiserver + etcd (and, on it, kube-controller-manager,
+ * kube-scheduler and kwok: controlPlane.ts), moto (EventBridge, SQS) and dynalite
  * (DynamoDB) on loopback, each in its own temporary directory and torn down even when a test
  * fails. See each module's header for how its server is started.
  */
@@ -45,3 +46,17 @@ export {
   type MotoServer,
 } from './moto.ts';
 export { startDynalite, type DynaliteServer } from './dynamo.ts';
+export {
+  CONTROLLERS,
+  KWOK_STAGES_FILE,
+  PodAnnotation,
+  ensureControlPlaneBinaries,
+  podAnnotations,
+  setPodBehaviour,
+  startControlPlane,
+  type ControlPlane,
+  type ControlPlaneBinaries,
+  type ControlPlaneOptions,
+  type PodBehaviour,
+  type PodOutcome,
+} from './controlPlane.ts';

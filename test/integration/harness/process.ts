@@ -374,14 +374,15 @@ export const startServerProcess = async (options: ServerProcessOptions): Promise
 };
 
 /**
- * runBuildScript: run a build script with bash, passing its progress (stderr) through, and
- * resolve with what it printed on stdout and how long it took; a failure rejects with the tail
- * of its stderr. Shared by the kube-apiserver/etcd build and the upstream controller build.
+ * runBuildScript: run a build script with bash (and `args`), passing its progress (stderr)
+ * through, and resolve with what it printed on stdout and how long it took; a failure rejects
+ * with the tail of its stderr. Shared by the Kubernetes binaries' build and the upstream
+ * controller build.
  */
-export const runBuildScript = (script: string): Promise<{ readonly stdout: string; readonly ms: number }> =>
+export const runBuildScript = (script: string, args: readonly string[] = []): Promise<{ readonly stdout: string; readonly ms: number }> =>
   new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderrTail = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -394,7 +395,7 @@ export const runBuildScript = (script: string): Promise<{ readonly stdout: strin
     child.once('error', (error) => reject(new Error(`cannot run ${script}: ${error.message}`, { cause: error })));
     child.once('close', (code) => {
       const ms = Date.now() - started;
-      if (code !== 0) reject(new Error(`${script} failed with exit code ${String(code)} after ${(ms / 1000).toFixed(1)}s:\n${stderrTail}`));
+      if (code !== 0) reject(new Error(`${[script, ...args].join(' ')} failed with exit code ${String(code)} after ${(ms / 1000).toFixed(1)}s:\n${stderrTail}`));
       else resolve({ stdout, ms });
     });
   });
