@@ -131,9 +131,9 @@ const ranLastJob = (pass: PassRecord, job: string): boolean =>
  * bus and the start of the pass that ran the next stage's last Job (its decision's time), and
  * Lineup's own share of each: from the reconciler receiving the event of that pass (a later pass
  * of a lease loop, which keeps no event: from its start; never before the transition began) to
- * the write that ran the last Job. When that pass began before the
- * trigger's own event was on the bus (an earlier event's pass read the live state), the first
- * part ends at the pass. `puts`: when each event went on the bus, by `namespace/name` of its object.
+ * the write that ran the last Job. When that pass began before the trigger's own event was on
+ * the bus (an earlier event's pass read the live state), the first part ends at the pass.
+ * `puts`: when each event went on the bus, by `namespace/name` of its object.
  */
 export const segmentFigures = (times: readonly Map<string, StageTimes>[], stages: readonly Stage[], puts: ReadonlyMap<string, readonly number[]>, passes: readonly PassRecord[]): SegmentFigure[] =>
   times.map((byJobSet, index) => {
