@@ -20,6 +20,10 @@ export const DEFAULT_STACK_NAME = 'Lineup';
 export const MAX_MANAGED_BY_LENGTH = 63;
 /** CRD maxItems on replicatedJobs[].dependsOn. */
 export const MAX_DEPENDS_ON = 5;
+/** CRD maxItems of spec.volumeClaimPolicies and of each policy's templates. */
+export const MAX_VOLUME_CLAIM_ITEMS = 50;
+/** Upstream maxVolumeClaimLength: the longest name of a claim created from a template. */
+export const MAX_VOLUME_CLAIM_NAME_LENGTH = 63;
 
 /** Labels and annotations upstream writes on every child Job and its pod template. */
 export const Label = {
@@ -125,6 +129,7 @@ export const EventReason = {
   RestartJobSetAndIgnoreMaxRestartsFailurePolicyAction: 'RestartJobSetAndIgnoreMaxRestartsFailurePolicyAction',
   JobCreationFailed: 'JobCreationFailed',
   HeadlessServiceCreationFailed: 'HeadlessServiceCreationFailed',
+  PVCCreationFailed: 'PVCCreationFailed',
   /** Lineup: the Jobs of a replicatedJob were released (un-suspended) because its gate opened. */
   ReplicatedJobReleased: 'ReplicatedJobReleased',
 } as const;
@@ -190,6 +195,7 @@ export const JobSetDefault = {
   restartStrategy: 'Recreate',
   parallelism: 1,
   completions: 1,
+  volumeRetention: 'Delete',
 } as const;
 
 /** defaultFailurePolicyRuleName: the name the webhook gives an unnamed failure-policy rule (upstream defaultRuleNameFmt). */
@@ -268,6 +274,13 @@ export const AdmissionMessage = {
   // Go prints the []int of indices as "[0 2]".
   failurePolicyRuleNamesNotUnique: (indices: readonly number[], name: string): string =>
     `rule names are not unique, rules with indices [${indices.join(' ')}] all have the same name '${name}'`,
+  volumeClaimNameNotUnique: 'names must be unique for VolumeClaimPolicies template',
+  volumeClaimNameTooLong: 'VolumeClaimPolicies template name is too long',
+  volumeClaimNoMatchingMount: (claim: string): string =>
+    `replicatedJob containers don't have a matching volumeMount: ${claim} from VolumeClaimPolicies`,
+  volumeClaimVolumeConflict: (claim: string): string => `volume name conflicts with VolumeClaimPolicy template name: ${claim}`,
+  // CRD rules (CEL and schema) on spec.volumeClaimPolicies.
+  volumeClaimNamespace: 'namespace cannot be set for VolumeClaimPolicies templates',
   coordinatorUnknownReplicatedJob: (name: string): string => `coordinator replicatedJob ${name} does not exist`,
   coordinatorJobIndex: (jobIndex: number, replicatedJob: string): string =>
     `coordinator job index ${jobIndex} is invalid for replicatedJob ${replicatedJob}`,
@@ -293,6 +306,10 @@ export const ValidationMessage = {
   duplicateReplicatedJob: (name: string, firstIndex: number): string =>
     `duplicate replicatedJob name ${JSON.stringify(name)}, already used by spec.replicatedJobs[${firstIndex}]`,
   negative: (value: number): string => `must be 0 or more, got ${value}`,
+  tooManyItems: (count: number, max: number): string => `Too many: ${count}: must have at most ${max} items`,
+  // A spec field the CRD Lineup ships does not declare: the API server would drop it without a word.
+  unknownSpecField: (field: string): string =>
+    `field not supported: spec.${field} is not in the JobSet v1alpha2 CRD Lineup ships (upstream v0.12.0), so Lineup cannot honour it; remove it or use a Lineup that supports it`,
   managedByEmpty: 'managedBy is an empty string, expected a domain-prefixed path (such as "acme.io/foo") or no managedBy at all',
 } as const;
 
@@ -329,6 +346,9 @@ export const LoadMessage = {
   notYaml: (detail: string): string => `not valid YAML: ${detail}`,
   notAMapping: (seen: string): string => `not a JobSet: the document is ${seen}, expected a mapping with kind: ${JOBSET_KIND}`,
   wrongKind: (seen: string): string => `not a JobSet: kind is ${seen}, expected ${JOBSET_KIND}`,
+  skipped: (label: string, apiVersion: string): string => `skipped ${label} (${apiVersion}): not a ${JOBSET_KIND}`,
+  onlyOtherKinds: (skipped: readonly string[]): string =>
+    `no JobSet found: the file holds only ${skipped.join(', ')}, expected at least one document with kind: ${JOBSET_KIND}`,
   wrongApiVersion: (seen: string): string => `not a JobSet: apiVersion is ${seen}, expected ${JOBSET_API_VERSION}`,
 } as const;
 

@@ -38,6 +38,8 @@ export const RECONCILER_JUSTIFICATION: Justifications = {
   'batch/jobs/status': "Un-suspending a Job that ran before clears status.startTime first, as upstream's resumeJob does.",
   'core/services': 'Each JobSet gets the headless Service upstream creates for pod DNS (subdomain).',
   'core/events': 'Lineup records a Kubernetes Event on the JobSet for each startup step and for rejections.',
+  'core/persistentvolumeclaims':
+    "A JobSet's volumeClaimPolicies become claims Lineup creates before the Jobs that mount them, as upstream does; one that exists is kept, so nothing else is needed.",
 };
 
 /** FORWARDER_JUSTIFICATION: why the forwarder touches each resource (it only reads). */

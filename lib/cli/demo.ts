@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { DEFAULT_CONTROLLER_NAME, DemoMessage, UntilNeverText } from '../constants.ts';
 import { CounterName } from '../counters.ts';
 import { InvalidInputError } from '../errors.ts';
-import { loadedJobSets, readJobSetFile, worstOutcome } from '../jobset/load.ts';
+import { loadedJobSets, readJobSetFile, skippedNotes, worstOutcome } from '../jobset/load.ts';
 import type { JobSet } from '../jobset/schema.ts';
 import type { Log } from '../log.ts';
 import { hasState } from '../hosts/local.ts';
@@ -117,9 +117,12 @@ export const runDemoCommand = async (files: readonly string[], flags: DemoFlags,
     for (const path of paths) {
       const result = readJobSetFile(path, io.readFile);
       if (worstOutcome(result) !== 'loaded') {
-        for (const doc of result.documents) if (doc.outcome !== 'loaded') io.stderr(`lineup demo: ${path}: ${doc.outcome === 'unusable' ? doc.message : doc.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}\n`);
+        for (const doc of result.documents) {
+          if (doc.outcome === 'unusable' || doc.outcome === 'invalid') io.stderr(`lineup demo: ${path}: ${doc.outcome === 'unusable' ? doc.message : doc.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}\n`);
+        }
         return ExitCode.Usage;
       }
+      for (const note of skippedNotes(result)) io.stderr(`lineup demo: ${note}\n`);
       jobSets.push(...loadedJobSets(result));
     }
     if (flags.behaviour !== undefined) checkBehaviourNames(behaviour, jobSets, flags.behaviour);

@@ -131,20 +131,20 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
   program
     .command('validate')
     .description('check JobSet files: exit 0 valid, 1 invalid (one "FILE: path: message" line per error), 2 unusable input')
-    .argument('<file...>', 'YAML files holding one or more JobSets')
+    .argument('<file...>', 'YAML files holding one or more JobSets (documents of other kinds are skipped and named)')
     .action((files: string[]) => exit(runValidate(files, io)));
 
   program
     .command('plan')
     .description('print the startup order of a JobSet as stages, and what each stage waits for')
-    .argument('<file>', 'YAML file holding one JobSet')
+    .argument('<file>', 'YAML file holding one JobSet (documents of other kinds are skipped and named)')
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action((file: string, options: { output: string }) => exit(runPlan(file, options, io)));
 
   program
     .command('simulate')
     .description('run the real reconcile code against a simulated cluster in virtual time and print the timeline')
-    .argument('<file>', 'YAML file holding one JobSet')
+    .argument('<file>', 'YAML file holding one JobSet (documents of other kinds are skipped and named)')
     .option('--behaviour <file>', 'when Jobs become ready, succeed or fail, and outside actions (YAML)')
     .option('--until <duration>', `stop at this virtual time, e.g. 2h, or ${UNTIL_NEVER_HELP}`, '24h')
     .option('--latency <duration>', 'delay between a change and the reconcile pass that sees it', '0ms')

@@ -3,7 +3,7 @@
  * Exit codes as `lineup validate`: 0 planned, 1 invalid JobSet, 2 unusable input.
  */
 import { applyDefaults } from '../jobset/defaults.ts';
-import { loadedJobSets, readJobSetFile, worstOutcome } from '../jobset/load.ts';
+import { loadedJobSets, readJobSetFile, skippedNotes, worstOutcome } from '../jobset/load.ts';
 import { validateJobSet } from '../jobset/validation.ts';
 import { startupPolicySpecOf } from '../plan/startupSpec.ts';
 import { startupStages, type Stage, type StageCondition } from '../policy/stages.ts';
@@ -49,6 +49,7 @@ export const runPlan = (file: string, options: { output?: string | undefined }, 
   }
   const result = readJobSetFile(file, io.readFile);
   const worst = worstOutcome(result);
+  for (const note of skippedNotes(result)) io.stderr(`lineup plan: ${note}\n`);
   for (const doc of result.documents) {
     if (doc.outcome === 'unusable') io.stderr(`${file}: ${doc.message}\n`);
     if (doc.outcome === 'invalid') for (const error of doc.errors) io.stdout(`${file}: ${error.path}: ${error.message}\n`);

@@ -6,7 +6,7 @@
 import { ConditionType, DEFAULT_CONTROLLER_NAME, Reason, UntilNeverText } from '../constants.ts';
 import { InvalidInputError, LineupError } from '../errors.ts';
 import type { FieldError } from '../errors.ts';
-import { readJobSetFile } from '../jobset/load.ts';
+import { readJobSetFile, skippedNotes } from '../jobset/load.ts';
 import type { PlanOptions } from '../plan/types.ts';
 import { checkBehaviourNames, EMPTY_BEHAVIOUR, readBehaviourFile } from '../sim/behaviour.ts';
 import { DEFAULT_NAMESPACE, SIMULATE_OUTPUTS, SimulateDefaults } from '../sim/constants.ts';
@@ -104,13 +104,16 @@ const simulateFile = (file: string, options: SimulateFlags, io: CliIo): number =
   const output = outputFlag(options.output ?? SimulateDefaults.output);
   const behaviour = options.behaviour === undefined ? EMPTY_BEHAVIOUR : readBehaviourFile(options.behaviour, io.readFile);
 
-  const { documents } = readJobSetFile(file, io.readFile);
-  const unusable = documents.filter((doc) => doc.outcome === 'unusable');
+  const loaded = readJobSetFile(file, io.readFile);
+  const unusable = loaded.documents.filter((doc) => doc.outcome === 'unusable');
   if (unusable.length > 0) {
     throw new InvalidInputError(
       unusable.map((doc) => `${file}: ${doc.document === undefined ? '' : `document ${doc.document} (line ${doc.line ?? '?'}): `}${doc.message}`).join('\n'),
     );
   }
+  for (const note of skippedNotes(loaded)) io.stderr(`lineup simulate: ${note}\n`);
+  // Other kinds beside the JobSet are skipped (and said so); the JobSets must be one.
+  const documents = loaded.documents.filter((doc) => doc.outcome !== 'skipped');
   if (documents.length !== 1) throw new InvalidInputError(`${file}: holds ${documents.length} JobSets: simulate runs one JobSet at a time`);
   const doc = documents[0]!;
 

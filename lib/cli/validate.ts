@@ -2,9 +2,9 @@
  * `lineup validate FILE…`: check JobSets the way a cluster with the upstream CRD and webhook
  * would on create (load → applyDefaults → validateJobSet), plus Lineup's own rules.
  */
-import { ValidateOutput } from '../constants.ts';
+import { LoadMessage, ValidateOutput } from '../constants.ts';
 import { applyDefaults } from '../jobset/defaults.ts';
-import { readJobSetFile } from '../jobset/load.ts';
+import { readJobSetFile, skippedLabel } from '../jobset/load.ts';
 import type { LoadedDocument, LoadOutcome } from '../jobset/load.ts';
 import { validateJobSet } from '../jobset/validation.ts';
 import type { FieldError } from '../errors.ts';
@@ -14,11 +14,12 @@ import type { CliIo } from './io.ts';
 // Exit code per outcome; the worst document of all files decides.
 const EXIT_BY_OUTCOME: Readonly<Record<LoadOutcome, number>> = {
   loaded: ExitCode.Ok,
+  skipped: ExitCode.Ok,
   invalid: ExitCode.Invalid,
   unusable: ExitCode.Usage,
 };
 
-/** documentLabel: how a line names a document of a file that holds several, or '' when it holds one. */
+/** documentLabel: how a line names a JobSet document of a file that holds several, or '' when it holds one. */
 const documentLabel = (doc: LoadedDocument, several: boolean): string => {
   if (!several || doc.document === undefined) return '';
   const name = doc.outcome === 'loaded' ? doc.jobSet.metadata.name : doc.outcome === 'invalid' ? doc.name : undefined;
@@ -31,6 +32,10 @@ const errorLines = (prefix: string, errors: readonly FieldError[]): string => er
 const reportDocument = (file: string, doc: LoadedDocument, several: boolean, io: CliIo): LoadOutcome => {
   const prefix = `${file}: ${documentLabel(doc, several)}`;
   switch (doc.outcome) {
+    case 'skipped':
+      // Said on stderr, like the other notes: stdout keeps one verdict line per JobSet.
+      io.stderr(`${file}: ${ValidateOutput.unnamedDocument(doc.document, doc.line)}: ${LoadMessage.skipped(skippedLabel(doc), doc.apiVersion)}\n`);
+      return 'skipped';
     case 'unusable':
       io.stderr(`${prefix}${doc.message}\n`);
       return 'unusable';
@@ -52,7 +57,9 @@ const reportDocument = (file: string, doc: LoadedDocument, several: boolean, io:
 /**
  * runValidate: `lineup validate FILE…`. For every JobSet prints `FILE: valid`, or one line
  * `FILE: path: message` per error on stdout; input that is not usable (a file that cannot be
- * read, not YAML, not a JobSet) is reported as `FILE: message` on stderr. A file holding
+ * read, not YAML, no JobSet in it) is reported as `FILE: message` on stderr, and so is each
+ * document of another kind, which is skipped: `FILE: document N (line L): skipped KIND NAME
+ * (APIVERSION): not a JobSet`. A file holding
  * several YAML documents prefixes each line with the JobSet's metadata.name (or
  * `document N (line L)` when it has none): `FILE: NAME: path: message`, `FILE: NAME: valid`.
  * Every file is checked even after a bad one.

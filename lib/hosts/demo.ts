@@ -150,7 +150,7 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
       apply: (namespace, name, action, at) => {
         // Un-suspending a Job that ran before first rewrites its status without startTime.
         if (action.kind === 'ResumeJob' && action.clearStartTime) counters.add(`${CounterName.KubePrefix}update`);
-        counters.add(`${CounterName.KubePrefix}${action.kind === 'CreateJob' || action.kind === 'CreateService' || action.kind === 'EmitEvent' ? 'create' : action.kind === 'DeleteJob' || action.kind === 'DeleteJobSet' ? 'delete' : action.kind === 'UpdateJobSetStatus' ? 'update' : 'patch'}`);
+        counters.add(`${CounterName.KubePrefix}${action.kind === 'CreateJob' || action.kind === 'CreateService' || action.kind === 'CreatePersistentVolumeClaim' || action.kind === 'EmitEvent' ? 'create' : action.kind === 'DeleteJob' || action.kind === 'DeleteJobSet' ? 'delete' : action.kind === 'UpdateJobSetStatus' ? 'update' : 'patch'}`);
         return simGateway.apply(namespace, name, action, at);
       },
     };

@@ -6,11 +6,10 @@
  *
  * Not defaulted, as upstream: managedBy, suspend, ttlSecondsAfterFinished, coordinator,
  * network.subdomain (the controller falls back to the JobSet name at use time, because a
- * generateName JobSet has no name at admission). volumeClaimPolicies are not declared in
- * Lineup's schema and pass through untouched.
+ * generateName JobSet has no name at admission).
  */
 import { JobSetDefault, defaultFailurePolicyRuleName } from '../constants.ts';
-import type { FailurePolicy, JobSet, JobSpec, Network, ReplicatedJob } from './schema.ts';
+import type { FailurePolicy, JobSet, JobSpec, Network, ReplicatedJob, VolumeClaimPolicy } from './schema.ts';
 
 /**
  * defaultJobSpec: the Job template's webhook and Job API defaults. Both parallelism and
@@ -50,6 +49,15 @@ const defaultFailurePolicy = (policy: FailurePolicy): void => {
 };
 
 /**
+ * defaultVolumeClaimPolicy: the webhook's retentionPolicy `{whenDeleted: Delete}` when absent, and
+ * the CRD's default whenDeleted Delete when a retentionPolicy is written without it.
+ */
+const defaultVolumeClaimPolicy = (policy: VolumeClaimPolicy): void => {
+  policy.retentionPolicy ??= {};
+  policy.retentionPolicy.whenDeleted ??= JobSetDefault.volumeRetention;
+};
+
+/**
  * applyDefaults: a copy of `jobSet` with everything a cluster would default on create filled
  * in. Pure (the input is never touched) and idempotent. startupPolicy becomes AnyOrder when
  * absent even when dependsOn or the startup-rules annotation is used: AnyOrder with dependsOn
@@ -66,5 +74,6 @@ export const applyDefaults = (jobSet: JobSet): JobSet => {
   spec.replicatedJobs?.forEach(defaultReplicatedJob);
   spec.network = defaultNetwork(spec.network ?? {});
   if (spec.failurePolicy) defaultFailurePolicy(spec.failurePolicy);
+  spec.volumeClaimPolicies?.forEach(defaultVolumeClaimPolicy);
   return copy;
 };

@@ -7,6 +7,7 @@
 // schema.ts: zod schemas.
 export {
   ConditionSchema,
+  ContainerSchema,
   CoordinatorSchema,
   DependsOnSchema,
   DependsOnStatusSchema,
@@ -24,6 +25,8 @@ export {
   NetworkSchema,
   ObjectMetaSchema,
   OwnerReferenceSchema,
+  PersistentVolumeClaimSchema,
+  PersistentVolumeClaimTemplateSchema,
   PodTemplateSpecSchema,
   ReplicatedJobSchema,
   ReplicatedJobStatusSchema,
@@ -31,12 +34,16 @@ export {
   ServiceSchema,
   StartupPolicySchema,
   SuccessPolicySchema,
+  RetentionPolicyTypeSchema,
   TolerationSchema,
+  VolumeClaimPolicySchema,
+  VolumeSchema,
 } from './schema.ts';
 
 // schema.ts: types.
 export type {
   Condition,
+  Container,
   Coordinator,
   DependsOn,
   DependsOnStatus,
@@ -54,6 +61,8 @@ export type {
   Network,
   ObjectMeta,
   OwnerReference,
+  PersistentVolumeClaim,
+  PersistentVolumeClaimTemplate,
   PodTemplateSpec,
   ReplicatedJob,
   ReplicatedJobStatus,
@@ -61,7 +70,10 @@ export type {
   Service,
   StartupPolicy,
   SuccessPolicy,
+  RetentionPolicyType,
   Toleration,
+  Volume,
+  VolumeClaimPolicy,
 } from './schema.ts';
 
 // defaults.ts
@@ -75,7 +87,7 @@ export { STARTUP_RULES_PATH, StartupRulesSchema, parseStartupRules, startupRules
 export type { StartupRulesParse } from './startupRules.ts';
 
 // load.ts
-export { loadJobSets, loadedJobSets, readJobSetFile, worstOutcome } from './load.ts';
+export { loadJobSets, loadedJobSets, readJobSetFile, skippedLabel, skippedNotes, worstOutcome } from './load.ts';
 export type { LoadOutcome, LoadResult, LoadedDocument } from './load.ts';
 
 // issues.ts

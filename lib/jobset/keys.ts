@@ -25,3 +25,6 @@ export const coordinatorEndpoint = (jobSet: JobSet): string | undefined => {
   if (!coordinator) return undefined;
   return `${jobSet.metadata.name ?? ''}-${coordinator.replicatedJob}-${coordinator.jobIndex ?? 0}-${coordinator.podIndex ?? 0}.${subdomainOf(jobSet)}`;
 };
+
+/** volumeClaimName: `<template>-<jobset>`, the claim created from a volumeClaimPolicies template (upstream GeneratePVCName). */
+export const volumeClaimName = (jobSetName: string, templateName: string): string => `${templateName}-${jobSetName}`;

@@ -1,12 +1,14 @@
 /**
- * Reading JobSets from text (CLI input): YAML with one or more documents, each of which must
- * be a jobset.x-k8s.io/v1alpha2 JobSet that fits JobSetSchema.
+ * Reading JobSets from text (CLI input): YAML with one or more documents, as people write
+ * manifests: JobSets (jobset.x-k8s.io/v1alpha2, fitting JobSetSchema) beside other kinds (a
+ * Workload, a PodGroup, RBAC), which are skipped and named.
  *
- * Outcomes are kept apart because callers act differently on them: `unusable` input is not a
- * JobSet at all (unreadable, not YAML, another kind; `lineup validate` exits 2), an `invalid`
- * document is a JobSet that breaks a schema rule (an unknown dependsOn status, a string where a
- * number belongs; exit 1, like a validation error), and a `loaded` one goes on to
- * applyDefaults and validateJobSet.
+ * Outcomes are kept apart because callers act differently on them: `unusable` input is not
+ * readable as manifests (unreadable, not YAML, a document without kind and apiVersion, a JobSet
+ * of another apiVersion) or holds no JobSet at all (`lineup validate` exits 2), a `skipped`
+ * document is an object of another kind, an `invalid` document is a JobSet that breaks a schema
+ * rule (an unknown dependsOn status, a string where a number belongs; exit 1, like a validation
+ * error), and a `loaded` one goes on to applyDefaults and validateJobSet.
  */
 import { parseAllDocuments } from 'yaml';
 import { JOBSET_API_VERSION, JOBSET_KIND, LoadMessage } from '../constants.ts';
@@ -26,6 +28,8 @@ export type LoadedDocument =
       readonly name: string | undefined;
       readonly errors: readonly FieldError[];
     }
+  /** An object of another kind, left alone; kind and apiVersion are non-empty strings. */
+  | { readonly outcome: 'skipped'; readonly document: number; readonly line: number; readonly kind: string; readonly apiVersion: string; readonly name: string | undefined }
   | { readonly outcome: 'unusable'; readonly document: number | undefined; readonly line: number | undefined; readonly message: string };
 
 /** The outcome of one document, from best to worst. */
@@ -33,15 +37,16 @@ export type LoadOutcome = LoadedDocument['outcome'];
 
 /**
  * LoadResult: every non-empty document of a file in order (document numbers count from 1 and
- * include empty documents, so they match the file). A file without any document, or one that
- * cannot be read, yields a single `unusable` entry without a document number.
+ * include empty documents, so they match the file). A file without any JobSet (no document, or
+ * only other kinds), or one that cannot be read, yields a single `unusable` entry without a
+ * document number.
  */
 export interface LoadResult {
   readonly file: string;
   readonly documents: readonly LoadedDocument[];
 }
 
-const OUTCOME_RANK: Readonly<Record<LoadOutcome, number>> = { loaded: 0, invalid: 1, unusable: 2 };
+const OUTCOME_RANK: Readonly<Record<LoadOutcome, number>> = { loaded: 0, skipped: 0, invalid: 1, unusable: 2 };
 
 /** worstOutcome: the worst outcome of any document of the file, which decides the exit code. */
 export const worstOutcome = (result: LoadResult): LoadOutcome =>
@@ -66,7 +71,15 @@ const lineAt = (text: string, offset: number): number => {
 /** classify: a parsed document's value as a loaded JobSet, an invalid one, or not a JobSet at all. */
 const classify = (value: unknown, document: number, line: number): LoadedDocument => {
   if (!isMapping(value)) return { outcome: 'unusable', document, line, message: LoadMessage.notAMapping(describeValue(value)) };
-  if (value.kind !== JOBSET_KIND) return { outcome: 'unusable', document, line, message: LoadMessage.wrongKind(shown(value.kind)) };
+  if (value.kind !== JOBSET_KIND) {
+    const { kind, apiVersion, metadata } = value;
+    // Another kind of object, as multi-document manifests hold beside their JobSets.
+    if (typeof kind === 'string' && kind !== '' && typeof apiVersion === 'string' && apiVersion !== '') {
+      const name = isMapping(metadata) && typeof metadata.name === 'string' ? metadata.name : undefined;
+      return { outcome: 'skipped', document, line, kind, apiVersion, name };
+    }
+    return { outcome: 'unusable', document, line, message: LoadMessage.wrongKind(shown(value.kind)) };
+  }
   if (value.apiVersion !== JOBSET_API_VERSION) return { outcome: 'unusable', document, line, message: LoadMessage.wrongApiVersion(shown(value.apiVersion)) };
   const parsed = JobSetSchema.safeParse(value, { reportInput: true });
   if (parsed.success) return { outcome: 'loaded', document, line, jobSet: parsed.data };
@@ -74,6 +87,18 @@ const classify = (value: unknown, document: number, line: number): LoadedDocumen
   const name = isMapping(metadata) && typeof metadata.name === 'string' ? metadata.name : undefined;
   return { outcome: 'invalid', document, line, name, errors: zodIssuesToFieldErrors(parsed.error.issues) };
 };
+
+/** skippedLabel: how a skipped document is named: `Workload gang-training` (its kind, and its name when it has one). */
+export const skippedLabel = (doc: Extract<LoadedDocument, { outcome: 'skipped' }>): string => (doc.name ? `${doc.kind} ${doc.name}` : doc.kind);
+
+/**
+ * skippedNotes: one line per skipped document of the file, `FILE: document N (line L): skipped
+ * Workload gang (scheduling.k8s.io/v1alpha1): not a JobSet`, for the CLI commands to print.
+ */
+export const skippedNotes = (result: LoadResult): string[] =>
+  result.documents.flatMap((doc) =>
+    doc.outcome === 'skipped' ? [`${result.file}: document ${doc.document} (line ${doc.line}): ${LoadMessage.skipped(skippedLabel(doc), doc.apiVersion)}`] : [],
+  );
 
 /**
  * loadJobSets: every JobSet in `text`, a YAML stream of one or more documents; empty
@@ -102,6 +127,8 @@ export const loadJobSets = (text: string, file: string): LoadResult => {
     documents.push(classify(value, document, line));
   });
   if (documents.length === 0) return { file, documents: [{ outcome: 'unusable', document: undefined, line: undefined, message: LoadMessage.noDocument }] };
+  const skipped = documents.flatMap((doc) => (doc.outcome === 'skipped' ? [skippedLabel(doc)] : []));
+  if (skipped.length === documents.length) return { file, documents: [{ outcome: 'unusable', document: undefined, line: undefined, message: LoadMessage.onlyOtherKinds(skipped) }] };
   return { file, documents };
 };
 

@@ -66,6 +66,18 @@ export const TolerationSchema = z.looseObject({
 /** core/v1 PodSchedulingGate. */
 export const SchedulingGateSchema = z.looseObject({ name: z.string() });
 
+/** core/v1 Container, the fields volumeClaimPolicies read (a claim is mounted by name). */
+export const ContainerSchema = z.looseObject({
+  name: z.string(),
+  volumeMounts: z.array(z.looseObject({ name: z.string(), mountPath: z.string() })).optional(),
+});
+
+/** core/v1 Volume, the fields volumeClaimPolicies write. */
+export const VolumeSchema = z.looseObject({
+  name: z.string(),
+  persistentVolumeClaim: z.looseObject({ claimName: z.string(), readOnly: z.boolean().optional() }).optional(),
+});
+
 /** core/v1 PodTemplateSpec, the fields resume merges and Job construction sets. */
 export const PodTemplateSpecSchema = z.looseObject({
   metadata: z.looseObject({ labels: stringMap.optional(), annotations: stringMap.optional() }).optional(),
@@ -76,7 +88,9 @@ export const PodTemplateSpecSchema = z.looseObject({
       nodeSelector: stringMap.optional(),
       tolerations: z.array(TolerationSchema).optional(),
       schedulingGates: z.array(SchedulingGateSchema).optional(),
-      containers: z.array(z.looseObject({ name: z.string() })).optional(),
+      containers: z.array(ContainerSchema).optional(),
+      initContainers: z.array(ContainerSchema).optional(),
+      volumes: z.array(VolumeSchema).optional(),
     })
     .optional(),
 });
@@ -205,6 +219,37 @@ export const CoordinatorSchema = z.looseObject({
   podIndex: int32.optional(),
 });
 
+/**
+ * core/v1 PersistentVolumeClaim as a volumeClaimPolicies template: Lineup reads its name, labels
+ * and annotations and copies its spec whole into the claim it creates.
+ */
+export const PersistentVolumeClaimTemplateSchema = z.looseObject({
+  metadata: z.looseObject({
+    name: z.string(),
+    namespace: z.string().optional(),
+    labels: stringMap.optional(),
+    annotations: stringMap.optional(),
+  }),
+  spec: z.looseObject({}).optional(),
+});
+
+/** The two retention policies of claims created from volumeClaimPolicies. */
+export const RetentionPolicyTypeSchema = z.enum(['Delete', 'Retain']);
+
+/** spec.volumeClaimPolicies[]. */
+export const VolumeClaimPolicySchema = z.looseObject({
+  templates: z.array(PersistentVolumeClaimTemplateSchema).optional(),
+  retentionPolicy: z.looseObject({ whenDeleted: RetentionPolicyTypeSchema.optional() }).optional(),
+});
+
+/** core/v1 PersistentVolumeClaim as Lineup creates it. */
+export const PersistentVolumeClaimSchema = z.looseObject({
+  apiVersion: z.literal('v1').optional(),
+  kind: z.literal('PersistentVolumeClaim').optional(),
+  metadata: ObjectMetaSchema,
+  spec: z.looseObject({}).optional(),
+});
+
 /** JobSet spec. */
 export const JobSetSpecSchema = z.looseObject({
   replicatedJobs: z.array(ReplicatedJobSchema).optional(),
@@ -216,6 +261,7 @@ export const JobSetSpecSchema = z.looseObject({
   network: NetworkSchema.optional(),
   coordinator: CoordinatorSchema.optional(),
   ttlSecondsAfterFinished: int32.optional(),
+  volumeClaimPolicies: z.array(VolumeClaimPolicySchema).optional(),
 });
 
 /** status.replicatedJobsStatus[]. */
@@ -251,6 +297,8 @@ export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;
 export type Condition = z.infer<typeof ConditionSchema>;
 export type Toleration = z.infer<typeof TolerationSchema>;
 export type SchedulingGate = z.infer<typeof SchedulingGateSchema>;
+export type Container = z.infer<typeof ContainerSchema>;
+export type Volume = z.infer<typeof VolumeSchema>;
 export type PodTemplateSpec = z.infer<typeof PodTemplateSpecSchema>;
 export type JobSpec = z.infer<typeof JobSpecSchema>;
 export type JobCondition = z.infer<typeof JobConditionSchema>;
@@ -268,6 +316,10 @@ export type FailurePolicyRule = z.infer<typeof FailurePolicyRuleSchema>;
 export type FailurePolicy = z.infer<typeof FailurePolicySchema>;
 export type Network = z.infer<typeof NetworkSchema>;
 export type Coordinator = z.infer<typeof CoordinatorSchema>;
+export type PersistentVolumeClaimTemplate = z.infer<typeof PersistentVolumeClaimTemplateSchema>;
+export type RetentionPolicyType = z.infer<typeof RetentionPolicyTypeSchema>;
+export type VolumeClaimPolicy = z.infer<typeof VolumeClaimPolicySchema>;
+export type PersistentVolumeClaim = z.infer<typeof PersistentVolumeClaimSchema>;
 export type JobSetSpec = z.infer<typeof JobSetSpecSchema>;
 export type ReplicatedJobStatus = z.infer<typeof ReplicatedJobStatusSchema>;
 export type JobSetStatus = z.infer<typeof JobSetStatusSchema>;

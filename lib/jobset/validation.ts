@@ -21,14 +21,16 @@ import {
   MAX_DEPENDS_ON,
   MAX_INT32,
   MAX_MANAGED_BY_LENGTH,
+  MAX_VOLUME_CLAIM_ITEMS,
+  MAX_VOLUME_CLAIM_NAME_LENGTH,
   POD_NAME_RANDOM_SUFFIX,
   StartupRulesMessage,
   ValidationMessage,
 } from '../constants.ts';
 import type { FieldError } from '../errors.ts';
-import type { FailurePolicyAction, FailurePolicyRule, JobSet, ReplicatedJob } from './schema.ts';
-import { DependsOnStatusSchema } from './schema.ts';
-import { coordinatorEndpoint, jobName } from './keys.ts';
+import type { Container, FailurePolicyAction, FailurePolicyRule, JobSet, ReplicatedJob } from './schema.ts';
+import { DependsOnStatusSchema, JobSetSpecSchema } from './schema.ts';
+import { coordinatorEndpoint, jobName, volumeClaimName } from './keys.ts';
 import { STARTUP_RULES_PATH, startupRulesOf } from './startupRules.ts';
 
 // Feature gates as they stand upstream at the snapshot Lineup follows (pkg/features/features.go):
@@ -375,6 +377,77 @@ const validateCoordinator = (jobSet: JobSet, rjobs: readonly ReplicatedJob[]): F
 };
 
 /**
+ * validateSpecFields: a spec field the shipped CRD does not declare (a newer upstream's, or a
+ * misspelling) is refused by name. On a cluster the API server prunes it silently; Lineup's
+ * own checks (the CLI, a JobSet built in code) say so instead of ignoring it.
+ */
+const validateSpecFields = (jobSet: JobSet): FieldError[] => {
+  const known = new Set(Object.keys(JobSetSpecSchema.shape));
+  return Object.keys(jobSet.spec)
+    .filter((field) => !known.has(field))
+    .map((field) => ({ path: `spec.${field}`, message: ValidationMessage.unknownSpecField(field) }));
+};
+
+/** mountsClaim: a container or initContainer of the pod template mounts a volume of this name (upstream hasVolumeMount). */
+const mountsClaim = (containers: readonly Container[] | undefined, claim: string): boolean =>
+  (containers ?? []).some((container) => (container.volumeMounts ?? []).some((mount) => mount.name === claim));
+
+/**
+ * validateReplicatedJobsVolumeClaims: upstream validateReplicatedJobsVolumeClaims — no pod
+ * template declares a volume of the claim's name, and at least one mounts it.
+ */
+const validateReplicatedJobsVolumeClaims = (rjobs: readonly ReplicatedJob[], claim: string): FieldError[] => {
+  const conflicts = rjobs.flatMap((rjob, index) =>
+    (rjob.template.spec.template.spec?.volumes ?? []).flatMap((volume, v) =>
+      volume.name === claim
+        ? [{ path: `${rjobPath(index)}.template.spec.template.spec.volumes[${v}].name`, message: KubeMessage.invalidValue(volume.name, AdmissionMessage.volumeClaimVolumeConflict(claim)) }]
+        : [],
+    ),
+  );
+  const mounted = rjobs.some((rjob) => mountsClaim(rjob.template.spec.template.spec?.initContainers, claim) || mountsClaim(rjob.template.spec.template.spec?.containers, claim));
+  // Upstream's value here is the whole replicatedJobs list; the message names the claim instead.
+  return [...conflicts, ...(mounted ? [] : [{ path: 'spec.replicatedJobs', message: AdmissionMessage.volumeClaimNoMatchingMount(claim) }])];
+};
+
+/**
+ * validateVolumeClaimPolicies: the CRD's limits (at most 50 policies and 50 templates each, no
+ * template namespace) and upstream's webhook (validateVolumeClaimPolicies): template names
+ * unique across policies, DNS-1123 subdomains, claim names of at most 63 characters, each
+ * mounted somewhere and clashing with no volume. Upstream reports template errors at
+ * `…template[j].name`; Lineup gives the path of the field itself, `…templates[j].metadata.name`.
+ * Not checked here: upstream's webhook also reads an existing claim of the same name (its spec
+ * must match, and the policy must be Retain); Lineup's checks are pure, and creating over an
+ * existing claim keeps the stored one, as upstream's controller does.
+ */
+const validateVolumeClaimPolicies = (jobSet: JobSet, rjobs: readonly ReplicatedJob[]): FieldError[] => {
+  const policies = jobSet.spec.volumeClaimPolicies ?? [];
+  const jobSetName = jobSetNameForValidation(jobSet) ?? '';
+  const seen = new Set<string>();
+  const countErrors =
+    policies.length > MAX_VOLUME_CLAIM_ITEMS ? [{ path: 'spec.volumeClaimPolicies', message: ValidationMessage.tooManyItems(policies.length, MAX_VOLUME_CLAIM_ITEMS) }] : [];
+  const policyErrors = policies.flatMap((policy, i): FieldError[] => {
+    const path = `spec.volumeClaimPolicies[${i}]`;
+    const templates = policy.templates ?? [];
+    const errors: FieldError[] = [];
+    if (templates.length > MAX_VOLUME_CLAIM_ITEMS) errors.push({ path: `${path}.templates`, message: ValidationMessage.tooManyItems(templates.length, MAX_VOLUME_CLAIM_ITEMS) });
+    if (templates.some((template) => (template.metadata.namespace ?? '') !== '')) errors.push({ path, message: AdmissionMessage.volumeClaimNamespace });
+    templates.forEach((template, j) => {
+      const name = template.metadata.name;
+      const namePath = `${path}.templates[${j}].metadata.name`;
+      if (seen.has(name)) errors.push({ path: namePath, message: KubeMessage.invalidValue(name, AdmissionMessage.volumeClaimNameNotUnique) });
+      for (const detail of dns1123SubdomainErrors(name)) errors.push({ path: namePath, message: KubeMessage.invalidValue(name, detail) });
+      if (volumeClaimName(jobSetName, name).length > MAX_VOLUME_CLAIM_NAME_LENGTH) {
+        errors.push({ path: namePath, message: KubeMessage.invalidValue(name, AdmissionMessage.volumeClaimNameTooLong) });
+      }
+      errors.push(...validateReplicatedJobsVolumeClaims(rjobs, name));
+      seen.add(name);
+    });
+    return errors;
+  });
+  return [...countErrors, ...policyErrors];
+};
+
+/**
  * validateJobSet: every create-time error of a JobSet, empty when it is valid. Pass it a
  * JobSet that has been through applyDefaults, as upstream validates after its webhook has
  * defaulted: some rules read defaulted fields (an Indexed Job's completions, for one).
@@ -397,5 +470,7 @@ export const validateJobSet = (jobSet: JobSet): FieldError[] => {
     ...validateSuccessPolicy(jobSet, names),
     ...validateFailurePolicy(jobSet, names),
     ...validateCoordinator(jobSet, rjobs),
+    ...validateVolumeClaimPolicies(jobSet, rjobs),
+    ...validateSpecFields(jobSet),
   ];
 };

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, V1MicroTime, setHeaderOptions } from '@kubernetes/client-node';
-import type { CoreV1Event, KubeConfig, V1Service } from '@kubernetes/client-node';
+import type { CoreV1Event, KubeConfig, V1ObjectMeta, V1PersistentVolumeClaim, V1PersistentVolumeClaimSpec, V1Service } from '@kubernetes/client-node';
 import type { z } from 'zod';
 import {
   EVENT_ACTION,
@@ -31,7 +31,7 @@ import { AlreadyExistsError, ConflictError, ErrorCode, InvalidObjectError, Lineu
 import { eventNote } from './eventNote.ts';
 import { subdomainOf } from '../jobset/keys.ts';
 import { JobSchema, JobSetSchema, ServiceSchema } from '../jobset/schema.ts';
-import type { Job, JobSet, JobStatus, Service } from '../jobset/schema.ts';
+import type { Job, JobSet, JobStatus, ObjectMeta, PersistentVolumeClaim, Service } from '../jobset/schema.ts';
 import type { Action, ActionKind, Observed } from '../plan/types.ts';
 import type { ClusterGateway } from '../reconcile/types.ts';
 import type { CounterSink } from '../counters.ts';
@@ -55,6 +55,7 @@ export const KubeResource = {
   JobSet: { group: 'jobset.x-k8s.io', version: 'v1alpha2', plural: 'jobsets' },
   Job: { group: 'batch', version: 'v1', plural: 'jobs' },
   Service: { group: '', version: 'v1', plural: 'services' },
+  PersistentVolumeClaim: { group: '', version: 'v1', plural: 'persistentvolumeclaims' },
   Event: { group: '', version: 'v1', plural: 'events' },
 } as const;
 
@@ -85,6 +86,8 @@ export const actionVerbs: Readonly<Record<ActionKind, readonly ApiAccess[]>> = {
   // A merge patch replaces the finalizer list, so the current list is read first.
   RemoveJobFinalizer: [jobs(['get', 'patch'])],
   CreateService: [{ group: KubeResource.Service.group, resource: KubeResource.Service.plural, verbs: ['create'] }],
+  // A claim that exists already is kept (AlreadyExists is success), so create is the only verb.
+  CreatePersistentVolumeClaim: [{ group: KubeResource.PersistentVolumeClaim.group, resource: KubeResource.PersistentVolumeClaim.plural, verbs: ['create'] }],
   PatchJobSetAnnotations: [jobSets(['patch'])],
   // The JobSet is read only when the action carries no resourceVersion to replace against.
   UpdateJobSetStatus: [jobSets(['get']), jobSets(['update'], 'status')],
@@ -278,6 +281,15 @@ export class KubeClusterGateway implements ClusterGateway {
       await this.ignoreAlreadyExists(
         this.call('create', `service ${serviceNamespace}/${action.service.metadata.name ?? ''}`, () =>
           this.core.createNamespacedService({ namespace: serviceNamespace, body: toV1Service(action.service, serviceNamespace), fieldManager: KUBE_FIELD_MANAGER }),
+        ),
+      );
+    },
+    CreatePersistentVolumeClaim: async (namespace, _jobSetName, action) => {
+      const claimNamespace = action.claim.metadata.namespace || namespace;
+      // Upstream's createPVCsIfNecessary: a claim of this name that exists is the one wanted.
+      await this.ignoreAlreadyExists(
+        this.call('create', `persistentvolumeclaim ${claimNamespace}/${action.claim.metadata.name ?? ''}`, () =>
+          this.core.createNamespacedPersistentVolumeClaim({ namespace: claimNamespace, body: toV1PersistentVolumeClaim(action.claim, claimNamespace), fieldManager: KUBE_FIELD_MANAGER }),
         ),
       );
     },
@@ -501,6 +513,38 @@ export class KubeClusterGateway implements ClusterGateway {
     }
   }
 }
+
+/** toV1ObjectMeta: the name, labels, annotations and owners of a created object, as client-node's model. */
+const toV1ObjectMeta = (metadata: ObjectMeta, namespace: string): V1ObjectMeta => ({
+  ...(metadata.name === undefined ? {} : { name: metadata.name }),
+  namespace,
+  ...(metadata.labels === undefined ? {} : { labels: metadata.labels }),
+  ...(metadata.annotations === undefined ? {} : { annotations: metadata.annotations }),
+  ...(metadata.ownerReferences === undefined
+    ? {}
+    : {
+        ownerReferences: metadata.ownerReferences.map((ref) => ({
+          apiVersion: ref.apiVersion,
+          kind: ref.kind,
+          name: ref.name,
+          uid: ref.uid,
+          ...(ref.controller === undefined ? {} : { controller: ref.controller }),
+          ...(ref.blockOwnerDeletion === undefined ? {} : { blockOwnerDeletion: ref.blockOwnerDeletion }),
+        })),
+      }),
+});
+
+/**
+ * toV1PersistentVolumeClaim: a volumeClaimPolicies claim as client-node's model. The spec is the
+ * user's template spec, whose fields are core/v1's own (the API server validates them); CoreV1Api
+ * serialises through the model, so a spec field newer than client-node 2.0.1 would not be sent.
+ */
+const toV1PersistentVolumeClaim = (claim: PersistentVolumeClaim, namespace: string): V1PersistentVolumeClaim => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: toV1ObjectMeta(claim.metadata, namespace),
+  spec: (claim.spec ?? {}) as V1PersistentVolumeClaimSpec,
+});
 
 /**
  * toV1Service: the planner's Service as client-node's model. CoreV1Api serialises through the

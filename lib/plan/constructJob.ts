@@ -1,22 +1,14 @@
 /**
  * Child Jobs and the headless Service, built exactly as upstream builds them
- * (constructJob, labelAndAnnotateObject, createHeadlessSvcIfNecessary; jobset-behaviour.md §3–4),
+ * (constructJob, labelAndAnnotateObject, addVolumes, createHeadlessSvcIfNecessary; jobset-behaviour.md §3–4),
  * with two Lineup additions: spec.suspend also holds a gated Job back, and a Job with a
  * Job-level TTL carries the finished-record finalizer.
  */
-import { ExclusivePlacement, JOBSET_API_VERSION, JOBSET_KIND, Label, LineupKey } from '../constants.ts';
+import { ExclusivePlacement, Label, LineupKey } from '../constants.ts';
 import { coordinatorEndpoint, jobHashKey, jobName, subdomainOf } from '../jobset/keys.ts';
-import type { Job, JobSet, OwnerReference, ReplicatedJob, Service } from '../jobset/schema.ts';
-
-/** controllerReference: the ownerReference upstream puts on Jobs and the Service. */
-export const controllerReference = (jobSet: JobSet): OwnerReference => ({
-  apiVersion: JOBSET_API_VERSION,
-  kind: JOBSET_KIND,
-  name: jobSet.metadata.name ?? '',
-  uid: jobSet.metadata.uid ?? '',
-  controller: true,
-  blockOwnerDeletion: true,
-});
+import type { Job, JobSet, ReplicatedJob, Service } from '../jobset/schema.ts';
+import { controllerReference } from './ownerReference.ts';
+import { claimVolumes } from './volumeClaims.ts';
 
 /** dnsHostnamesEnabled: upstream treats a missing network or flag as off. */
 export const dnsHostnamesEnabled = (jobSet: JobSet): boolean => jobSet.spec.network?.enableDNSHostnames === true;
@@ -109,6 +101,9 @@ export const constructJob = (jobSet: JobSet, rjob: ReplicatedJob, index: number,
       { key: ExclusivePlacement.NoScheduleTaintKey, operator: 'Exists', effect: 'NoSchedule' },
     ];
   }
+  // upstream addVolumes: each volumeClaimPolicies claim a container mounts becomes a volume.
+  const volumes = claimVolumes(jobSet, podSpec.containers, podSpec.initContainers);
+  if (volumes.length > 0) podSpec.volumes = [...(podSpec.volumes ?? []), ...volumes];
   const podMetadata = spec.template.metadata;
   spec.template = {
     ...spec.template,

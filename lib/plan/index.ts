@@ -1,6 +1,8 @@
 export { bucketJobs, countReplicatedJobs, isControlledBy, jobFinishedType, jobReady, type ChildJobs } from './childJobs.ts';
 export { conditionIsTrue, findCondition, rfc3339Seconds, setCondition, type ConditionChange, type DesiredCondition } from './conditions.ts';
-export { constructJob, controllerReference, headlessService, replicaLayout } from './constructJob.ts';
+export { constructJob, headlessService, replicaLayout } from './constructJob.ts';
+export { controllerReference } from './ownerReference.ts';
+export { claimVolumes, volumeClaims } from './volumeClaims.ts';
 export { formatRecord, parseRecord, type FinishedJobsRecord } from './finishedJobs.ts';
 export { DEFAULT_PLAN_OPTIONS, isManagedByLineup, plan } from './planner.ts';
 export { startupPolicySpecOf } from './startupSpec.ts';

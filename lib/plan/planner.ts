@@ -46,6 +46,7 @@ import { ActionReasonCode, failureRuleMessage, gateOpenedMessage, heldMessage, s
 import { podTemplateMerge } from './resume.ts';
 import { startupPolicySpecOf } from './startupSpec.ts';
 import type { Action, Observed, Plan, PlanOptions } from './types.ts';
+import { volumeClaims } from './volumeClaims.ts';
 
 /** DEFAULT_PLAN_OPTIONS: Lineup's controller name, unmanaged JobSets left alone. */
 export const DEFAULT_PLAN_OPTIONS: PlanOptions = { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false };
@@ -434,6 +435,19 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
     }
   }
 
+  // upstream reconcileVolumeClaimPolicies: the claims exist before any Job that mounts them. A
+  // pass that creates Jobs (the first, and each after a restart) creates them; one that exists is kept.
+  const claims: Action[] =
+    creates.length === 0
+      ? []
+      : volumeClaims(jobSet).map((claim) =>
+          tag(
+            { kind: 'CreatePersistentVolumeClaim', claim },
+            ActionReasonCode.VolumeClaimPolicy,
+            `${claim.metadata.name ?? ''}: created before the jobs that mount it (${claim.metadata.ownerReferences === undefined ? 'Retain: kept when the jobset is deleted' : 'Delete: owned by the jobset'})`,
+          ),
+        );
+
   const transitions: Action[] = [];
   const rjobByName = new Map<string, ReplicatedJob>(replicatedJobs.map((rjob) => [rjob.name, rjob]));
   let remainingSuspended = 0;
@@ -491,12 +505,13 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
   }
 
   const summary = [
+    claims.length > 0 ? `created ${claims.length} volume claims` : undefined,
     creates.length > 0 ? `created ${creates.length} jobs (${createdGated + (suspended ? creates.length - createdGated : 0)} suspended)` : undefined,
     transitions.length > 0 ? `${suspended ? 'suspended' : 'resumed'} ${transitions.length} jobs` : undefined,
     evaluation.waitingOn && !suspended ? evaluation.waitingOn.message : undefined,
     suspended ? 'jobset suspended' : undefined,
   ].filter((part): part is string => part !== undefined);
-  const result = finish([...serviceActions, ...creates, ...transitions], summary.length > 0 ? summary.join('; ') : 'nothing to do');
+  const result = finish([...serviceActions, ...claims, ...creates, ...transitions], summary.length > 0 ? summary.join('; ') : 'nothing to do');
   return { ...result, startup: { form: evaluation.form, gates: evaluation.gates } };
 };
 

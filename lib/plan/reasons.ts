@@ -33,6 +33,8 @@ export const ActionReasonCode = {
   PreviousAttempt: 'PreviousAttempt',
   /** The headless Service is missing. */
   ServiceMissing: 'ServiceMissing',
+  /** Jobs are created that mount volumeClaimPolicies claims: the claims are created first. */
+  VolumeClaimPolicy: 'VolumeClaimPolicy',
   /** The observed status differs from the one this pass computes. */
   StatusChanged: 'StatusChanged',
   /** A condition changed (its Event). */

@@ -1,5 +1,5 @@
 /** The planner's contract: what it observes, and the plain-data actions it returns. */
-import type { Job, JobSet, JobSetStatus, Service, SchedulingGate, Toleration } from '../jobset/schema.ts';
+import type { Job, JobSet, JobSetStatus, PersistentVolumeClaim, Service, SchedulingGate, Toleration } from '../jobset/schema.ts';
 import type { Gate, StartupForm } from '../policy/types.ts';
 import type { ActionReason } from './reasons.ts';
 
@@ -61,6 +61,8 @@ export type Action =
   | { readonly kind: 'RemoveJobFinalizer'; readonly name: string; readonly resourceVersion: string | undefined; readonly finalizer: string }
   /** Create the headless Service. */
   | { readonly kind: 'CreateService'; readonly service: Service }
+  /** Create a volumeClaimPolicies claim (one that exists already is left as it is, as upstream does). */
+  | { readonly kind: 'CreatePersistentVolumeClaim'; readonly claim: PersistentVolumeClaim }
   /** Merge-patch JobSet metadata.annotations (null deletes a key), conditional on resourceVersion. */
   | {
       readonly kind: 'PatchJobSetAnnotations';

@@ -36,9 +36,11 @@ const runs = (actions: readonly Action[]): Action[][] => {
 const asLineupError = (error: unknown): LineupError =>
   error instanceof LineupError ? error : new LineupError(ErrorCode.UNAVAILABLE, `unexpected error: ${(error as Error)?.message ?? String(error)}`, { cause: error });
 
-/** creationFailureEvent: the Warning upstream emits at once when Jobs or the Service cannot be created. */
-const creationFailureEvent = (action: Action, error: LineupError): Action | undefined => {
+/** creationFailureEvent: the Warning upstream emits at once when Jobs, the Service or a volume claim cannot be created. */
+const creationFailureEvent = (action: Action, error: LineupError): Extract<Action, { kind: 'EmitEvent' }> | undefined => {
   if (action.kind === 'CreateJob') return { kind: 'EmitEvent', eventType: 'Warning', reason: EventReason.JobCreationFailed, message: `job "${action.job.metadata.name ?? ''}" creation failed with error: ${error.message}` };
+  // Upstream's message is the error alone.
+  if (action.kind === 'CreatePersistentVolumeClaim') return { kind: 'EmitEvent', eventType: 'Warning', reason: EventReason.PVCCreationFailed, message: error.message };
   if (action.kind === 'CreateService') return { kind: 'EmitEvent', eventType: 'Warning', reason: EventReason.HeadlessServiceCreationFailed, message: `headless service creation failed with error: ${error.message}` };
   return undefined;
 };
@@ -62,7 +64,7 @@ export const executePlan = async (gateway: ClusterGateway, plan: Plan, now: numb
         await gateway.apply(plan.namespace, plan.name, warning, now).then(
           () => undefined,
           (eventError: unknown) => {
-            error.message += `; and the ${EventReason.JobCreationFailed} event could not be recorded: ${(eventError as Error)?.message ?? String(eventError)}`;
+            error.message += `; and the ${warning.reason} event could not be recorded: ${(eventError as Error)?.message ?? String(eventError)}`;
           },
         );
       }

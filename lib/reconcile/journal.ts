@@ -76,6 +76,8 @@ const targetOf = (action: Action): string => {
       return action.job.metadata.name ?? '';
     case 'CreateService':
       return action.service.metadata.name ?? '';
+    case 'CreatePersistentVolumeClaim':
+      return action.claim.metadata.name ?? '';
     case 'ResumeJob':
     case 'SuspendJob':
     case 'DeleteJob':

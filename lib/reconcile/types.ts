@@ -11,7 +11,7 @@ import type { Action, Observed } from '../plan/types.ts';
  * an existing Job name (re-plan), NotFoundError on a write to a missing object, InvalidObjectError
  * on a write the API server refuses as invalid (422), ForbiddenError, UnavailableError after
  * retries. Deleting a missing Job or JobSet, removing a finalizer from a missing Job and creating
- * a Service that exists succeed. test/k8s/gatewayBehaviour.ts holds both implementations to this.
+ * a Service or volume claim that exists succeed. test/k8s/gatewayBehaviour.ts holds both implementations to this.
  */
 export interface ClusterGateway {
   /** observe: the JobSet, its Jobs (label jobset.sigs.k8s.io/jobset-name) and its Service; undefined when the JobSet is gone. */

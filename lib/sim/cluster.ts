@@ -13,7 +13,7 @@
 import { ConditionType, JobConditionType, Label } from '../constants.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { subdomainOf } from '../jobset/keys.ts';
-import type { Job, JobCondition, JobSet, JobSetStatus, JobStatus, ObjectMeta, PodTemplateSpec, Service } from '../jobset/schema.ts';
+import type { Job, JobCondition, JobSet, JobSetStatus, JobStatus, ObjectMeta, PersistentVolumeClaim, PodTemplateSpec, Service } from '../jobset/schema.ts';
 import { eventNote } from '../k8s/eventNote.ts';
 import type { Action, ActionKind, Observed, PodTemplateMerge } from '../plan/types.ts';
 import { resolveBehaviour, EMPTY_BEHAVIOUR } from './behaviour.ts';
@@ -167,6 +167,7 @@ export class SimCluster {
   /** Jobs per `namespace/jobSetName` label value, in creation order (the observe order); records, so a pass reads them without lookups. */
   private readonly jobsByJobSet = new Map<string, Set<JobRecord>>();
   private readonly services = new Map<string, Service>();
+  private readonly claims = new Map<string, PersistentVolumeClaim>();
   private readonly eventLog = new Map<string, SimEvent[]>();
   private readonly timelines = new Map<string, TimelineEntry[]>();
 
@@ -196,6 +197,11 @@ export class SimCluster {
   /** getService: the stored Service, if any. */
   getService(namespace: string, name: string): Service | undefined {
     return this.services.get(objectKey(namespace, name));
+  }
+
+  /** getPersistentVolumeClaim: the stored claim, if any. */
+  getPersistentVolumeClaim(namespace: string, name: string): PersistentVolumeClaim | undefined {
+    return this.claims.get(objectKey(namespace, name));
   }
 
   /** jobsOf: the Jobs labelled jobset-name=<jobSetName> in the namespace, in creation order. */
@@ -437,6 +443,21 @@ export class SimCluster {
       });
       this.notifyService(serviceNamespace, name, this.services.get(objectKey(serviceNamespace, name)));
     },
+    CreatePersistentVolumeClaim: (namespace, jobSetName, action, now) => {
+      const claimNamespace = action.claim.metadata.namespace || namespace;
+      const name = action.claim.metadata.name ?? '';
+      const key = objectKey(claimNamespace, name);
+      // As upstream's controller and the Kubernetes gateway: a claim of this name is the one wanted.
+      if (this.claims.has(key)) return;
+      this.claims.set(key, {
+        ...action.claim,
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { ...action.claim.metadata, namespace: claimNamespace, uid: this.nextUid(), resourceVersion: this.nextResourceVersion(), creationTimestamp: toTimestamp(now) },
+      });
+      const retention = action.claim.metadata.ownerReferences === undefined ? 'retained after the jobset' : 'owned by the jobset';
+      this.record(objectKey(namespace, jobSetName), { at: now, type: TimelineType.VolumeClaimCreated, message: `${name} (${retention})` });
+    },
     PatchJobSetAnnotations: (namespace, jobSetName, action) => {
       const jobSet = this.requireJobSet(namespace, jobSetName);
       this.checkResourceVersion(jobSet, action.resourceVersion, `jobset ${namespace}/${jobSetName}`);
@@ -528,6 +549,12 @@ export class SimCluster {
     for (const [key, service] of [...this.services]) {
       if (isControlledBy(service.metadata, ownerUid)) {
         this.services.delete(key);
+        this.nextResourceVersion();
+      }
+    }
+    for (const [key, claim] of [...this.claims]) {
+      if (isControlledBy(claim.metadata, ownerUid)) {
+        this.claims.delete(key);
         this.nextResourceVersion();
       }
     }

@@ -14,6 +14,8 @@ export const TimelineType = {
   JobSucceeded: 'JobSucceeded',
   JobFailed: 'JobFailed',
   JobDeleted: 'JobDeleted',
+  /** A volumeClaimPolicies claim was created (message: its name and retention). */
+  VolumeClaimCreated: 'VolumeClaimCreated',
   /** A JobSet condition appeared or changed status, reason or message on a status write. */
   ConditionChanged: 'ConditionChanged',
   /** The JobSet's Rejected condition turned True. */

@@ -88,6 +88,20 @@ describe('lineup demo --state-dir, then history, export and replay (the README s
     assert.doesNotMatch(replay.stdout, /data-differs/);
   });
 
+  it('the volume claims of upstream\'s single-pvc example are in its journal, and history, replay and the drawing show them', async () => {
+    const claims = 'local/default/volume-claim-trainjob';
+    const history = await lineup('history', claims, '--state-dir', stateDir);
+    assert.equal(history.code, 0, history.stderr);
+    assert.match(history.stdout, /^pass 1 .*created 2 volume claims; created 2 jobs/);
+    assert.match(history.stdout, /\n {4}CreatePersistentVolumeClaim×1 VolumeClaimPolicy: initializer-volume-claim-trainjob: created before the jobs that mount it \(Delete: owned by the jobset\)\n/);
+    assert.match(history.stdout, /\n {4}CreatePersistentVolumeClaim×1 VolumeClaimPolicy: checkpoints-volume-claim-trainjob: created before the jobs that mount it \(Retain: kept when the jobset is deleted\)\n/);
+    const replay = await lineup('replay', claims, '--state-dir', stateDir, '--output', 'html');
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.doesNotMatch(replay.stdout, /data-differs/);
+    assert.match(replay.stdout, /CreatePersistentVolumeClaim/);
+    assert.deepEqual([...replay.stdout.matchAll(/data-lane="([^"]+)"/g)].map((m) => m[1]), ['initializer', 'node']);
+  });
+
   it('--cluster limits --all to one cluster: another cluster has nothing in a demo state directory (exit 2, one line)', async () => {
     const replay = await lineup('replay', '--all', '--cluster', 'eu-prod', '--state-dir', stateDir);
     assert.equal(replay.code, 2);

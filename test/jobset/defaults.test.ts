@@ -222,6 +222,25 @@ describe('jobset/defaults', () => {
           },
         }),
       },
+      {
+        name: 'TestJobSetDefaulting: volumeClaimPolicy retentionPolicy is defaulted to Delete when nil',
+        input: jobSet({
+          successPolicy: defaultSuccessPolicy,
+          startupPolicy: defaultStartupPolicy,
+          network: defaultNetwork,
+          volumeClaimPolicies: [{ templates: [{ metadata: { name: 'test-volume' } }] }],
+          replicatedJobs: [rjob({ completionMode: 'Indexed' })],
+          managedBy: 'jobset.sigs.k8s.io/jobset-controller',
+        }),
+        want: jobSet({
+          successPolicy: defaultSuccessPolicy,
+          startupPolicy: defaultStartupPolicy,
+          network: defaultNetwork,
+          volumeClaimPolicies: [{ templates: [{ metadata: { name: 'test-volume' } }], retentionPolicy: { whenDeleted: 'Delete' } }],
+          replicatedJobs: [withCrdAndJobApiDefaults(rjob({ completionMode: 'Indexed' }))],
+          managedBy: 'jobset.sigs.k8s.io/jobset-controller',
+        }),
+      },
     ];
     for (const tc of cases) {
       it(tc.name, () => {
@@ -320,6 +339,19 @@ describe('jobset/defaults', () => {
         }),
       },
       {
+        name: 'test/integration/webhook/jobset_webhook_test.go: VolumeClaimPolicies defaults are applied when empty (a retentionPolicy written without whenDeleted gets the CRD default Delete; Retain is kept)',
+        input: jobSet({ volumeClaimPolicies: [{ templates: [{ metadata: { name: 'a' } }], retentionPolicy: {} }, { templates: [{ metadata: { name: 'b' } }], retentionPolicy: { whenDeleted: 'Retain' } }] }),
+        want: jobSet({
+          successPolicy: defaultSuccessPolicy,
+          startupPolicy: defaultStartupPolicy,
+          network: defaultNetwork,
+          volumeClaimPolicies: [
+            { templates: [{ metadata: { name: 'a' } }], retentionPolicy: { whenDeleted: 'Delete' } },
+            { templates: [{ metadata: { name: 'b' } }], retentionPolicy: { whenDeleted: 'Retain' } },
+          ],
+        }),
+      },
+      {
         name: 'the startup-rules annotation still gets startupPolicy AnyOrder',
         input: { ...jobSet({}), metadata: { name: 'js', annotations: { ['lineup.dev/startup-rules']: '[{name: rjob, status: Ready}]' } } },
         want: {
@@ -338,7 +370,7 @@ describe('jobset/defaults', () => {
       // Prepare: loose objects keep unknown fields, and defaulting must too.
       const input = loadedJobSets(
         loadJobSets(
-          'apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: js}\nspec:\n  volumeClaimPolicies: [{templates: []}]\n  replicatedJobs:\n  - name: a\n    template: {spec: {activeDeadlineSeconds: 30, template: {spec: {containers: [{name: c, image: busybox}]}}}}\n',
+          'apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: js}\nspec:\n  futureField: {templates: []}\n  replicatedJobs:\n  - name: a\n    template: {spec: {activeDeadlineSeconds: 30, template: {spec: {containers: [{name: c, image: busybox}]}}}}\n',
           'inline.yaml',
         ),
       )[0];
@@ -346,7 +378,7 @@ describe('jobset/defaults', () => {
       // Act
       const out = applyDefaults(input);
       // Assess
-      assert.deepEqual(out.spec['volumeClaimPolicies'], [{ templates: [] }]);
+      assert.deepEqual(out.spec['futureField'], { templates: [] });
       assert.equal(out.spec.replicatedJobs?.[0]?.template.spec['activeDeadlineSeconds'], 30);
       assert.deepEqual(out.spec.replicatedJobs?.[0]?.template.spec.template.spec?.containers, [{ name: 'c', image: 'busybox' }]);
     });

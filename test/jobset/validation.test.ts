@@ -387,6 +387,106 @@ describe('jobset/validation', () => {
     });
   });
 
+  describe('pkg/webhooks/jobset_webhook_test.go: volumeClaimPolicies', () => {
+    // upstream's TestValidateCreate volumeClaimPolicy cases: a JobSet "js" whose job-1 container
+    // mounts what the case says, and policies with the templates the case names.
+    const mount = (name: string, mountPath = '/test/path') => ({ name, mountPath });
+    const claimRJob = (name: string, pod: { mounts?: string[]; initMounts?: string[]; volumes?: string[] }): ReplicatedJob => ({
+      name,
+      groupName: 'default',
+      replicas: 1,
+      template: {
+        spec: {
+          template: {
+            spec: {
+              containers: [{ name: 'test', image: 'bash:latest', ...(pod.mounts ? { volumeMounts: pod.mounts.map((m) => mount(m)) } : {}) }],
+              ...(pod.initMounts ? { initContainers: [{ name: 'test-init', image: 'bash:latest', volumeMounts: pod.initMounts.map((m) => mount(m)) }] } : {}),
+              ...(pod.volumes ? { volumes: pod.volumes.map((v) => ({ name: v, emptyDir: {} })) } : {}),
+            },
+          },
+        },
+      },
+    });
+    const withClaims = (policies: NonNullable<JobSet['spec']['volumeClaimPolicies']>, rjobs: ReplicatedJob[]): JobSet => {
+      const base = upstreamJobSet({ replicatedJobs: rjobs });
+      return { ...base, spec: { ...base.spec, volumeClaimPolicies: policies } };
+    };
+    const template = (name: string) => ({ metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+    const deleting = (...names: string[]) => ({ templates: names.map(template), retentionPolicy: { whenDeleted: 'Delete' as const } });
+    const retaining = (...names: string[]) => ({ templates: names.map(template), retentionPolicy: { whenDeleted: 'Retain' as const } });
+    const cases: { name: string; jobSet: JobSet; want: string[] }[] = [
+      {
+        name: 'TestValidateCreate: volumeClaimPolicy is valid since volume exists in the container',
+        jobSet: withClaims([deleting('test-volume')], [claimRJob('job-1', { mounts: ['test-volume'] })]),
+        want: [],
+      },
+      {
+        name: 'TestValidateCreate: volumeClaimPolicy is valid since volume exists in the initContainer',
+        jobSet: withClaims([deleting('test-volume')], [claimRJob('job-1', {}), claimRJob('job-2', { initMounts: ['test-volume'] })]),
+        want: [],
+      },
+      {
+        name: 'TestValidateCreate: volumeClaimPolicy is invalid since template names are not unique',
+        jobSet: withClaims([deleting('duplicate-volume'), retaining('duplicate-volume')], [claimRJob('job-1', { mounts: ['duplicate-volume'] })]),
+        want: ['spec.volumeClaimPolicies[1].templates[0].metadata.name: Invalid value: "duplicate-volume": names must be unique for VolumeClaimPolicies template'],
+      },
+      {
+        name: 'TestValidateCreate: volumeClaimPolicy is invalid since template name has uppercase letters',
+        jobSet: withClaims([deleting('InvalidVolumeName')], [claimRJob('job-1', { mounts: ['InvalidVolumeName'] })]),
+        want: ['spec.volumeClaimPolicies[0].templates[0].metadata.name: Invalid value: "InvalidVolumeName": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters'],
+      },
+      {
+        name: 'TestValidateCreate: volumeClaimPolicy is invalid since template name is too long',
+        jobSet: withClaims([deleting('a'.repeat(64))], [claimRJob('job-1', { mounts: ['a'.repeat(64)] })]),
+        want: [`spec.volumeClaimPolicies[0].templates[0].metadata.name: Invalid value: "${'a'.repeat(64)}": VolumeClaimPolicies template name is too long`],
+      },
+      {
+        name: 'TestValidateCreate: volumeClaimPolicy is invalid since no matching volumeMount in containers',
+        jobSet: withClaims([deleting('test-volume')], [claimRJob('job-1', {})]),
+        want: ["spec.replicatedJobs: replicatedJob containers don't have a matching volumeMount: test-volume from VolumeClaimPolicies"],
+      },
+      {
+        name: 'TestValidateCreate: volumeClaimPolicy is invalid since volume name conflicts with existing volume',
+        jobSet: withClaims([deleting('conflicting-volume')], [claimRJob('job-1', { mounts: ['conflicting-volume'], volumes: ['conflicting-volume'] })]),
+        want: [
+          'spec.replicatedJobs[0].template.spec.template.spec.volumes[0].name: Invalid value: "conflicting-volume": volume name conflicts with VolumeClaimPolicy template name: conflicting-volume',
+        ],
+      },
+    ];
+    for (const tc of cases) {
+      it(tc.name, () => {
+        const got = rendered(validateJobSet(tc.jobSet));
+        if (tc.want.length === 0) assert.deepEqual(got, []);
+        for (const want of tc.want) assert.ok(got.some((message) => message.includes(want)), `missing ${JSON.stringify(want)} in ${JSON.stringify(got)}`);
+      });
+    }
+
+    it('the CRD: a template namespace is refused, as are more than 50 policies or templates', () => {
+      const names = Array.from({ length: 51 }, (_, i) => `v${i}`);
+      const tooMany = withClaims([deleting(...names)], [claimRJob('job-1', { mounts: names })]);
+      assert.deepEqual(rendered(validateJobSet(tooMany)), ['spec.volumeClaimPolicies[0].templates: Too many: 51: must have at most 50 items']);
+      const policies = withClaims(names.map((name) => deleting(name)), [claimRJob('job-1', { mounts: names })]);
+      assert.deepEqual(rendered(validateJobSet(policies)), ['spec.volumeClaimPolicies: Too many: 51: must have at most 50 items']);
+      const namespaced = withClaims([{ templates: [{ metadata: { name: 'v', namespace: 'other' } }] }], [claimRJob('job-1', { mounts: ['v'] })]);
+      assert.deepEqual(rendered(validateJobSet(namespaced)), ['spec.volumeClaimPolicies[0]: namespace cannot be set for VolumeClaimPolicies templates']);
+    });
+
+    it('the CRD: whenDeleted is Delete or Retain', () => {
+      const input = withClaims([{ templates: [template('v')], retentionPolicy: { whenDeleted: 'Keep' as 'Retain' } }], [claimRJob('job-1', { mounts: ['v'] })]);
+      assert.deepEqual(rendered(admit(input)), ['spec.volumeClaimPolicies[0].retentionPolicy.whenDeleted: unsupported value "Keep", expected one of: "Delete", "Retain"']);
+    });
+  });
+
+  describe('a spec field the shipped CRD does not declare', () => {
+    it('is refused by name, whatever its value (upstream main\'s spec.scheduling here)', () => {
+      const base = upstreamJobSet({ replicatedJobs: [upstreamRJob('driver')] });
+      const jobSet: JobSet = { ...base, spec: { ...base.spec, scheduling: { policy: { gang: { minCount: 5 } } } } };
+      assert.deepEqual(rendered(validateJobSet(jobSet)), [
+        'spec.scheduling: field not supported: spec.scheduling is not in the JobSet v1alpha2 CRD Lineup ships (upstream v0.12.0), so Lineup cannot honour it; remove it or use a Lineup that supports it',
+      ]);
+    });
+  });
+
   describe('test/integration/webhook/jobset_webhook_test.go', () => {
     // The webhook suite creates JobSets against CRD + webhook: schema, defaults, validation.
     const plainRJob = (name: string, dependsOn?: DependsOn[]): ReplicatedJob => ({
@@ -455,6 +555,16 @@ describe('jobset/validation', () => {
         name: 'jobset webhook tests: success policy with invalid replicatedJob name is rejected',
         input: integrationJobSet({ successPolicy: { operator: 'All', targetReplicatedJobs: ['does-not-exist'] }, replicatedJobs: [plainRJob('rjob')] }),
         want: [{ path: 'spec.successPolicy.targetReplicatedJobs[0]', message: "invalid replicatedJob name 'does-not-exist' does not appear in .spec.ReplicatedJobs" }],
+      },
+      {
+        name: 'jobset webhook tests: VolumeClaimPolicies template with namespace should be rejected',
+        input: integrationJobSet({
+          volumeClaimPolicies: [{ templates: [{ metadata: { name: 'test-volume', namespace: 'invalid-namespace' }, spec: {} }] }],
+          replicatedJobs: [
+            { ...plainRJob('rjob'), template: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', volumeMounts: [{ name: 'test-volume', mountPath: '/v' }] }] } } } } },
+          ],
+        }),
+        want: [{ path: 'spec.volumeClaimPolicies[0]', message: 'namespace cannot be set for VolumeClaimPolicies templates' }],
       },
     ];
     for (const tc of cases) {

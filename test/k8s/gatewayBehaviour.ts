@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EVENT_NOTE_MAX_BYTES, Label, LineupKey } from '../../lib/constants.ts';
 import { AlreadyExistsError, ConflictError, ErrorCode, InvalidObjectError, LineupError, NotFoundError } from '../../lib/errors.ts';
-import type { Job, JobSet, JobStatus, Service, Toleration } from '../../lib/jobset/schema.ts';
+import type { Job, JobSet, JobStatus, PersistentVolumeClaim, Service, Toleration } from '../../lib/jobset/schema.ts';
 import { DEFAULT_PLAN_OPTIONS, plan } from '../../lib/plan/index.ts';
 import type { Action, Plan } from '../../lib/plan/types.ts';
 import type { ClusterGateway } from '../../lib/reconcile/types.ts';
@@ -42,6 +42,7 @@ export interface GatewayWorld {
   getJobSet(name: string): Promise<JobSet | undefined>;
   getJob(name: string): Promise<Job | undefined>;
   getService(name: string): Promise<Service | undefined>;
+  getPersistentVolumeClaim(name: string): Promise<PersistentVolumeClaim | undefined>;
   /** writeJobStatus: replace a Job's status as the Job controller does; a refusal is the Lineup error the adapter maps it to. */
   writeJobStatus(name: string, status: (job: Job) => JobStatus): Promise<Job>;
   /** events: the Events recorded on JobSet `jobSetName`, oldest first. */
@@ -190,6 +191,49 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
       assert.equal((await world.getJob(createJob.job.metadata.name ?? ''))?.metadata.resourceVersion, before?.metadata.resourceVersion);
       await apply(world, 'first', createService);
       assert.equal((await world.getService('first'))?.metadata.uid, service.metadata.uid, 'the Service is the one created first');
+    });
+
+    it('volumeClaimPolicies: the first pass creates each claim (named, labelled, owned unless Retain) before the Jobs that mount it; creating one again keeps the stored one', async () => {
+      // Prepare: upstream's single-pvc example, shrunk: "model" deleted with the JobSet, "checkpoints" retained.
+      const world = await makeWorld();
+      const jobSet = simpleJobSet(world, 'claims');
+      const storage = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } };
+      jobSet.spec.volumeClaimPolicies = [
+        { templates: [{ metadata: { name: 'model', labels: { team: 'ml' }, annotations: { note: 'shared' } }, spec: storage }] },
+        { templates: [{ metadata: { name: 'checkpoints' }, spec: storage }], retentionPolicy: { whenDeleted: 'Retain' } },
+      ];
+      const podSpec = jobSet.spec.replicatedJobs?.[0]?.template.spec.template.spec;
+      assert.ok(podSpec);
+      podSpec.containers = [{ name: 'main', image: 'busybox', volumeMounts: [{ name: 'model', mountPath: '/model' }, { name: 'checkpoints', mountPath: '/checkpoints' }] }];
+      const created = await world.createJobSet(jobSet);
+      // Act
+      const first = await pass(world, 'claims');
+      // Assess: claims come before Jobs in the plan, and exist as upstream names and labels them.
+      const kinds = first.actions.map((action) => action.kind);
+      assert.ok(kinds.lastIndexOf('CreatePersistentVolumeClaim') < kinds.indexOf('CreateJob'), kinds.join(', '));
+      const model = await world.getPersistentVolumeClaim('model-claims');
+      assert.ok(model, 'claim model-claims exists');
+      assert.deepEqual(model.metadata.labels, { team: 'ml', [Label.JobSetName]: 'claims' });
+      assert.deepEqual(model.metadata.annotations, { note: 'shared' });
+      assert.deepEqual(
+        model.metadata.ownerReferences?.map((ref) => [ref.kind, ref.name, ref.uid, ref.controller]),
+        [['JobSet', 'claims', created.metadata.uid, true]],
+      );
+      assert.deepEqual((model.spec as { resources?: unknown } | undefined)?.resources, { requests: { storage: '1Gi' } });
+      const checkpoints = await world.getPersistentVolumeClaim('checkpoints-claims');
+      assert.ok(checkpoints, 'claim checkpoints-claims exists');
+      assert.equal(checkpoints.metadata.ownerReferences, undefined, 'a retained claim has no owner');
+      for (const name of ['claims-workers-0', 'claims-workers-1']) {
+        assert.deepEqual((await world.getJob(name))?.spec.template.spec?.volumes, [
+          { name: 'model', persistentVolumeClaim: { claimName: 'model-claims' } },
+          { name: 'checkpoints', persistentVolumeClaim: { claimName: 'checkpoints-claims' } },
+        ]);
+      }
+      // Act + Assess: the same create again succeeds and leaves the stored claim as it is.
+      const createClaim = first.actions.find((action) => action.kind === 'CreatePersistentVolumeClaim');
+      assert.ok(createClaim);
+      await apply(world, 'claims', createClaim);
+      assert.equal((await world.getPersistentVolumeClaim('model-claims'))?.metadata.resourceVersion, model.metadata.resourceVersion);
     });
 
     it('a create of a Service that exists leaves the stored one as it is', async () => {

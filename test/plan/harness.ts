@@ -5,7 +5,7 @@
  * Complete; failed: FailureTarget + Failed). The real API server tier tests the same paths.
  */
 import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
-import type { Job, JobSet, Service } from '../../lib/jobset/schema.ts';
+import type { Job, JobSet, PersistentVolumeClaim, Service } from '../../lib/jobset/schema.ts';
 import { rfc3339Seconds } from '../../lib/plan/conditions.ts';
 import { plan } from '../../lib/plan/planner.ts';
 import type { Action, Plan, PlanOptions } from '../../lib/plan/types.ts';
@@ -17,6 +17,8 @@ export class TestCluster {
   readonly jobs = new Map<string, Job>();
   service: Service | undefined;
   readonly events: { reason: string; message: string; eventType: string }[] = [];
+  /** Volume claims by name, as created (one that exists is kept, as the gateways do). */
+  readonly claims = new Map<string, PersistentVolumeClaim>();
   now = Date.parse('2026-01-01T00:00:00Z');
   private version = 1;
   readonly options: PlanOptions;
@@ -91,6 +93,9 @@ export class TestCluster {
       }
       case 'CreateService':
         this.service = action.service;
+        return;
+      case 'CreatePersistentVolumeClaim':
+        if (!this.claims.has(action.claim.metadata.name ?? '')) this.claims.set(action.claim.metadata.name ?? '', action.claim);
         return;
       case 'PatchJobSetAnnotations': {
         const annotations: Record<string, string> = { ...jobSet.metadata.annotations };

@@ -460,6 +460,48 @@ describe('sim/cluster', () => {
     });
   });
 
+  describe('volume claims', () => {
+    const claim = (name: string, owned: boolean) => ({
+      metadata: {
+        name,
+        namespace: NS,
+        labels: { [Label.JobSetName]: JS },
+        ...(owned ? { ownerReferences: [{ apiVersion: JOBSET_API_VERSION, kind: 'JobSet', name: JS, uid: `uid-${JS}`, controller: true, blockOwnerDeletion: true }] } : {}),
+      },
+      spec: { accessModes: ['ReadWriteOnce'] },
+    });
+
+    it('stores a created claim with a uid and resourceVersion, and records it on the timeline', () => {
+      const { cluster, apply } = setup();
+      apply({ kind: 'CreatePersistentVolumeClaim', claim: claim('model-js', true) });
+      const stored = cluster.getPersistentVolumeClaim(NS, 'model-js');
+      assert.ok(stored?.metadata.uid && stored.metadata.resourceVersion);
+      assert.deepEqual(stored.spec, { accessModes: ['ReadWriteOnce'] });
+      assert.deepEqual(
+        cluster.timeline(NS, JS).map((entry) => [entry.type, entry.message]),
+        [['VolumeClaimCreated', 'model-js (owned by the jobset)']],
+      );
+    });
+
+    it('keeps the claim that exists when asked to create it again (upstream: PVC already exists and should not be created again)', () => {
+      const { cluster, apply } = setup();
+      apply({ kind: 'CreatePersistentVolumeClaim', claim: claim('model-js', true) });
+      const first = cluster.getPersistentVolumeClaim(NS, 'model-js');
+      apply({ kind: 'CreatePersistentVolumeClaim', claim: { ...claim('model-js', true), spec: { accessModes: ['ReadWriteMany'] } } });
+      assert.equal(cluster.getPersistentVolumeClaim(NS, 'model-js'), first);
+      assert.equal(cluster.timeline(NS, JS).length, 1, 'no second timeline entry');
+    });
+
+    it('garbage-collects the owned claims of a deleted JobSet and keeps the retained ones', () => {
+      const { cluster, apply } = setup();
+      apply({ kind: 'CreatePersistentVolumeClaim', claim: claim('model-js', true) });
+      apply({ kind: 'CreatePersistentVolumeClaim', claim: claim('checkpoints-js', false) });
+      apply({ kind: 'DeleteJobSet', uid: `uid-${JS}`, propagation: 'Foreground' });
+      assert.equal(cluster.getPersistentVolumeClaim(NS, 'model-js'), undefined);
+      assert.ok(cluster.getPersistentVolumeClaim(NS, 'checkpoints-js'));
+    });
+  });
+
   describe('ttlSecondsAfterFinished on a Job', () => {
     it('deletes a Job ttl seconds after it finished', () => {
       const { cluster, at, types } = setup();

@@ -36,6 +36,7 @@ export const simWorld = async (): Promise<GatewayWorld> => {
     getJobSet: async (name) => cluster.getJobSet(NAMESPACE, name),
     getJob: async (name) => cluster.getJob(NAMESPACE, name),
     getService: async (name) => cluster.getService(NAMESPACE, name),
+    getPersistentVolumeClaim: async (name) => cluster.getPersistentVolumeClaim(NAMESPACE, name),
     writeJobStatus: async (name, status) => cluster.writeJobStatus(NAMESPACE, name, status(need(name)), at()),
     events: async (jobSetName) => cluster.events(NAMESPACE, jobSetName).map((event) => ({ type: event.eventType, reason: event.reason, message: event.message })),
   };

@@ -110,6 +110,18 @@ describe('sim/simulate', () => {
     assert.equal(result.final.terminalState, 'Completed');
   });
 
+  it('creates the volume claims of upstream\'s single-pvc example before any Job, and runs it to Completed', () => {
+    const result = run(example('single-pvc.yaml'));
+    const created = result.timeline.filter((entry) => entry.type === 'VolumeClaimCreated' || entry.type === 'JobCreated').map((entry) => entry.message ?? entry.job);
+    assert.deepEqual(created, [
+      'initializer-volume-claim-trainjob (owned by the jobset)',
+      'checkpoints-volume-claim-trainjob (retained after the jobset)',
+      'volume-claim-trainjob-initializer-0',
+      'volume-claim-trainjob-node-0',
+    ]);
+    assert.equal(result.final.terminalState, 'Completed');
+  });
+
   describe('every example completes, each replicatedJob starting only when its turn has come', () => {
     const expectations: Record<string, readonly [later: string, earlier: string, status: 'Ready' | 'Complete'][]> = {
       'depends-on.yaml': [
@@ -125,6 +137,7 @@ describe('sim/simulate', () => {
         ['workers', 'driver', 'Ready'],
       ],
       'seed-per-job-dependency.yaml': [['workers', 'driver', 'Ready']],
+      'single-pvc.yaml': [['node', 'initializer', 'Complete']],
       'startup-driver-ready.yaml': [['workers', 'driver', 'Ready']],
       'story1-driver-ready-worker-start.yaml': [['workers', 'driver', 'Ready']],
       'story2-messagequeue-driver-worker.yaml': [

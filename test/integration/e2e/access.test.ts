@@ -4,7 +4,7 @@
  * infra/manifests/validating-admission-policy.yaml in force.
  * - One JobSet is driven through every action the reconciler has (create, resume with the
  *   startTime cleared, suspend, delete on restart, finalizer release and finished-jobs record
- *   after a Job's TTL, status, Events, the Service, and the JobSet's own TTL), so a verb missing
+ *   after a Job's TTL, status, Events, the Service, a volume claim, and the JobSet's own TTL), so a verb missing
  *   from the shipped role fails here, not in a customer's cluster.
  * - Writes outside the role are refused with 403.
  * - With the policy refusing at admission what CEL can check (every rule is tested in
@@ -13,13 +13,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ConditionType, LineupKey, Reason } from '../../../lib/constants.ts';
+import { ConditionType, Label, LineupKey, Reason } from '../../../lib/constants.ts';
+import { PersistentVolumeClaimSchema } from '../../../lib/jobset/schema.ts';
+import type { JobSet } from '../../../lib/jobset/schema.ts';
 import { actionVerbs } from '../../../lib/k8s/gateway.ts';
 import type { ActionKind } from '../../../lib/plan/types.ts';
 import { makeJobSet } from '../../builders.ts';
 import { LINEUP_USER, startDynalite, startMoto, type DynaliteServer, type MotoServer } from '../harness/index.ts';
 import { COLD_START_TIMEOUT_MS, eventually } from '../k8s/support.ts';
-import { ADMISSION_POLICY_FILE, asCreated, startE2eCluster, type E2eCluster } from './cluster.ts';
+import { ADMISSION_POLICY_FILE, asCreated, exampleJobSet, startE2eCluster, type E2eCluster } from './cluster.ts';
 import { Pipeline, synthesizedRule, type RuleSource } from './pipeline.ts';
 import { Scenario, STEP_TIMEOUT_MS } from './scenario.ts';
 
@@ -27,6 +29,21 @@ import { Scenario, STEP_TIMEOUT_MS } from './scenario.ts';
 const REFUSED = /forbidden|\b403\b/i;
 
 const PROBE_NS = 'rbac-probe';
+
+/** CLAIM_SPEC: the smallest claim spec the API server accepts. */
+const CLAIM_SPEC = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } };
+
+/** mountingClaim: `jobSet` with every replicatedJob's container mounting the claim `claim`. */
+const mountingClaim = (jobSet: JobSet, claim: string): JobSet => {
+  for (const rjob of jobSet.spec.replicatedJobs ?? []) {
+    const podSpec = rjob.template.spec.template.spec;
+    if (podSpec) podSpec.containers = (podSpec.containers ?? []).map((container) => ({ ...container, volumeMounts: [{ name: claim, mountPath: `/${claim}` }] }));
+  }
+  return jobSet;
+};
+
+/** claimOf: the API server's answer to a GET of a claim, as the cluster admin. */
+const claimOf = (cluster: E2eCluster, namespace: string, name: string) => cluster.kube.request('GET', `/api/v1/namespaces/${namespace}/persistentvolumeclaims/${name}`);
 
 describe('end to end with exactly the shipped ClusterRoles and admission policy', { timeout: COLD_START_TIMEOUT_MS }, () => {
   let cluster: E2eCluster | undefined;
@@ -72,16 +89,21 @@ describe('end to end with exactly the shipped ClusterRoles and admission policy'
 
   it('the reconciler carries out every kind of action with the shipped role: no request refused', async () => {
     const { cluster, pipeline } = ready();
-    // prep holds a Job-level TTL (finalizer, record); the JobSet restarts once and has a TTL of its own.
-    const jobSet = makeJobSet('every-verb')
-      .replicatedJob('prep', 1, { jobSpec: { ttlSecondsAfterFinished: 0 } })
-      .replicatedJob('work', 1, { dependsOn: [{ name: 'prep', status: 'Complete' }] })
-      .spec({ failurePolicy: { maxRestarts: 1 }, ttlSecondsAfterFinished: 1 })
-      .obj();
+    // prep holds a Job-level TTL (finalizer, record); the JobSet restarts once and has a TTL of its
+    // own; both mount a volumeClaimPolicies claim.
+    const jobSet = mountingClaim(
+      makeJobSet('every-verb')
+        .replicatedJob('prep', 1, { jobSpec: { ttlSecondsAfterFinished: 0 } })
+        .replicatedJob('work', 1, { dependsOn: [{ name: 'prep', status: 'Complete' }] })
+        .spec({ failurePolicy: { maxRestarts: 1 }, ttlSecondsAfterFinished: 1, volumeClaimPolicies: [{ templates: [{ metadata: { name: 'scratch' }, spec: CLAIM_SPEC }] }] })
+        .obj(),
+      'scratch',
+    );
     const s = await Scenario.start(cluster, pipeline, 'every-verb', jobSet);
-    // CreateJob, CreateService, UpdateJobSetStatus, EmitEvent.
+    // CreatePersistentVolumeClaim, CreateJob, CreateService, UpdateJobSetStatus, EmitEvent.
     await s.expectFlags('prep running, work held', { prep: 'R', work: 'S' });
     assert.ok(await cluster.admin.serviceExists(s.namespace, s.name), 'the headless Service');
+    assert.equal((await claimOf(cluster, s.namespace, 'scratch-every-verb')).status, 200, 'the volume claim');
 
     // SuspendJob; then ResumeJob of a Job that ran (its startTime cleared through jobs/status).
     await cluster.jobs.markReady(s.namespace, s.job('prep'));
@@ -136,6 +158,46 @@ describe('end to end with exactly the shipped ClusterRoles and admission policy'
       [],
       'no request was refused by RBAC',
     );
+  });
+
+  // upstream test/integration/controller: "jobset with VolumeClaimPolicies should create two PVC with Delete and
+  // Retain policies"; test/integration/webhook: "VolumeClaimPolicies must be immutable" — here on the shipped role.
+  it('jobset with VolumeClaimPolicies should create two PVC with Delete and Retain policies (upstream\'s single-pvc example): before any Job, named, labelled and owned per retention policy, every pod template mounting them; VolumeClaimPolicies must be immutable', async () => {
+    const { cluster, pipeline } = ready();
+    const s = await Scenario.start(cluster, pipeline, 'single-pvc', exampleJobSet('single-pvc.yaml', 'trainjob'));
+    await s.expectFlags('initializer running, node held', { initializer: 'R', node: 'S' });
+    // Assess: the claims, as upstream names, labels and owns them.
+    const jobSet = await s.jobSet();
+    const claims = await Promise.all(['initializer-trainjob', 'checkpoints-trainjob'].map((name) => claimOf(cluster, s.namespace, name)));
+    for (const claim of claims) assert.equal(claim.status, 200, claim.body.slice(0, 300));
+    const [initializer, checkpoints] = claims.map((claim) => PersistentVolumeClaimSchema.parse(JSON.parse(claim.body)));
+    assert.ok(initializer && checkpoints);
+    assert.deepEqual(initializer.metadata.labels, { [Label.JobSetName]: 'trainjob' });
+    assert.deepEqual(
+      initializer.metadata.ownerReferences?.map((ref) => ({ kind: ref.kind, name: ref.name, uid: ref.uid, controller: ref.controller, blockOwnerDeletion: ref.blockOwnerDeletion })),
+      [{ kind: 'JobSet', name: 'trainjob', uid: jobSet.metadata.uid, controller: true, blockOwnerDeletion: true }],
+      'whenDeleted Delete (the default): owned by the JobSet',
+    );
+    assert.deepEqual(checkpoints.metadata.labels, { [Label.JobSetName]: 'trainjob' });
+    assert.equal(checkpoints.metadata.ownerReferences, undefined, 'whenDeleted Retain: no owner');
+    // Before any Job: the server's creation order (resourceVersions grow) and the plan's order agree.
+    const firstJob = await cluster.admin.job(s.namespace, s.job('initializer'));
+    for (const claim of [initializer, checkpoints]) assert.ok(BigInt(claim.metadata.resourceVersion ?? '0') < BigInt(firstJob.metadata.resourceVersion ?? '0'), 'claim created before the first Job');
+    // Every Job's pod template carries the volumes of the claims its containers mount.
+    assert.deepEqual(firstJob.spec.template.spec?.volumes, [{ name: 'initializer', persistentVolumeClaim: { claimName: 'initializer-trainjob' } }]);
+    assert.deepEqual((await cluster.admin.job(s.namespace, s.job('node'))).spec.template.spec?.volumes, [
+      { name: 'initializer', persistentVolumeClaim: { claimName: 'initializer-trainjob' } },
+      { name: 'checkpoints', persistentVolumeClaim: { claimName: 'checkpoints-trainjob' } },
+    ]);
+    // Immutable (the CRD's rule self == oldSelf): a change of volumeClaimPolicies is refused.
+    const change = await cluster.kube.request(
+      'PATCH',
+      `/apis/jobset.x-k8s.io/v1alpha2/namespaces/${s.namespace}/jobsets/trainjob`,
+      { spec: { volumeClaimPolicies: [{ templates: [{ metadata: { name: 'other' }, spec: CLAIM_SPEC }] }] } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    assert.equal(change.status, 422, change.body.slice(0, 300));
+    assert.match(change.body, /spec\.volumeClaimPolicies: Invalid value: .{0,20}Value is immutable/);
   });
 
   const denied: { name: string; method: string; path: string; body?: unknown; contentType?: string }[] = [

@@ -7,9 +7,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EVENT_ACTION, EVENT_NOTE_MAX_BYTES, EVENT_REPORTER, LineupKey } from '../../../lib/constants.ts';
+import { EVENT_ACTION, EVENT_NOTE_MAX_BYTES, EVENT_REPORTER, Label, LineupKey } from '../../../lib/constants.ts';
 import { CounterName, Counters } from '../../../lib/counters.ts';
 import { ErrorCode, InvalidObjectError } from '../../../lib/errors.ts';
+import { PersistentVolumeClaimSchema } from '../../../lib/jobset/schema.ts';
 import type { Job, JobSet, Toleration } from '../../../lib/jobset/schema.ts';
 import { actionVerbs, KubeClusterGateway, observeVerbs } from '../../../lib/k8s/gateway.ts';
 import { DEFAULT_PLAN_OPTIONS, plan } from '../../../lib/plan/index.ts';
@@ -150,6 +151,28 @@ describe('KubeClusterGateway against kube-apiserver', () => {
     await assertLineupError(apply('loose-jobs', { kind: 'CreateJob', job, replicatedJob: 'workers' }), ErrorCode.ALREADY_EXISTS);
     await apply('loose-jobs', { kind: 'CreateService', service });
     assert.equal(await admin.serviceExists(NS, 'twice'), true);
+  });
+
+  it('CreatePersistentVolumeClaim creates the claim as given; creating it again succeeds and keeps the stored one', async () => {
+    // Prepare
+    const claim = {
+      apiVersion: 'v1' as const,
+      kind: 'PersistentVolumeClaim' as const,
+      metadata: { name: 'twice', namespace: NS, labels: { [Label.JobSetName]: 'loose-jobs' }, annotations: { note: 'kept' } },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    };
+    // Act
+    await apply('loose-jobs', { kind: 'CreatePersistentVolumeClaim', claim });
+    const path = `/api/v1/namespaces/${NS}/persistentvolumeclaims/twice`;
+    const first = await server?.request('GET', path);
+    await apply('loose-jobs', { kind: 'CreatePersistentVolumeClaim', claim: { ...claim, spec: { ...claim.spec, accessModes: ['ReadWriteMany'] } } });
+    const second = await server?.request('GET', path);
+    // Assess
+    assert.equal(first?.status, 200, first?.body.slice(0, 300));
+    const stored = PersistentVolumeClaimSchema.parse(JSON.parse(first?.body ?? '{}'));
+    assert.deepEqual([stored.metadata.labels, stored.metadata.annotations], [{ [Label.JobSetName]: 'loose-jobs' }, { note: 'kept' }]);
+    assert.deepEqual((stored.spec as { accessModes?: unknown } | undefined)?.accessModes, ['ReadWriteOnce']);
+    assert.equal(PersistentVolumeClaimSchema.parse(JSON.parse(second?.body ?? '{}')).metadata.resourceVersion, stored.metadata.resourceVersion, 'the stored claim is untouched');
   });
 
   it('SuspendJob sets spec.suspend, and refuses a stale resourceVersion with ConflictError', async () => {

@@ -12,8 +12,8 @@ import assert from 'node:assert/strict';
 import { Counters } from '../../../lib/counters.ts';
 import { InvalidObjectError } from '../../../lib/errors.ts';
 import type { FieldError } from '../../../lib/errors.ts';
-import { ServiceSchema } from '../../../lib/jobset/schema.ts';
-import type { Condition, Job, JobCondition, JobSetStatus, JobStatus, Service } from '../../../lib/jobset/schema.ts';
+import { PersistentVolumeClaimSchema, ServiceSchema } from '../../../lib/jobset/schema.ts';
+import type { Condition, Job, JobCondition, JobSetStatus, JobStatus, PersistentVolumeClaim, Service } from '../../../lib/jobset/schema.ts';
 import { toLineupError } from '../../../lib/k8s/errors.ts';
 import { KubeClusterGateway } from '../../../lib/k8s/gateway.ts';
 import { jobSetStatusViolations } from '../../../lib/sim/jobSetStatusRules.ts';
@@ -56,6 +56,14 @@ describe('KubeClusterGateway against kube-apiserver: the ClusterGateway contract
       createJob: (job) => admin.createJob(job, namespace),
       getJobSet: (name) => admin.getJobSet(namespace, name),
       getJob: (name) => admin.getJob(namespace, name),
+      getPersistentVolumeClaim: async (name): Promise<PersistentVolumeClaim | undefined> => {
+        try {
+          return PersistentVolumeClaimSchema.parse(JSON.parse(JSON.stringify(await admin.core.readNamespacedPersistentVolumeClaim({ namespace, name }))));
+        } catch (error) {
+          if (isNotFound(error)) return undefined;
+          throw error;
+        }
+      },
       getService: async (name): Promise<Service | undefined> => {
         try {
           // CoreV1Api hands back a model with Date timestamps; its JSON is the wire form again.
