@@ -1,7 +1,10 @@
 /**
  * The forwarder's batcher: collects PutEvents entries and puts them to an EventSink in calls of
- * at most PUT_EVENTS_MAX_ENTRIES entries and PUT_EVENTS_MAX_BYTES bytes, after a short window
- * or as soon as a full call is waiting. It never drops an entry it accepted: a partial failure
+ * at most PUT_EVENTS_MAX_ENTRIES entries and PUT_EVENTS_MAX_BYTES bytes. The first entry to wait
+ * opens a window; when it closes, everything waiting goes, in as many calls as it takes. Entries
+ * added with the same key while one waits coalesce into one: the newest replaces it in its place
+ * (the forwarder keys by JobSet, and the reconciler reads the whole JobSet whichever change woke
+ * it), and every add it stands for resolves when it is delivered. It never drops an entry it accepted: a partial failure
  * retries exactly the failed entries, a put that throws is retried whole, both with bounded
  * exponential backoff, until they succeed. The only entries refused are those that alone are
  * over EventBridge's entry limit — logged with their size and counted, never cut.
@@ -28,7 +31,7 @@ export interface BatcherOptions {
   readonly sink: EventSink;
   readonly counters: CounterSink;
   readonly log: Log;
-  /** How long the first waiting entry waits for company before a put. @default FORWARDER_BATCH_WINDOW_MS */
+  /** How long the first waiting entry waits for company (and a key's later entries for coalescing) before a put. @default FORWARDER_BATCH_WINDOW_MS */
   readonly windowMs?: number | undefined;
   /** Most entries per put. @default PUT_EVENTS_MAX_ENTRIES */
   readonly maxEntries?: number | undefined;
@@ -44,11 +47,12 @@ export interface BatcherOptions {
   readonly random?: (() => number) | undefined;
 }
 
-/** One accepted entry and whom to tell when it is delivered. */
+/** One accepted entry (the newest of its key's, while it waits) and whom to tell when it is delivered. */
 interface Pending {
-  readonly entry: PutEventsEntry;
-  readonly bytes: number;
-  readonly delivered: () => void;
+  entry: PutEventsEntry;
+  bytes: number;
+  readonly key: string | undefined;
+  readonly delivered: (() => void)[];
 }
 
 /** Batcher: groups entries into PutEvents calls and delivers every one it accepted. */
@@ -64,11 +68,13 @@ export class Batcher {
   private readonly sleep: Sleep;
   private readonly random: () => number;
   private waiting: Pending[] = [];
+  /** The waiting entry of each key (not yet taken into a put). */
+  private readonly waitingByKey = new Map<string, Pending>();
   /** Set when the waiting entries should go now (window passed or a flush asked), not at the next full call. */
   private due = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private inFlight = 0;
-  /** Entries accepted and not yet delivered (waiting or in a put that has not succeeded). */
+  /** Entries accepted and not yet delivered (waiting or in a put that has not succeeded); coalesced adds count once. */
   private undelivered = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -91,21 +97,32 @@ export class Batcher {
   }
 
   /**
-   * add: accept an entry; resolves once a put delivered it. Never rejects: an entry over the
-   * entry limit resolves at once after being logged and counted as dropped-oversize.
+   * add: accept an entry; resolves once a put delivered it (or the entry of the same `key` that
+   * replaced it while waiting). Never rejects: an entry over the entry limit resolves at once
+   * after being logged and counted as dropped-oversize.
    *
    * @example
-   * await batcher.add(toPutEventsEntry(event)); // delivered
+   * await batcher.add(toPutEventsEntry(event), 'ml/train'); // delivered
    */
-  add(entry: PutEventsEntry): Promise<void> {
+  add(entry: PutEventsEntry, key?: string): Promise<void> {
     const bytes = entrySize(entry);
     if (bytes > MAX_EVENT_BYTES) {
       reportOversize(this.log, this.counters, bytes, entry.DetailType);
       return Promise.resolve();
     }
-    this.undelivered += 1;
     return new Promise<void>((resolve) => {
-      this.waiting.push({ entry, bytes, delivered: resolve });
+      const waiting = key === undefined ? undefined : this.waitingByKey.get(key);
+      if (waiting !== undefined) {
+        waiting.entry = entry;
+        waiting.bytes = bytes;
+        waiting.delivered.push(resolve);
+        this.counters.add(CounterName.EventsCoalesced);
+        return;
+      }
+      const pending: Pending = { entry, bytes, key, delivered: [resolve] };
+      this.undelivered += 1;
+      this.waiting.push(pending);
+      if (key !== undefined) this.waitingByKey.set(key, pending);
       this.pump();
     });
   }
@@ -120,7 +137,9 @@ export class Batcher {
 
   /** pump: start the puts that are due, within the concurrency limit; arm the window for the rest. */
   private pump(): void {
-    while (this.inFlight < this.maxConcurrency && this.waiting.length > 0 && (this.due || this.waiting.length >= this.maxEntries)) {
+    // Only a closed window (or a flush) sends: a full call waiting does not go early, so a busy
+    // stream still coalesces each JobSet's changes over the whole window.
+    while (this.inFlight < this.maxConcurrency && this.waiting.length > 0 && this.due) {
       const call = this.takeCall();
       this.inFlight += 1;
       void this.deliver(call).finally(() => {
@@ -149,7 +168,10 @@ export class Batcher {
       bytes += pending.bytes;
       count += 1;
     }
-    return this.waiting.splice(0, count);
+    const call = this.waiting.splice(0, count);
+    // Taken into a put: a later entry of the same key waits on its own.
+    for (const pending of call) if (pending.key !== undefined) this.waitingByKey.delete(pending.key);
+    return call;
   }
 
   /**
@@ -184,7 +206,7 @@ export class Batcher {
         continue;
       }
       const delivered = remaining.filter((_, index) => !failed.has(index));
-      for (const pending of delivered) pending.delivered();
+      for (const pending of delivered) for (const resolve of pending.delivered) resolve();
       this.counters.add(CounterName.EventsPut, delivered.length);
       this.settle(delivered.length);
       remaining = remaining.filter((_, index) => failed.has(index));

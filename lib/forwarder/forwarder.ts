@@ -365,14 +365,16 @@ export class Forwarder {
       const context: FilterContext = {
         cluster,
         planOptions,
-        lastDigest: (uid) => state.seen.get(uid)?.digest,
+        lastSeen: (uid) => state.seen.get(uid),
         jobSetManaged: (namespace, name) => session.jobSetManaged.get(jobSetKey(namespace, name)),
       };
       const decision = filterEvent(change, context);
       state.resourceVersion = change.object.metadata.resourceVersion ?? state.resourceVersion;
       if (!decision.forward) {
         counters.add(CounterName.EventsDropped);
-        if (decision.uid !== undefined && decision.reason !== 'Unchanged') state.seen.delete(decision.uid);
+        // Lineup's own write: remember it, so the next change is compared with this state.
+        if (decision.uid !== undefined && decision.seen !== undefined) state.seen.set(decision.uid, decision.seen);
+        else if (decision.uid !== undefined && decision.reason !== 'Unchanged') state.seen.delete(decision.uid);
         this.take(session, state, [], state.resourceVersion);
       } else {
         if (change.type === 'DELETED') state.seen.delete(decision.uid);
@@ -400,7 +402,8 @@ export class Forwarder {
     for (const event of events) {
       const what = `${event.detail.kind} ${event.detail.namespace}/${event.detail.name}`;
       try {
-        deliveries.push(session.batcher.add(toPutEventsEntry(event, this.options.eventBusName)));
+        // One JobSet's events coalesce while they wait: the reconciler reads the whole JobSet anyway.
+        deliveries.push(session.batcher.add(toPutEventsEntry(event, this.options.eventBusName), jobSetKey(event.detail.namespace, event.detail.jobSet)));
       } catch (error) {
         if (error instanceof EventTooLargeError) {
           reportOversize(log, counters, error.bytes, what);
