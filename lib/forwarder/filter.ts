@@ -3,11 +3,13 @@
  * the caller keeps the state (what was last seen per object uid, and which JobSets are
  * Lineup's) and passes lookups in; the decision says what to remember.
  *
- * Forwarded is what a decision depends on and the pass that caused it could not know: a Job's
- * counts and conditions as the planner reads them, its deletion, a JobSet's spec, deletion,
- * restarts and terminal state. Dropped are the echoes of Lineup's own writes that no later pass
- * acts on (a child Job it created or suspended/resumed, its JobSet status conditions) and noise
- * (timestamps, managedFields, pod counts that do not move a gate).
+ * Forwarded is what a decision depends on: a Job's counts and conditions as the planner reads
+ * them, its suspend flag and deletion, a JobSet's spec, deletion, restarts and terminal state.
+ * The echo of Lineup's own write to a child Job (it created, suspended or resumed it) is marked
+ * `ownWrite`: no gate depends on it — the pass that wrote it decided with it — only the status
+ * counters the next pass writes, so the forwarder holds it back to fold it into the JobSet's next
+ * change. Dropped are the JobSet status conditions Lineup writes that no later pass acts on and
+ * noise (timestamps, managedFields, pod counts that do not move a gate).
  *
  * An event is a hint, so the filter errs towards forwarding: a duplicate costs one reconcile
  * pass that changes nothing, a missed change leaves a JobSet waiting for the resync.
@@ -25,11 +27,6 @@ import type { WatchEvent, WatchedKind } from './types.ts';
 export const DropReason = {
   /** Nothing a decision depends on changed since the last forwarded event (timestamps, managedFields, pod template noise). */
   Unchanged: 'Unchanged',
-  /**
-   * The change is Lineup's own write that no later pass acts on: a child Job it created, or
-   * suspended/resumed (managedFields name Lineup as the writer); the pass that wrote it decided with it.
-   */
-  OwnWrite: 'OwnWrite',
   /** The JobSet is not Lineup's (isManagedByLineup is false). */
   NotManaged: 'NotManaged',
   /** The Job belongs to a JobSet the forwarder knows is not Lineup's. */
@@ -72,8 +69,15 @@ export interface FilterContext {
 
 /** FilterDecision: forward (with the event and what to remember) or drop (with why). */
 export type FilterDecision =
-  | { readonly forward: true; readonly uid: string; readonly seen: SeenObject; readonly event: LineupEvent }
-  | { readonly forward: false; readonly uid?: string | undefined; readonly reason: DropReasonName; readonly seen?: SeenObject | undefined };
+  | {
+      readonly forward: true;
+      readonly uid: string;
+      readonly seen: SeenObject;
+      readonly event: LineupEvent;
+      /** The echo of Lineup's own write to a child Job (created, suspended or resumed by it): may wait for the JobSet's next change. */
+      readonly ownWrite: boolean;
+    }
+  | { readonly forward: false; readonly uid?: string | undefined; readonly reason: DropReasonName };
 
 /** changeOf: a watch event of `kind` as an ObservedChange, or undefined for a BOOKMARK. */
 export const changeOf = <K extends WatchedKind>(kind: K, event: WatchEvent<K>): ObservedChange | undefined => {
@@ -177,8 +181,7 @@ export const filterEvent = (change: ObservedChange, context: FilterContext): Fil
   if (!isNewOrChanged(change.type, seen.digest, last?.digest)) {
     return { forward: false, uid, reason: DropReason.Unchanged };
   }
-  if (isOwnJobWrite(change, seen, last)) return { forward: false, uid, reason: DropReason.OwnWrite, seen };
-  return { forward: true, uid, seen, event: changeEvent(change, seen, context.cluster) };
+  return { forward: true, uid, seen, event: changeEvent(change, seen, context.cluster), ownWrite: isOwnJobWrite(change, seen, last) };
 };
 
 /** syncEvent: the `JobSet Sync` event for a listed JobSet — "reconcile it whatever happened". */

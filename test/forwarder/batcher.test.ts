@@ -114,6 +114,22 @@ describe('forwarder batcher', () => {
     assert.deepEqual({ coalesced: counters.get(CounterName.EventsCoalesced), put: counters.get(CounterName.EventsPut), calls: counters.get(CounterName.PutEventsCalls) }, { coalesced: 2, put: 5, calls: 1 });
   });
 
+  it('holds an entry added with a hold past the window, until its key’s next entry takes it along or its hold ends', async () => {
+    // Prepare
+    const sink = new ScriptedSink();
+    const { batcher } = setup(sink, 10);
+    // Act: a held entry of ml/a and one of ml/b; ml/a's next change comes while they wait.
+    const held = [batcher.add(entry(0), 'ml/a', 60_000), batcher.add(entry(1), 'ml/b', 40)];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const callsWhileHeld = sink.calls.length;
+    const next = batcher.add(entry(2), 'ml/a');
+    await Promise.all([...held, next]);
+    // Assess: ml/a went at its change's window, folded; ml/b alone when its hold ended.
+    assert.equal(callsWhileHeld, 0, 'a held entry does not go at the window');
+    assert.deepEqual(sink.numbers().flat().toSorted(), [1, 2]);
+    assert.equal(sink.calls.length, 2);
+  });
+
   it('does not fold an entry into a put already under way: it waits for the next window', async () => {
     // Prepare
     let release = () => {};
@@ -136,7 +152,7 @@ describe('forwarder batcher', () => {
   it('property: every add is covered by a delivered entry of its key added no earlier, put after it, whatever fails', async () => {
     // Each op adds an entry of key k (its n is the add's index) and maybe lets time pass; the
     // sink fails a random subset of each call, or throws.
-    const op = fc.record({ key: fc.integer({ min: 0, max: 3 }), pause: fc.boolean(), answer: fc.constantFrom<Answer>('ok', 'ok', 'ok', { fail: [0] }, { fail: [1, 2] }, 'throw') });
+    const op = fc.record({ key: fc.integer({ min: 0, max: 3 }), hold: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }), pause: fc.boolean(), answer: fc.constantFrom<Answer>('ok', 'ok', 'ok', { fail: [0] }, { fail: [1, 2] }, 'throw') });
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 40 }), async (ops) => {
         // Prepare
@@ -162,7 +178,7 @@ describe('forwarder batcher', () => {
         // Act
         for (const [n, o] of ops.entries()) {
           added.push({ key: o.key, n, at: (clock += 1) });
-          adds.push(batcher.add({ Source: 'lineup.dev', DetailType: 'Job Changed', Detail: JSON.stringify({ key: o.key, n }) }, `k${o.key}`));
+          adds.push(batcher.add({ Source: 'lineup.dev', DetailType: 'Job Changed', Detail: JSON.stringify({ key: o.key, n }) }, `k${o.key}`, o.hold));
           if (o.pause) await new Promise((resolve) => setTimeout(resolve, 0));
         }
         await Promise.all(adds);

@@ -36,7 +36,9 @@ interface Case {
   /** JobSets the forwarder knows, by namespace/name. */
   readonly managed?: Record<string, boolean>;
   readonly options?: PlanOptions;
-  readonly want: { readonly forward: true; readonly detailType: string; readonly watchType: string } | { readonly forward: false; readonly reason: DropReasonName };
+  readonly want:
+    | { readonly forward: true; readonly detailType: string; readonly watchType: string; readonly ownWrite?: boolean }
+    | { readonly forward: false; readonly reason: DropReasonName };
 }
 
 const stamped = (at: string): Job => running().noise(at).obj();
@@ -131,9 +133,9 @@ const cases: Case[] = [
     want: { forward: false, reason: DropReason.Unchanged },
   },
   {
-    name: 'a Job Lineup created (every managedFields entry Lineup’s) is dropped as its own write',
+    name: 'a Job Lineup created (every managedFields entry Lineup’s) is forwarded as its own write',
     change: { kind: 'Job', type: 'ADDED', object: job().managed(createdByLineup).obj() },
-    want: { forward: false, reason: DropReason.OwnWrite },
+    want: { forward: true, detailType: 'Job Changed', watchType: 'ADDED', ownWrite: true },
   },
   {
     name: 'a Job created by someone else is forwarded',
@@ -146,16 +148,16 @@ const cases: Case[] = [
     want: { forward: true, detailType: 'Job Changed', watchType: 'ADDED' },
   },
   {
-    name: 'a Job resumed by Lineup (spec.suspend owned by Lineup alone, nothing else changed) is dropped as its own write',
+    name: 'a Job resumed by Lineup (spec.suspend owned by Lineup alone, nothing else changed) is forwarded as its own write',
     change: { kind: 'Job', type: 'MODIFIED', object: job().suspend(false).managed(createdByLineup).obj() },
     before: job().managed(createdByLineup).obj(),
-    want: { forward: false, reason: DropReason.OwnWrite },
+    want: { forward: true, detailType: 'Job Changed', watchType: 'MODIFIED', ownWrite: true },
   },
   {
-    name: 'a Job resumed by Lineup after the Job controller wrote its status is still Lineup’s own write',
+    name: 'a Job resumed by Lineup after the Job controller wrote its status is still forwarded as Lineup’s own write',
     change: { kind: 'Job', type: 'MODIFIED', object: job().suspend(false).status({ conditions: [{ type: 'Suspended', status: 'True' }] }).managed(createdByLineup, statusByJobController).obj() },
     before: job().status({ conditions: [{ type: 'Suspended', status: 'True' }] }).managed(createdByLineup, statusByJobController).obj(),
-    want: { forward: false, reason: DropReason.OwnWrite },
+    want: { forward: true, detailType: 'Job Changed', watchType: 'MODIFIED', ownWrite: true },
   },
   {
     name: 'a Job suspended by someone else (spec.suspend owned by kubectl) is forwarded',
@@ -234,9 +236,9 @@ describe('forwarder filter', () => {
     it(tc.name, () => {
       const decision = filterEvent(tc.change, contextFor(tc));
       const got = decision.forward
-        ? { forward: true, detailType: decision.event.detailType, watchType: decision.event.detail.watchType }
+        ? { forward: true, detailType: decision.event.detailType, watchType: decision.event.detail.watchType, ownWrite: decision.ownWrite }
         : { forward: false, reason: decision.reason };
-      assert.deepEqual(got, tc.want);
+      assert.deepEqual(got, tc.want.forward ? { ownWrite: false, ...tc.want } : tc.want);
     });
   }
 

@@ -382,7 +382,7 @@ describe('Forwarder', () => {
     assert.throws(() => setup(source, { cluster: 'Not_A_Label' }), /cluster id "Not_A_Label" is not a DNS label/);
   });
 
-  it('drops the echoes of Lineup’s own Job writes and folds a JobSet’s changes in one window into one event', async () => {
+  it('folds the echoes of Lineup’s own Job writes and a JobSet’s changes in one window into one event', async () => {
     // Prepare: Lineup creates train's two Jobs and resumes one (managedFields name Lineup), then
     // the Job controller starts both; another JobSet's Job changes in the same window.
     const lineup = { manager: KUBE_FIELD_MANAGER, operation: 'Update', fieldsV1: { 'f:spec': { 'f:suspend': {}, 'f:template': {} } } };
@@ -412,13 +412,37 @@ describe('Forwarder', () => {
     await bookmarks.store.putBookmark(cluster, 'jobs', '100', 0);
     // Act
     await runUntilIdle(forwarder, source);
-    // Assess: 3 own writes dropped; train's two status changes are one event, other's its own.
+    // Assess: train's 3 own writes waited and went with its two status changes, as one event; other's its own.
     assert.deepEqual(sink.summary().sort(), ['Job Changed MODIFIED Job/other-workers-0@106', 'Job Changed MODIFIED Job/train-workers-1@105']);
     assert.deepEqual(
       { raw: counters.get(CounterName.WatchEvents), dropped: counters.get(CounterName.EventsDropped), coalesced: counters.get(CounterName.EventsCoalesced), put: counters.get(CounterName.EventsPut) },
-      { raw: 6, dropped: 3, coalesced: 1, put: 2 },
+      { raw: 6, dropped: 0, coalesced: 4, put: 2 },
     );
     assert.equal(bookmarks.puts.at(-1), 'jobs=106', 'the checkpoint passes the dropped and coalesced changes');
+  });
+
+  it('puts the echo of Lineup’s own Job write alone when no change of its JobSet comes within the hold, and checkpoints past it', async () => {
+    // Prepare: a Job Lineup created, and nothing after it; the window is long, the hold short.
+    const lineup = { manager: KUBE_FIELD_MANAGER, operation: 'Update', fieldsV1: { 'f:spec': { 'f:suspend': {} } } };
+    const source = new ScriptedSource({
+      watches: { Job: [{ events: [{ type: 'ADDED', object: makeJob('train-workers-0', 'train', 'ml').resourceVersion('201').managed(lineup).obj() }], end: 'closed' }] },
+    });
+    const { forwarder, sink, bookmarks } = setup(source, { batchWindowMs: 60_000, ownWriteHoldMs: 5 });
+    await bookmarks.store.putBookmark(cluster, 'jobsets', '200', 0);
+    await bookmarks.store.putBookmark(cluster, 'jobs', '200', 0);
+    const controller = new AbortController();
+    // Act
+    const running = forwarder.run(controller.signal);
+    try {
+      await source.idle();
+      // Assess: it goes when its hold ends, not at the (60 s) window nor at shutdown.
+      for (let turn = 0; turn < 200 && sink.entries.length === 0; turn += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.deepEqual(sink.summary(), ['Job Changed ADDED Job/train-workers-0@201']);
+    } finally {
+      controller.abort();
+      await running;
+    }
+    assert.equal(await bookmarks.store.getBookmark(cluster, 'jobs'), '201');
   });
 
   it('forwards a fraction of the raw events of a Job going active → ready → succeeded with noise between', async (t) => {
