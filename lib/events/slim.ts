@@ -70,22 +70,23 @@ const DECISIVE_JOBSET_CONDITIONS: ReadonlySet<string> = new Set([ConditionType.C
  * Lineup's pass from what it read: a pass after them would decide the same, so their
  * write's echo is not forwarded.
  */
-export const changeDigest = (slim: SlimJobSet | SlimJob): string => {
-  if (slim.kind === 'JobSet') {
-    const { conditions, ...decisive } = slim;
-    return JSON.stringify({ ...decisive, conditions: conditions.filter((c) => DECISIVE_JOBSET_CONDITIONS.has(c.type)).map((c) => `${c.type}=${c.status}`) });
-  }
-  const { active, ready: _ready, succeeded: _succeeded, failed: _failed, ...decisive } = slim;
-  return JSON.stringify({ ...decisive, active: active > 0 });
-};
+export const changeDigest = (slim: SlimJobSet | SlimJob): string => digestsOf(slim).digest;
 
 /**
  * othersDigest: changeDigest without the fields of a Job only its JobSet's controller writes
  * (spec.suspend): equal for a Job before and after Lineup suspended or resumed it. With
  * managedFields naming Lineup as the writer of that field, such a change is Lineup's own write.
  */
-export const othersDigest = (slim: SlimJobSet | SlimJob): string => {
-  if (slim.kind === 'JobSet') return changeDigest(slim);
-  const { suspend: _suspend, ...rest } = slim;
-  return changeDigest({ ...rest, suspend: false });
+export const othersDigest = (slim: SlimJobSet | SlimJob): string => digestsOf(slim).othersDigest;
+
+/** digestsOf: changeDigest and othersDigest at the cost of one JSON.stringify (the forwarder computes both for every watch event). */
+export const digestsOf = (slim: SlimJobSet | SlimJob): { readonly digest: string; readonly othersDigest: string } => {
+  if (slim.kind === 'JobSet') {
+    const { conditions, ...decisive } = slim;
+    const digest = JSON.stringify({ ...decisive, conditions: conditions.filter((c) => DECISIVE_JOBSET_CONDITIONS.has(c.type)).map((c) => `${c.type}=${c.status}`) });
+    return { digest, othersDigest: digest };
+  }
+  const { active, ready: _ready, succeeded: _succeeded, failed: _failed, suspend, ...decisive } = slim;
+  const othersDigest = JSON.stringify({ ...decisive, active: active > 0 });
+  return { digest: `${othersDigest} suspend=${String(suspend)}`, othersDigest };
 };

@@ -140,7 +140,8 @@ export class Batcher {
         if (key !== undefined) this.waitingByKey.set(key, pending);
       }
       // Not pump(): entries added in one turn of the event loop go together even with window 0.
-      this.arm();
+      // A timer already set to fire by then serves this entry too (no scan of the waiting entries).
+      if (this.timerAt === undefined || this.timerAt > dueAt) this.arm();
     });
   }
 

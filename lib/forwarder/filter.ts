@@ -16,7 +16,7 @@
  */
 import { Label } from '../constants.ts';
 import { DetailType, eventSource, type LineupEvent, type LineupEventDetail } from '../events/schema.ts';
-import { changeDigest, othersDigest, slimJob, slimJobSet } from '../events/slim.ts';
+import { digestsOf, slimJob, slimJobSet } from '../events/slim.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
 import { isManagedByLineup } from '../plan/planner.ts';
 import type { PlanOptions } from '../plan/types.ts';
@@ -61,7 +61,7 @@ export interface SeenObject {
 export interface FilterContext {
   readonly cluster: string;
   readonly planOptions: PlanOptions;
-  /** lastSeen: what was last seen (forwarded, dropped as Lineup's own write, or listed) of an object uid; undefined when first seen. */
+  /** lastSeen: what was last forwarded (or seeded by a list) of an object uid; undefined when first seen. */
   readonly lastSeen: (uid: string) => SeenObject | undefined;
   /** jobSetManaged: whether JobSet namespace/name is Lineup's; undefined while it has not been listed or watched. */
   readonly jobSetManaged: (namespace: string, name: string) => boolean | undefined;
@@ -104,13 +104,11 @@ export const seenOf = (change: ObservedChange): SeenObject | undefined => {
   const { namespace, name } = change.object.metadata;
   if (namespace === undefined || namespace === '' || name === undefined || name === '') return undefined;
   if (change.kind === 'JobSet') {
-    const slim = slimJobSet(change.object);
-    return { kind: 'JobSet', digest: changeDigest(slim), othersDigest: othersDigest(slim), namespace, name, jobSet: name, jobSetUid: change.object.metadata.uid };
+    return { kind: 'JobSet', ...digestsOf(slimJobSet(change.object)), namespace, name, jobSet: name, jobSetUid: change.object.metadata.uid };
   }
   const owner = ownerJobSetOf(change.object);
   if (owner === undefined) return undefined;
-  const slim = slimJob(change.object);
-  return { kind: 'Job', digest: changeDigest(slim), othersDigest: othersDigest(slim), namespace, name, jobSet: owner.name, jobSetUid: owner.uid };
+  return { kind: 'Job', ...digestsOf(slimJob(change.object)), namespace, name, jobSet: owner.name, jobSetUid: owner.uid };
 };
 
 /** changedDetailType: the detail-type of a change to an object of `kind`. */

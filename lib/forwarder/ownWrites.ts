@@ -4,10 +4,10 @@
  * write changed under that manager, taking them from every other manager. So a field owned by
  * Lineup alone was last changed by Lineup.
  *
- * The forwarder uses it to drop the echo of a child Job Lineup created or suspended/resumed:
- * the pass that wrote it already decided with it, and what follows (the Job controller starting
- * pods, a pod turning ready) is someone else's change, forwarded. Without managedFields (a
- * simulated cluster, an object someone stripped) nothing counts as Lineup's: it is forwarded.
+ * The forwarder uses it to hold back the echo of a child Job Lineup created or suspended/resumed
+ * (no gate waits on it: the pass that wrote it decided with it) until the JobSet's next change,
+ * usually the Job controller's reaction, and to send both as one event. Without managedFields
+ * (a simulated cluster, an object someone stripped) nothing counts as Lineup's: it goes at once.
  */
 import { z } from 'zod';
 import { KUBE_FIELD_MANAGER } from '../constants.ts';

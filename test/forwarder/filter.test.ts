@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { DEFAULT_CONTROLLER_NAME, UPSTREAM_CONTROLLER_NAME } from '../../lib/constants.ts';
 import { LineupEventDetailSchema } from '../../lib/events/schema.ts';
 import { changeDigest, othersDigest, slimJob, slimJobSet } from '../../lib/events/slim.ts';
@@ -19,6 +20,7 @@ import { KUBE_FIELD_MANAGER } from '../../lib/constants.ts';
 import type { PlanOptions } from '../../lib/plan/types.ts';
 import { makeJobSet } from '../builders.ts';
 import { makeJob } from './builders.ts';
+import { propertyParameters } from '../propertyRuns.ts';
 
 const planOptions: PlanOptions = { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false };
 const cluster = 'dev-1';
@@ -309,6 +311,37 @@ describe('forwarder filter', () => {
     ];
     assert.ok(forwarded.length >= 8);
     for (const event of built) assert.deepEqual(LineupEventDetailSchema.parse(event.detail), event.detail);
+  });
+
+  it('property: a Job change is Lineup’s own write exactly when only spec.suspend moved (or it was created) and Lineup alone owns what changed', () => {
+    // Random before/after states of one Job, and random writers of spec.suspend.
+    const state = fc.record({ suspend: fc.boolean(), active: fc.integer({ min: 0, max: 2 }), ready: fc.integer({ min: 0, max: 2 }), succeeded: fc.integer({ min: 0, max: 1 }) });
+    const owners = fc.subarray([KUBE_FIELD_MANAGER, 'kubectl-patch', 'kueue'], { minLength: 1 });
+    fc.assert(
+      fc.property(fc.option(state, { nil: undefined }), state, owners, (before, after, suspendOwners) => {
+        const build = (s: { suspend: boolean; active: number; ready: number; succeeded: number }) =>
+          job()
+            .suspend(s.suspend)
+            .status({ active: s.active, ready: s.ready, succeeded: s.succeeded })
+            .managed(...suspendOwners.map((manager) => ({ manager, operation: 'Update', fieldsV1: { 'f:spec': { 'f:suspend': {} } } })))
+            .obj();
+        const type = before === undefined ? 'ADDED' : 'MODIFIED';
+        const change: ObservedChange = { kind: 'Job', type, object: build(after) };
+        const last = before === undefined ? undefined : seenOf({ kind: 'Job', type: 'MODIFIED', object: build(before) });
+        const decision = filterEvent(change, { cluster, planOptions, lastSeen: () => last, jobSetManaged: () => true });
+        const lineupAlone = suspendOwners.length === 1 && suspendOwners[0] === KUBE_FIELD_MANAGER;
+        const readyOf = (s: typeof after) => s.ready + s.succeeded >= 1;
+        const onlySuspendMoved =
+          before !== undefined && before.suspend !== after.suspend && (before.active > 0) === (after.active > 0) && readyOf(before) === readyOf(after);
+        if (!decision.forward) {
+          assert.equal(decision.reason, DropReason.Unchanged);
+          assert.ok(before !== undefined, 'a created Job is never dropped');
+          return;
+        }
+        assert.equal(decision.ownWrite, lineupAlone && (before === undefined || onlySuspendMoved), JSON.stringify({ before, after, suspendOwners }));
+      }),
+      propertyParameters(),
+    );
   });
 
   it('a re-list sync says SYNC with the JobSet Sync detail-type', () => {
