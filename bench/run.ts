@@ -14,6 +14,7 @@
 import { parseArgs } from 'node:util';
 import { renderColdStartFigures, runColdStartBench } from './coldStart.ts';
 import { renderCostFigures, runCostBench } from './cost.ts';
+import { renderBatchWindowFigures, runBatchWindowBench } from './batchWindow.ts';
 import { renderJournalSizeFigures, runJournalSizeBench } from './journalSize.ts';
 import { runForwarderBench } from './forwarder.ts';
 import { DEFAULT_JOBSETS, renderPipelineFigures, runPipelineBench } from './pipeline.ts';
@@ -42,11 +43,12 @@ const simulate = runSimulateBench();
 const journal = await runJournalSizeBench();
 const planner = runPlannerBench();
 const forwarder = await runForwarderBench();
+const batchWindow = await runBatchWindowBench();
 const coldStart = values['skip-cold-start'] ? undefined : runColdStartBench();
 const pipeline = values['skip-pipeline'] ? undefined : await runPipelineBench({ jobSets });
 const cost = runCostBench(pipeline?.countsFile);
 const summary = buildSummary({ pipeline, coldStart, cost });
-const figures = { summary, planner, simulate, journal, forwarder, coldStart, pipeline, cost, wallMs: Date.now() - started };
+const figures = { summary, planner, simulate, journal, forwarder, batchWindow, coldStart, pipeline, cost, wallMs: Date.now() - started };
 
 if (values.json) console.log(JSON.stringify(figures, null, 2));
 else {
@@ -54,8 +56,9 @@ else {
     console.log(`planner ${f.size} mid-startup (${f.jobs} jobs): p50 ${f.p50Ms} ms, p99 ${f.p99Ms} ms, ${f.allocatedMiB ?? '?'} MiB allocated per plan`);
   }
   for (const f of figures.forwarder) {
-    console.log(`forwarder → ${f.sink}: ${f.eventsPerSecond} raw events/s; ${f.forwarded} of ${f.rawEvents} forwarded in ${f.putCalls} PutEvents calls`);
+    console.log(`forwarder → ${f.sink}: ${f.eventsPerSecond} raw events/s; ${f.forwarded} of ${f.rawEvents} passed the filter, put as ${f.eventsPut} events in ${f.putCalls} PutEvents calls`);
   }
+  console.log(renderBatchWindowFigures(figures.batchWindow).join('\n'));
   for (const f of figures.simulate) {
     console.log(`simulate ${f.size} InOrder (${f.jobs} jobs): ${f.wallMs} ms wall, ${f.passes} passes, peak RSS ${f.peakRssMiB} MiB`);
   }

@@ -493,8 +493,13 @@ export const MAX_RECORDED_JOBS = 1_000_000;
 export const PUT_EVENTS_MAX_ENTRIES = 10;
 /** Most bytes of entries one PutEvents request carries (EventBridge's request limit, entries sized as entrySize counts them). */
 export const PUT_EVENTS_MAX_BYTES = 256 * 1024;
-/** How long the batcher waits for more entries before a put; short, since events are hints a reconciler waits on. */
-export const FORWARDER_BATCH_WINDOW_MS = 100;
+/**
+ * How long the batcher waits for more entries before a put (a JobSet's changes within it are one
+ * event). Chosen by bench/batchWindow.ts (README, Benchmarks): from 10 ms on, story 2 puts 6
+ * events per startup whatever the window; longer windows only save PutEvents calls (1.7 per
+ * startup at 25 ms in a 100-JobSet burst, 1.0 at 100 ms) for their latency on every stage.
+ */
+export const FORWARDER_BATCH_WINDOW_MS = 25;
 /**
  * PUT_RETRY: the failed entries of a put (or a put that threw) are retried until they succeed,
  * the delay doubling from baseDelayMs up to maxDelayMs. Jittered: every cluster's forwarder puts

@@ -16,6 +16,8 @@ export const CounterName = {
   WatchEvents: 'forwarder.watchEvents',
   /** Watch events dropped because nothing decision-relevant changed. */
   EventsDropped: 'forwarder.dropped',
+  /** Forwarded changes folded into a waiting event of the same JobSet (one event put for several changes). */
+  EventsCoalesced: 'forwarder.coalesced',
   /** Entries sent to the bus (each entry once, retries not counted). */
   EventsPut: 'events.put',
   /** PutEvents calls. */

@@ -3,7 +3,7 @@
  * template, only what a decision depends on. Its stable JSON is also the forwarder's
  * change digest — an update that leaves the projection equal is not forwarded.
  */
-import { Label } from '../constants.ts';
+import { ConditionType, Label } from '../constants.ts';
 import { jobReady } from '../plan/childJobs.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
 import type { SlimJob, SlimJobSet } from './schema.ts';
@@ -48,14 +48,45 @@ export const slimJob = (job: Job): SlimJob => {
 };
 
 /**
+ * Conditions of a JobSet a later pass decides on: a finished JobSet (Completed or Failed True)
+ * deletes its remaining Jobs and applies its TTL in the pass after the one that wrote them.
+ */
+const DECISIVE_JOBSET_CONDITIONS: ReadonlySet<string> = new Set([ConditionType.Completed, ConditionType.Failed]);
+
+/**
  * changeDigest: a string equal for two objects exactly when a decision could not tell them
- * apart. For a Job that is not its pod counts but what the planner derives from them — ready
+ * apart.
+ *
+ * For a Job that is not its pod counts but what the planner derives from them — ready
  * (succeeded + ready pods reach min(parallelism, completions)), active (any pod), finished
  * (its conditions) — so the 99 pods of a 100-pod Job turning ready one by one are not forwarded,
  * the 100th is. The event still carries the counts, for people reading it.
+ *
+ * For a JobSet it is what someone else changes (spec: suspend, manager, generation; deletion)
+ * and the part of Lineup's own status write that a later pass acts on: restarts (the next pass
+ * deletes the previous attempt's Jobs) and the terminal state with its Completed/Failed
+ * condition (the next pass deletes the remaining Jobs and applies the TTL). The other
+ * conditions (StartupPolicyInProgress and the like) and the counters are only ever written by
+ * Lineup's pass from what it read: a pass after them would decide the same, so their
+ * write's echo is not forwarded.
  */
-export const changeDigest = (slim: SlimJobSet | SlimJob): string => {
-  if (slim.kind === 'JobSet') return JSON.stringify(slim);
-  const { active, ready: _ready, succeeded: _succeeded, failed: _failed, ...decisive } = slim;
-  return JSON.stringify({ ...decisive, active: active > 0 });
+export const changeDigest = (slim: SlimJobSet | SlimJob): string => digestsOf(slim).digest;
+
+/**
+ * othersDigest: changeDigest without the fields of a Job only its JobSet's controller writes
+ * (spec.suspend): equal for a Job before and after Lineup suspended or resumed it. With
+ * managedFields naming Lineup as the writer of that field, such a change is Lineup's own write.
+ */
+export const othersDigest = (slim: SlimJobSet | SlimJob): string => digestsOf(slim).othersDigest;
+
+/** digestsOf: changeDigest and othersDigest at the cost of one JSON.stringify (the forwarder computes both for every watch event). */
+export const digestsOf = (slim: SlimJobSet | SlimJob): { readonly digest: string; readonly othersDigest: string } => {
+  if (slim.kind === 'JobSet') {
+    const { conditions, ...decisive } = slim;
+    const digest = JSON.stringify({ ...decisive, conditions: conditions.filter((c) => DECISIVE_JOBSET_CONDITIONS.has(c.type)).map((c) => `${c.type}=${c.status}`) });
+    return { digest, othersDigest: digest };
+  }
+  const { active, ready: _ready, succeeded: _succeeded, failed: _failed, suspend, ...decisive } = slim;
+  const othersDigest = JSON.stringify({ ...decisive, active: active > 0 });
+  return { digest: `${othersDigest} suspend=${String(suspend)}`, othersDigest };
 };

@@ -1,7 +1,12 @@
 /**
  * The forwarder's batcher: collects PutEvents entries and puts them to an EventSink in calls of
- * at most PUT_EVENTS_MAX_ENTRIES entries and PUT_EVENTS_MAX_BYTES bytes, after a short window
- * or as soon as a full call is waiting. It never drops an entry it accepted: a partial failure
+ * at most PUT_EVENTS_MAX_ENTRIES entries and PUT_EVENTS_MAX_BYTES bytes. The first entry to wait
+ * opens a window; when it closes, everything in it goes, in as many calls as it takes. An entry
+ * added with a hold (the forwarder's echoes of Lineup's own writes) waits longer, for an entry of
+ * its key to join and go with at that one's window, and goes alone when its hold ends. Entries
+ * added with the same key while one waits coalesce into one: the newest replaces it in its place
+ * (the forwarder keys by JobSet, and the reconciler reads the whole JobSet whichever change woke
+ * it), and every add it stands for resolves when it is delivered. It never drops an entry it accepted: a partial failure
  * retries exactly the failed entries, a put that throws is retried whole, both with bounded
  * exponential backoff, until they succeed. The only entries refused are those that alone are
  * over EventBridge's entry limit — logged with their size and counted, never cut.
@@ -28,7 +33,7 @@ export interface BatcherOptions {
   readonly sink: EventSink;
   readonly counters: CounterSink;
   readonly log: Log;
-  /** How long the first waiting entry waits for company before a put. @default FORWARDER_BATCH_WINDOW_MS */
+  /** How long the first waiting entry waits for company (and a key's later entries for coalescing) before a put. @default FORWARDER_BATCH_WINDOW_MS */
   readonly windowMs?: number | undefined;
   /** Most entries per put. @default PUT_EVENTS_MAX_ENTRIES */
   readonly maxEntries?: number | undefined;
@@ -40,15 +45,20 @@ export interface BatcherOptions {
   readonly retry?: RetryPolicy | undefined;
   /** @default sleep */
   readonly sleep?: Sleep | undefined;
+  /** Epoch ms, for windows and holds. @default Date.now */
+  readonly now?: (() => number) | undefined;
   /** Source of the retry delays' jitter, in [0, 1). @default Math.random */
   readonly random?: (() => number) | undefined;
 }
 
-/** One accepted entry and whom to tell when it is delivered. */
+/** One accepted entry (the newest of its key's, while it waits) and whom to tell when it is delivered. */
 interface Pending {
-  readonly entry: PutEventsEntry;
-  readonly bytes: number;
-  readonly delivered: () => void;
+  entry: PutEventsEntry;
+  bytes: number;
+  readonly key: string | undefined;
+  readonly delivered: (() => void)[];
+  /** When it goes: the close of the window it joined, or the end of its hold. */
+  dueAt: number;
 }
 
 /** Batcher: groups entries into PutEvents calls and delivers every one it accepted. */
@@ -63,12 +73,18 @@ export class Batcher {
   private readonly retry: RetryPolicy;
   private readonly sleep: Sleep;
   private readonly random: () => number;
+  private readonly now: () => number;
   private waiting: Pending[] = [];
-  /** Set when the waiting entries should go now (window passed or a flush asked), not at the next full call. */
-  private due = false;
+  /** The waiting entry of each key (not yet taken into a put). */
+  private readonly waitingByKey = new Map<string, Pending>();
+  /** When the open window closes; a window opens with the first entry after the last one closed. */
+  private windowClosesAt: number | undefined;
+  /** Set by flush(): everything waiting goes now, until nothing waits. */
+  private flushing = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private timerAt: number | undefined;
   private inFlight = 0;
-  /** Entries accepted and not yet delivered (waiting or in a put that has not succeeded). */
+  /** Entries accepted and not yet delivered (waiting or in a put that has not succeeded); coalesced adds count once. */
   private undelivered = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -83,6 +99,7 @@ export class Batcher {
     this.retry = { ...(options.retry ?? PUT_RETRY), maxAttempts: Number.POSITIVE_INFINITY };
     this.sleep = options.sleep ?? sleep;
     this.random = options.random ?? Math.random;
+    this.now = options.now ?? Date.now;
   }
 
   /** pending: entries accepted and not yet delivered; the forwarder pauses reading above a bound. */
@@ -91,65 +108,127 @@ export class Batcher {
   }
 
   /**
-   * add: accept an entry; resolves once a put delivered it. Never rejects: an entry over the
-   * entry limit resolves at once after being logged and counted as dropped-oversize.
+   * add: accept an entry; resolves once a put delivered it (or the entry of the same `key` that
+   * replaced it while waiting). It goes when the open window closes (opening one if none is
+   * open) or, with `holdMs`, when its hold ends — unless an entry of its key joins a window
+   * first, and it goes with that. Never rejects: an entry over the entry limit resolves at once
+   * after being logged and counted as dropped-oversize.
    *
    * @example
-   * await batcher.add(toPutEventsEntry(event)); // delivered
+   * await batcher.add(toPutEventsEntry(event), 'ml/train'); // delivered
    */
-  add(entry: PutEventsEntry): Promise<void> {
+  add(entry: PutEventsEntry, key?: string, holdMs?: number): Promise<void> {
     const bytes = entrySize(entry);
     if (bytes > MAX_EVENT_BYTES) {
       reportOversize(this.log, this.counters, bytes, entry.DetailType);
       return Promise.resolve();
     }
-    this.undelivered += 1;
+    const now = this.now();
+    const dueAt = holdMs === undefined ? this.windowCloseFrom(now) : now + holdMs;
     return new Promise<void>((resolve) => {
-      this.waiting.push({ entry, bytes, delivered: resolve });
-      this.pump();
+      const waiting = key === undefined ? undefined : this.waitingByKey.get(key);
+      if (waiting !== undefined) {
+        waiting.entry = entry;
+        waiting.bytes = bytes;
+        waiting.dueAt = Math.min(waiting.dueAt, dueAt);
+        waiting.delivered.push(resolve);
+        this.counters.add(CounterName.EventsCoalesced);
+      } else {
+        const pending: Pending = { entry, bytes, key, delivered: [resolve], dueAt };
+        this.undelivered += 1;
+        this.waiting.push(pending);
+        if (key !== undefined) this.waitingByKey.set(key, pending);
+      }
+      // Not pump(): entries added in one turn of the event loop go together even with window 0.
+      // A timer already set to fire by then serves this entry too (no scan of the waiting entries).
+      if (this.timerAt === undefined || this.timerAt > dueAt) this.arm();
     });
   }
 
   /** flush: send everything waiting now and resolve when every accepted entry was delivered (retries included). */
   flush(): Promise<void> {
-    this.due = true;
+    this.flushing = true;
     this.pump();
     if (this.undelivered === 0) return Promise.resolve();
     return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** pump: start the puts that are due, within the concurrency limit; arm the window for the rest. */
+  /** windowCloseFrom: when the window open at `now` closes, opening one when none is. */
+  private windowCloseFrom(now: number): number {
+    if (this.windowClosesAt === undefined || this.windowClosesAt < now) this.windowClosesAt = now + this.windowMs;
+    return this.windowClosesAt;
+  }
+
+  /** isDue: whether a waiting entry may go now. */
+  private isDue(pending: Pending, now: number): boolean {
+    return this.flushing || pending.dueAt <= now;
+  }
+
+  /**
+   * pump: start the puts that are due, within the concurrency limit; then arm the timer for the
+   * next entry to come due. Only a closed window, an ended hold or a flush sends: a full call
+   * waiting does not go early, so a busy stream still coalesces each JobSet's changes over the
+   * whole window.
+   */
   private pump(): void {
-    while (this.inFlight < this.maxConcurrency && this.waiting.length > 0 && (this.due || this.waiting.length >= this.maxEntries)) {
-      const call = this.takeCall();
+    const now = this.now();
+    while (this.inFlight < this.maxConcurrency) {
+      const call = this.takeCall(now);
+      if (call.length === 0) break;
       this.inFlight += 1;
       void this.deliver(call).finally(() => {
         this.inFlight -= 1;
         this.pump();
       });
     }
-    if (this.waiting.length === 0) {
-      this.due = false;
-      this.clearTimer();
-    } else if (!this.due && this.timer === undefined) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.due = true;
-        this.pump();
-      }, this.windowMs);
-    }
+    if (this.waiting.length === 0) this.flushing = false;
+    this.arm();
   }
 
-  /** takeCall: the longest head of the waiting entries that fits one put by count and bytes (at least one). */
-  private takeCall(): Pending[] {
-    let bytes = 0;
-    let count = 0;
+  /**
+   * arm: a timer for when the earliest waiting entry comes due (at once, for one due already
+   * while a put slot is free); none while nothing waits, so an idle batcher holds no timer
+   * (and no process open). Due entries waiting for a slot are started by the put that frees it.
+   */
+  private arm(): void {
+    const now = this.now();
+    const slotFree = this.inFlight < this.maxConcurrency;
+    let next = Number.POSITIVE_INFINITY;
     for (const pending of this.waiting) {
-      if (count >= this.maxEntries || (count > 0 && bytes + pending.bytes > this.maxBytes)) break;
-      bytes += pending.bytes;
-      count += 1;
+      const due = this.isDue(pending, now);
+      if (due && slotFree) next = Math.min(next, now);
+      else if (!due) next = Math.min(next, pending.dueAt);
     }
-    return this.waiting.splice(0, count);
+    if (next === Number.POSITIVE_INFINITY) {
+      this.clearTimer();
+      return;
+    }
+    if (this.timer !== undefined && this.timerAt !== undefined && this.timerAt <= next) return;
+    this.clearTimer();
+    this.timerAt = next;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = undefined;
+      this.pump();
+    }, Math.max(0, next - now));
+  }
+
+  /** takeCall: the due entries, in the order they came, that fit one put by count and bytes (at least one when any is due). */
+  private takeCall(now: number): Pending[] {
+    let bytes = 0;
+    const call: Pending[] = [];
+    for (const pending of this.waiting) {
+      if (!this.isDue(pending, now)) continue;
+      if (call.length >= this.maxEntries || (call.length > 0 && bytes + pending.bytes > this.maxBytes)) break;
+      bytes += pending.bytes;
+      call.push(pending);
+    }
+    if (call.length === 0) return call;
+    const taken = new Set(call);
+    this.waiting = this.waiting.filter((pending) => !taken.has(pending));
+    // Taken into a put: a later entry of the same key waits on its own.
+    for (const pending of call) if (pending.key !== undefined) this.waitingByKey.delete(pending.key);
+    return call;
   }
 
   /**
@@ -184,7 +263,7 @@ export class Batcher {
         continue;
       }
       const delivered = remaining.filter((_, index) => !failed.has(index));
-      for (const pending of delivered) pending.delivered();
+      for (const pending of delivered) for (const resolve of pending.delivered) resolve();
       this.counters.add(CounterName.EventsPut, delivered.length);
       this.settle(delivered.length);
       remaining = remaining.filter((_, index) => failed.has(index));
@@ -200,11 +279,12 @@ export class Batcher {
     for (const wake of waiters) wake();
   }
 
-  /** clearTimer: disarm the window, so an idle batcher holds no timer (and no process open). */
+  /** clearTimer: disarm the timer. */
   private clearTimer(): void {
     if (this.timer === undefined) return;
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.timerAt = undefined;
   }
 }
 

@@ -1,17 +1,26 @@
 /**
  * The forwarder's filter (DESIGN §2 Forwarder): which watch events become Lineup events. Pure —
- * the caller keeps the state (the digest last forwarded per object uid, and which JobSets are
+ * the caller keeps the state (what was last seen per object uid, and which JobSets are
  * Lineup's) and passes lookups in; the decision says what to remember.
+ *
+ * Forwarded is what a decision depends on: a Job's counts and conditions as the planner reads
+ * them, its suspend flag and deletion, a JobSet's spec, deletion, restarts and terminal state.
+ * The echo of Lineup's own write to a child Job (it created, suspended or resumed it) is marked
+ * `ownWrite`: no gate depends on it — the pass that wrote it decided with it — only the status
+ * counters the next pass writes, so the forwarder holds it back to fold it into the JobSet's next
+ * change. Dropped are the JobSet status conditions Lineup writes that no later pass acts on and
+ * noise (timestamps, managedFields, pod counts that do not move a gate).
  *
  * An event is a hint, so the filter errs towards forwarding: a duplicate costs one reconcile
  * pass that changes nothing, a missed change leaves a JobSet waiting for the resync.
  */
 import { Label } from '../constants.ts';
 import { DetailType, eventSource, type LineupEvent, type LineupEventDetail } from '../events/schema.ts';
-import { changeDigest, slimJob, slimJobSet } from '../events/slim.ts';
+import { digestsOf, slimJob, slimJobSet } from '../events/slim.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
 import { isManagedByLineup } from '../plan/planner.ts';
 import type { PlanOptions } from '../plan/types.ts';
+import { fieldLastWrittenByLineup, SUSPEND_FIELD, writtenByLineupAlone } from './ownWrites.ts';
 import type { WatchEvent, WatchedKind } from './types.ts';
 
 /** DropReason: why a watch event was not forwarded. */
@@ -38,6 +47,8 @@ export type ObservedChange =
 export interface SeenObject {
   readonly kind: WatchedKind;
   readonly digest: string;
+  /** The digest without the fields only Lineup writes (othersDigest): equal across Lineup's own suspend/resume of a Job. */
+  readonly othersDigest: string;
   readonly namespace: string;
   readonly name: string;
   /** The JobSet the object is or belongs to. */
@@ -50,15 +61,22 @@ export interface SeenObject {
 export interface FilterContext {
   readonly cluster: string;
   readonly planOptions: PlanOptions;
-  /** lastDigest: the digest last forwarded (or seeded by a list) for an object uid; undefined when first seen. */
-  readonly lastDigest: (uid: string) => string | undefined;
+  /** lastSeen: what was last forwarded (or seeded by a list) of an object uid; undefined when first seen. */
+  readonly lastSeen: (uid: string) => SeenObject | undefined;
   /** jobSetManaged: whether JobSet namespace/name is Lineup's; undefined while it has not been listed or watched. */
   readonly jobSetManaged: (namespace: string, name: string) => boolean | undefined;
 }
 
 /** FilterDecision: forward (with the event and what to remember) or drop (with why). */
 export type FilterDecision =
-  | { readonly forward: true; readonly uid: string; readonly seen: SeenObject; readonly event: LineupEvent }
+  | {
+      readonly forward: true;
+      readonly uid: string;
+      readonly seen: SeenObject;
+      readonly event: LineupEvent;
+      /** The echo of Lineup's own write to a child Job (created, suspended or resumed by it): may wait for the JobSet's next change. */
+      readonly ownWrite: boolean;
+    }
   | { readonly forward: false; readonly uid?: string | undefined; readonly reason: DropReasonName };
 
 /** changeOf: a watch event of `kind` as an ObservedChange, or undefined for a BOOKMARK. */
@@ -86,11 +104,11 @@ export const seenOf = (change: ObservedChange): SeenObject | undefined => {
   const { namespace, name } = change.object.metadata;
   if (namespace === undefined || namespace === '' || name === undefined || name === '') return undefined;
   if (change.kind === 'JobSet') {
-    return { kind: 'JobSet', digest: changeDigest(slimJobSet(change.object)), namespace, name, jobSet: name, jobSetUid: change.object.metadata.uid };
+    return { kind: 'JobSet', ...digestsOf(slimJobSet(change.object)), namespace, name, jobSet: name, jobSetUid: change.object.metadata.uid };
   }
   const owner = ownerJobSetOf(change.object);
   if (owner === undefined) return undefined;
-  return { kind: 'Job', digest: changeDigest(slimJob(change.object)), namespace, name, jobSet: owner.name, jobSetUid: owner.uid };
+  return { kind: 'Job', ...digestsOf(slimJob(change.object)), namespace, name, jobSet: owner.name, jobSetUid: owner.uid };
 };
 
 /** changedDetailType: the detail-type of a change to an object of `kind`. */
@@ -115,16 +133,29 @@ const changeEvent = (change: ObservedChange, seen: SeenObject, cluster: string):
   return { source: eventSource(cluster), detailType: changedDetailType[change.kind], detail };
 };
 
-/** isNewOrChanged: ADDED, DELETED, first seen, or a slim projection other than the last one forwarded. */
+/** isNewOrChanged: ADDED, DELETED, first seen, or a slim projection other than the last one seen. */
 const isNewOrChanged = (type: ObservedChange['type'], digest: string, last: string | undefined): boolean =>
   type !== 'MODIFIED' || last === undefined || last !== digest;
+
+/**
+ * isOwnJobWrite: the echo of Lineup's own write to a child Job — its creation (ADDED, every
+ * managedFields entry Lineup's), or a change in nothing but spec.suspend, last written by
+ * Lineup. A Job whose last state is unknown is not: what changed cannot be told.
+ */
+const isOwnJobWrite = (change: ObservedChange, seen: SeenObject, last: SeenObject | undefined): boolean => {
+  if (change.kind !== 'Job') return false;
+  const metadata = change.object.metadata;
+  if (change.type === 'ADDED') return last === undefined && writtenByLineupAlone(metadata);
+  if (change.type !== 'MODIFIED' || last === undefined) return false;
+  return last.othersDigest === seen.othersDigest && fieldLastWrittenByLineup(metadata, SUSPEND_FIELD);
+};
 
 /**
  * filterEvent: forward or drop one watch change.
  *
  * @example
- * const decision = filterEvent(change, { cluster: 'dev', planOptions, lastDigest: (uid) => digests.get(uid), jobSetManaged });
- * if (decision.forward) { digests.set(decision.uid, decision.seen.digest); batcher.add(toPutEventsEntry(decision.event)); }
+ * const decision = filterEvent(change, { cluster: 'dev', planOptions, lastSeen: (uid) => seen.get(uid), jobSetManaged });
+ * if (decision.forward) { seen.set(decision.uid, decision.seen); batcher.add(toPutEventsEntry(decision.event)); }
  */
 export const filterEvent = (change: ObservedChange, context: FilterContext): FilterDecision => {
   const uid = objectUid(change.object);
@@ -144,10 +175,11 @@ export const filterEvent = (change: ObservedChange, context: FilterContext): Fil
   if (change.kind === 'Job' && context.jobSetManaged(seen.namespace, seen.jobSet) === false) {
     return { forward: false, uid, reason: DropReason.JobSetNotManaged };
   }
-  if (!isNewOrChanged(change.type, seen.digest, context.lastDigest(uid))) {
+  const last = context.lastSeen(uid);
+  if (!isNewOrChanged(change.type, seen.digest, last?.digest)) {
     return { forward: false, uid, reason: DropReason.Unchanged };
   }
-  return { forward: true, uid, seen, event: changeEvent(change, seen, context.cluster) };
+  return { forward: true, uid, seen, event: changeEvent(change, seen, context.cluster), ownWrite: isOwnJobWrite(change, seen, last) };
 };
 
 /** syncEvent: the `JobSet Sync` event for a listed JobSet — "reconcile it whatever happened". */

@@ -63,6 +63,8 @@ export interface ForwarderOptions {
   readonly now: () => number;
   /** Batch window of the puts. @default FORWARDER_BATCH_WINDOW_MS */
   readonly batchWindowMs?: number | undefined;
+  /** How long the echo of Lineup's own Job write waits for its JobSet's next change. @default OWN_WRITE_HOLD_MS */
+  readonly ownWriteHoldMs?: number | undefined;
   /**
    * Re-list JobSets this often and send a `JobSet Sync` for each managed one, even without a
    * 410. @default undefined — no periodic re-list: the resync Lambda already re-queues JobSets
@@ -89,6 +91,15 @@ export interface ForwarderOptions {
   /** Source of the retry delays' jitter, in [0, 1). @default Math.random */
   readonly random?: (() => number) | undefined;
 }
+
+/**
+ * OWN_WRITE_HOLD_MS: how long the echo of Lineup's own write to a child Job (created, suspended,
+ * resumed) waits for its JobSet's next change before it goes alone. What follows it is usually
+ * the Job controller's reaction (pods created, a Suspended condition) within a second; folded
+ * into that, it costs no event. No gate waits on it — only the status counters the next pass
+ * writes, which lag by at most this long.
+ */
+export const OWN_WRITE_HOLD_MS = 2_000;
 
 /** The kinds watched, each in its own loop. */
 const WATCHED_KINDS: readonly WatchedKind[] = ['JobSet', 'Job'];
@@ -137,6 +148,8 @@ interface Session {
 export class Forwarder {
   private readonly options: ForwarderOptions;
   private readonly sleep: Sleep;
+  /** The batcher of the run under way, if any. */
+  private batcher: Batcher | undefined;
 
   constructor(options: ForwarderOptions) {
     if (!CLUSTER_ID_PATTERN.test(options.cluster)) {
@@ -162,6 +175,7 @@ export class Forwarder {
       sleep: this.sleep,
       random: this.options.random,
     });
+    this.batcher = batcher;
     const session: Session = {
       signal,
       batcher,
@@ -179,6 +193,14 @@ export class Forwarder {
       jobSetResourceVersion: session.states.JobSet.checkpointed,
       jobResourceVersion: session.states.Job.checkpointed,
     });
+  }
+
+  /**
+   * pendingEvents: events accepted and not yet put — waiting for their window or hold, or in a
+   * put under way (0 when no run is under way). A host waiting for quiet checks it is 0.
+   */
+  get pendingEvents(): number {
+    return this.batcher?.pending ?? 0;
   }
 
   /**
@@ -365,7 +387,7 @@ export class Forwarder {
       const context: FilterContext = {
         cluster,
         planOptions,
-        lastDigest: (uid) => state.seen.get(uid)?.digest,
+        lastSeen: (uid) => state.seen.get(uid),
         jobSetManaged: (namespace, name) => session.jobSetManaged.get(jobSetKey(namespace, name)),
       };
       const decision = filterEvent(change, context);
@@ -379,7 +401,8 @@ export class Forwarder {
         else state.seen.set(decision.uid, decision.seen);
         // seenAt starts the journal's per-hop latency (change seen → on the bus → reconciled).
         const event = { ...decision.event, detail: { ...decision.event.detail, seenAt: this.options.now() } };
-        this.take(session, state, [event], state.resourceVersion);
+        // Lineup's own write waits for the JobSet's next change (a Job turning ready soon follows), up to the hold.
+        this.take(session, state, [event], state.resourceVersion, decision.ownWrite ? (this.options.ownWriteHoldMs ?? OWN_WRITE_HOLD_MS) : undefined);
       }
     } catch (error) {
       log('error', ForwarderLog.eventFailed, { cluster, kind: state.kind, error: String(error) });
@@ -394,13 +417,14 @@ export class Forwarder {
    * their delivery and that of everything taken before — so a checkpoint never passes an
    * event that was not put.
    */
-  private take(session: Session, state: KindState, events: readonly LineupEvent[], resourceVersion: string | undefined): void {
+  private take(session: Session, state: KindState, events: readonly LineupEvent[], resourceVersion: string | undefined, holdMs?: number): void {
     const deliveries: Promise<void>[] = [];
     const { log, counters, cluster } = this.options;
     for (const event of events) {
       const what = `${event.detail.kind} ${event.detail.namespace}/${event.detail.name}`;
       try {
-        deliveries.push(session.batcher.add(toPutEventsEntry(event, this.options.eventBusName)));
+        // One JobSet's events coalesce while they wait: the reconciler reads the whole JobSet anyway.
+        deliveries.push(session.batcher.add(toPutEventsEntry(event, this.options.eventBusName), jobSetKey(event.detail.namespace, event.detail.jobSet), holdMs));
       } catch (error) {
         if (error instanceof EventTooLargeError) {
           reportOversize(log, counters, error.bytes, what);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { PUT_EVENTS_MAX_BYTES, PUT_RETRY } from '../../lib/constants.ts';
 import { CounterName, Counters } from '../../lib/counters.ts';
 import { entrySize, type PutEventsEntry } from '../../lib/events/envelope.ts';
@@ -7,6 +8,7 @@ import { MAX_EVENT_BYTES } from '../../lib/events/schema.ts';
 import { Batcher } from '../../lib/forwarder/batcher.ts';
 import type { LogLevel } from '../../lib/log.ts';
 import type { EventSink, PutResult } from '../../lib/forwarder/types.ts';
+import { propertyParameters } from '../propertyRuns.ts';
 
 /** One scripted answer of the sink: success, these indices failed, or the call threw. */
 type Answer = 'ok' | { readonly fail: readonly number[] } | 'throw';
@@ -79,18 +81,121 @@ describe('forwarder batcher', () => {
     );
   });
 
-  it('sends a full call at once and waits the window only for the rest', async () => {
+  it('holds even a full call until the window closes, then puts everything waiting', async () => {
+    // Prepare
     const sink = new ScriptedSink();
     const { batcher } = setup(sink, 60_000);
-    const first = range(10).map((n) => batcher.add(entry(n)));
-    await Promise.all(first);
-    assert.deepEqual(sink.calls.map((call) => call.length), [10]);
-    const late = batcher.add(entry(10));
+    // Act
+    const all = range(25).map((n) => batcher.add(entry(n)));
     await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(sink.calls.length, 1, 'a lone entry waits for the window');
+    const callsInWindow = sink.calls.length;
     await batcher.flush();
-    await late;
-    assert.deepEqual(sink.numbers(), [range(10), [10]]);
+    await Promise.all(all);
+    // Assess
+    assert.equal(callsInWindow, 0, 'nothing goes before the window closes, so each JobSet’s changes can coalesce over all of it');
+    assert.deepEqual(sink.numbers(), [range(10), range(10).map((n) => n + 10), range(5).map((n) => n + 20)]);
+  });
+
+  it('coalesces a key’s entries waiting in one window into the newest, in the first one’s place, and resolves every add on its delivery', async () => {
+    // Prepare
+    const sink = new ScriptedSink();
+    const { batcher, counters } = setup(sink, 60_000);
+    const resolved: number[] = [];
+    const add = (n: number, key?: string) => batcher.add(entry(n), key).then(() => void resolved.push(n));
+    // Act
+    const adds = [add(0, 'ml/a'), add(1, 'ml/b'), add(2, 'ml/a'), add(3), add(4), add(5, 'ml/a'), add(6, 'other/a')];
+    const pendingBefore = batcher.pending;
+    await batcher.flush();
+    await Promise.all(adds);
+    // Assess
+    assert.deepEqual(sink.numbers(), [[5, 1, 3, 4, 6]], 'ml/a is one entry (its newest, 5) where its first (0) waited; entries without a key never coalesce');
+    assert.equal(pendingBefore, 5);
+    assert.deepEqual(resolved.toSorted((x, y) => x - y), range(7));
+    assert.deepEqual({ coalesced: counters.get(CounterName.EventsCoalesced), put: counters.get(CounterName.EventsPut), calls: counters.get(CounterName.PutEventsCalls) }, { coalesced: 2, put: 5, calls: 1 });
+  });
+
+  it('holds an entry added with a hold past the window, until its key’s next entry takes it along or its hold ends', async () => {
+    // Prepare
+    const sink = new ScriptedSink();
+    const { batcher } = setup(sink, 10);
+    // Act: a held entry of ml/a and one of ml/b; ml/a's next change comes while they wait.
+    const held = [batcher.add(entry(0), 'ml/a', 60_000), batcher.add(entry(1), 'ml/b', 40)];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const callsWhileHeld = sink.calls.length;
+    const next = batcher.add(entry(2), 'ml/a');
+    await Promise.all([...held, next]);
+    // Assess: ml/a went at its change's window, folded; ml/b alone when its hold ended.
+    assert.equal(callsWhileHeld, 0, 'a held entry does not go at the window');
+    assert.deepEqual(sink.numbers().flat().toSorted(), [1, 2]);
+    assert.equal(sink.calls.length, 2);
+  });
+
+  it('does not fold an entry into a put already under way: it waits for the next window', async () => {
+    // Prepare
+    let release = () => {};
+    const sink = new ScriptedSink();
+    sink.gate = new Promise<void>((resolve) => (release = resolve));
+    const { batcher } = setup(sink, 60_000);
+    const first = batcher.add(entry(0), 'ml/a');
+    void batcher.flush();
+    // Act: the first put is in flight, held by the gate.
+    const second = batcher.add(entry(1), 'ml/a');
+    sink.gate = undefined;
+    release();
+    await first;
+    await batcher.flush();
+    await second;
+    // Assess
+    assert.deepEqual(sink.numbers(), [[0], [1]]);
+  });
+
+  it('property: every add is covered by a delivered entry of its key added no earlier, put after it, whatever fails', async () => {
+    // Each op adds an entry of key k (its n is the add's index) and maybe lets time pass; the
+    // sink fails a random subset of each call, or throws.
+    const op = fc.record({ key: fc.integer({ min: 0, max: 3 }), hold: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }), pause: fc.boolean(), answer: fc.constantFrom<Answer>('ok', 'ok', 'ok', { fail: [0] }, { fail: [1, 2] }, 'throw') });
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 40 }), async (ops) => {
+        // Prepare
+        let clock = 0;
+        const delivered: { key: number; n: number; at: number }[] = [];
+        const calls: number[][] = [];
+        const answers = ops.map((o) => o.answer);
+        const sink: EventSink = {
+          put: async (entries) => {
+            const at = (clock += 1);
+            const parsed = entries.map((e) => JSON.parse(e.Detail) as { key: number; n: number });
+            calls.push(parsed.map((p) => p.key));
+            const answer = answers.shift() ?? 'ok';
+            if (answer === 'throw') throw new Error('socket hang up');
+            const failed = answer === 'ok' ? [] : answer.fail.filter((i) => i < entries.length);
+            parsed.forEach((p, i) => (failed.includes(i) ? undefined : delivered.push({ ...p, at })));
+            return { failed: failed.map((index) => ({ index, code: 'ThrottlingException', message: 'rate exceeded' })) };
+          },
+        };
+        const { batcher } = setup(sink, 0);
+        const added: { key: number; n: number; at: number }[] = [];
+        const adds: Promise<void>[] = [];
+        // Act
+        for (const [n, o] of ops.entries()) {
+          added.push({ key: o.key, n, at: (clock += 1) });
+          adds.push(batcher.add({ Source: 'lineup.dev', DetailType: 'Job Changed', Detail: JSON.stringify({ key: o.key, n }) }, `k${o.key}`, o.hold));
+          if (o.pause) await new Promise((resolve) => setTimeout(resolve, 0));
+        }
+        await Promise.all(adds);
+        await batcher.flush();
+        // Assess
+        for (const a of added) {
+          assert.ok(
+            delivered.some((d) => d.key === a.key && d.n >= a.n && d.at > a.at),
+            `add ${a.n} of key ${a.key} is covered by a delivery after it: ${JSON.stringify(delivered)}`,
+          );
+        }
+        for (const call of calls) assert.equal(new Set(call).size, call.length, `one entry per key per call: ${JSON.stringify(call)}`);
+        assert.ok(new Set(delivered.map((d) => d.n)).size <= ops.length);
+        assert.equal(batcher.pending, 0);
+      }),
+      propertyParameters(),
+    );
   });
 
   it('retries exactly the failed entries of a partial failure, with growing backoff, until they succeed', async () => {

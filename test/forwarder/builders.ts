@@ -36,6 +36,11 @@ export class JobBuilder {
     else this.job.metadata.labels = labels;
     return this;
   }
+  /** managed: metadata.managedFields as the API server records them (anything, to test unreadable ones). */
+  managed(...entries: unknown[]): this {
+    Object.assign(this.job.metadata, { managedFields: entries.length === 1 && typeof entries[0] === 'string' ? entries[0] : entries });
+    return this;
+  }
   /** noise: fields a status writer touches without changing anything a decision reads. */
   noise(stamp: string): this {
     this.job.metadata.annotations = { ...this.job.metadata.annotations, 'batch.kubernetes.io/touched': stamp };

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { DEFAULT_CONTROLLER_NAME, UPSTREAM_CONTROLLER_NAME } from '../../lib/constants.ts';
 import { LineupEventDetailSchema } from '../../lib/events/schema.ts';
-import { changeDigest, slimJob, slimJobSet } from '../../lib/events/slim.ts';
+import { changeDigest, othersDigest, slimJob, slimJobSet } from '../../lib/events/slim.ts';
 import {
   DropReason,
   filterEvent,
+  seenOf,
   syncEvent,
   syncEventFor,
   vanishedEvent,
@@ -14,9 +16,11 @@ import {
   type ObservedChange,
 } from '../../lib/forwarder/filter.ts';
 import type { Job, JobSet } from '../../lib/jobset/schema.ts';
+import { KUBE_FIELD_MANAGER } from '../../lib/constants.ts';
 import type { PlanOptions } from '../../lib/plan/types.ts';
 import { makeJobSet } from '../builders.ts';
 import { makeJob } from './builders.ts';
+import { propertyParameters } from '../propertyRuns.ts';
 
 const planOptions: PlanOptions = { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false };
 const cluster = 'dev-1';
@@ -25,8 +29,6 @@ const jobSet = () => makeJobSet('train', 'ml').replicatedJob('workers', 2);
 const job = () => makeJob('train-workers-0', 'train', 'ml');
 const running = () => job().suspend(false).status({ active: 1, ready: 0 });
 
-const digestOf = (object: JobSet | Job, kind: 'JobSet' | 'Job'): string =>
-  kind === 'JobSet' ? changeDigest(slimJobSet(object as JobSet)) : changeDigest(slimJob(object as Job));
 
 interface Case {
   readonly name: string;
@@ -36,10 +38,18 @@ interface Case {
   /** JobSets the forwarder knows, by namespace/name. */
   readonly managed?: Record<string, boolean>;
   readonly options?: PlanOptions;
-  readonly want: { readonly forward: true; readonly detailType: string; readonly watchType: string } | { readonly forward: false; readonly reason: DropReasonName };
+  readonly want:
+    | { readonly forward: true; readonly detailType: string; readonly watchType: string; readonly ownWrite?: boolean }
+    | { readonly forward: false; readonly reason: DropReasonName };
 }
 
 const stamped = (at: string): Job => running().noise(at).obj();
+/** Managers as the API server records them: Lineup created the Job (owning spec.suspend), the Job controller wrote its status. */
+const createdByLineup = { manager: KUBE_FIELD_MANAGER, operation: 'Update', fieldsV1: { 'f:metadata': { 'f:labels': {} }, 'f:spec': { 'f:suspend': {}, 'f:template': {} } } };
+const statusByJobController = { manager: 'kube-controller-manager', operation: 'Update', subresource: 'status', fieldsV1: { 'f:status': { 'f:active': {}, 'f:ready': {} } } };
+const suspendByKubectl = { manager: 'kubectl-patch', operation: 'Update', fieldsV1: { 'f:spec': { 'f:suspend': {} } } };
+const createdWithoutSuspend = { manager: KUBE_FIELD_MANAGER, operation: 'Update', fieldsV1: { 'f:metadata': { 'f:labels': {} }, 'f:spec': { 'f:template': {} } } };
+const condition = (type: string, status: 'True' | 'False', reason = 'r') => ({ type, status, reason, message: `${type} is ${status}`, lastTransitionTime: 't' });
 const cases: Case[] = [
   {
     name: 'a Job status update that changed only a timestamp and managedFields is dropped as unchanged',
@@ -125,6 +135,69 @@ const cases: Case[] = [
     want: { forward: false, reason: DropReason.Unchanged },
   },
   {
+    name: 'a Job Lineup created (every managedFields entry Lineup’s) is forwarded as its own write',
+    change: { kind: 'Job', type: 'ADDED', object: job().managed(createdByLineup).obj() },
+    want: { forward: true, detailType: 'Job Changed', watchType: 'ADDED', ownWrite: true },
+  },
+  {
+    name: 'a Job created by someone else is forwarded',
+    change: { kind: 'Job', type: 'ADDED', object: job().managed({ ...createdByLineup, manager: 'kubectl-create' }).obj() },
+    want: { forward: true, detailType: 'Job Changed', watchType: 'ADDED' },
+  },
+  {
+    name: 'a Job ADDED whose managedFields are unreadable is forwarded',
+    change: { kind: 'Job', type: 'ADDED', object: job().managed('not a list').obj() },
+    want: { forward: true, detailType: 'Job Changed', watchType: 'ADDED' },
+  },
+  {
+    name: 'a Job resumed by Lineup (spec.suspend owned by Lineup alone, nothing else changed) is forwarded as its own write',
+    change: { kind: 'Job', type: 'MODIFIED', object: job().suspend(false).managed(createdByLineup).obj() },
+    before: job().managed(createdByLineup).obj(),
+    want: { forward: true, detailType: 'Job Changed', watchType: 'MODIFIED', ownWrite: true },
+  },
+  {
+    name: 'a Job resumed by Lineup after the Job controller wrote its status is still forwarded as Lineup’s own write',
+    change: { kind: 'Job', type: 'MODIFIED', object: job().suspend(false).status({ conditions: [{ type: 'Suspended', status: 'True' }] }).managed(createdByLineup, statusByJobController).obj() },
+    before: job().status({ conditions: [{ type: 'Suspended', status: 'True' }] }).managed(createdByLineup, statusByJobController).obj(),
+    want: { forward: true, detailType: 'Job Changed', watchType: 'MODIFIED', ownWrite: true },
+  },
+  {
+    name: 'a Job suspended by someone else (spec.suspend owned by kubectl) is forwarded',
+    change: { kind: 'Job', type: 'MODIFIED', object: running().suspend(true).managed(createdWithoutSuspend, suspendByKubectl).obj() },
+    before: running().managed(createdByLineup).obj(),
+    want: { forward: true, detailType: 'Job Changed', watchType: 'MODIFIED' },
+  },
+  {
+    name: 'a Job whose suspend flip comes with a status change is forwarded, whoever wrote suspend',
+    change: { kind: 'Job', type: 'MODIFIED', object: running().suspend(false).managed(createdByLineup, statusByJobController).obj() },
+    before: job().managed(createdByLineup).obj(),
+    want: { forward: true, detailType: 'Job Changed', watchType: 'MODIFIED' },
+  },
+  {
+    name: 'a Job of Lineup’s that turned ready is forwarded',
+    change: { kind: 'Job', type: 'MODIFIED', object: running().status({ ready: 1 }).managed(createdByLineup, statusByJobController).obj() },
+    before: running().managed(createdByLineup, statusByJobController).obj(),
+    want: { forward: true, detailType: 'Job Changed', watchType: 'MODIFIED' },
+  },
+  {
+    name: 'a JobSet status write adding only startup conditions (Lineup’s echo) is dropped as unchanged',
+    change: { kind: 'JobSet', type: 'MODIFIED', object: jobSet().status({ conditions: [condition('StartupPolicyInProgress', 'False'), condition('StartupPolicyCompleted', 'True')] }).obj() },
+    before: jobSet().status({ conditions: [condition('StartupPolicyInProgress', 'True')] }).obj(),
+    want: { forward: false, reason: DropReason.Unchanged },
+  },
+  {
+    name: 'a JobSet status write turning Completed True is forwarded: the next pass deletes what still runs and applies the TTL',
+    change: { kind: 'JobSet', type: 'MODIFIED', object: jobSet().status({ terminalState: 'Completed', conditions: [condition('StartupPolicyCompleted', 'True'), condition('Completed', 'True')] }).obj() },
+    before: jobSet().status({ conditions: [condition('StartupPolicyCompleted', 'True')] }).obj(),
+    want: { forward: true, detailType: 'JobSet Changed', watchType: 'MODIFIED' },
+  },
+  {
+    name: 'a JobSet status write turning Failed True is forwarded',
+    change: { kind: 'JobSet', type: 'MODIFIED', object: jobSet().status({ conditions: [condition('Failed', 'True')] }).obj() },
+    before: jobSet().status({ conditions: [] }).obj(),
+    want: { forward: true, detailType: 'JobSet Changed', watchType: 'MODIFIED' },
+  },
+  {
     name: 'a DELETED JobSet is forwarded',
     change: { kind: 'JobSet', type: 'DELETED', object: jobSet().obj() },
     before: jobSet().obj(),
@@ -156,7 +229,7 @@ const cases: Case[] = [
 const contextFor = (tc: Case): FilterContext => ({
   cluster,
   planOptions: tc.options ?? planOptions,
-  lastDigest: (uid) => (tc.before !== undefined && uid === tc.before.metadata.uid ? digestOf(tc.before, tc.change.kind) : undefined),
+  lastSeen: (uid) => (tc.before !== undefined && uid === tc.before.metadata.uid ? seenOf({ kind: tc.change.kind, type: 'MODIFIED', object: tc.before } as ObservedChange) : undefined),
   jobSetManaged: (namespace, name) => tc.managed?.[`${namespace}/${name}`],
 });
 
@@ -165,9 +238,9 @@ describe('forwarder filter', () => {
     it(tc.name, () => {
       const decision = filterEvent(tc.change, contextFor(tc));
       const got = decision.forward
-        ? { forward: true, detailType: decision.event.detailType, watchType: decision.event.detail.watchType }
+        ? { forward: true, detailType: decision.event.detailType, watchType: decision.event.detail.watchType, ownWrite: decision.ownWrite }
         : { forward: false, reason: decision.reason };
-      assert.deepEqual(got, tc.want);
+      assert.deepEqual(got, tc.want.forward ? { ownWrite: false, ...tc.want } : tc.want);
     });
   }
 
@@ -212,6 +285,7 @@ describe('forwarder filter', () => {
       name: 'train-workers-0',
       jobSet: 'train',
       jobSetUid: 'uid-train',
+      othersDigest: othersDigest(slimJob(object)),
     });
   });
 
@@ -228,7 +302,7 @@ describe('forwarder filter', () => {
       const decision = filterEvent(tc.change, contextFor(tc));
       return decision.forward ? [decision.event] : [];
     });
-    const seen = { kind: 'Job' as const, digest: 'd', namespace: 'ml', name: 'train-workers-0', jobSet: 'train', jobSetUid: 'uid-train' };
+    const seen = { kind: 'Job' as const, digest: 'd', othersDigest: 'd', namespace: 'ml', name: 'train-workers-0', jobSet: 'train', jobSetUid: 'uid-train' };
     const built = [
       ...forwarded,
       syncEvent(jobSet().obj(), cluster),
@@ -237,6 +311,37 @@ describe('forwarder filter', () => {
     ];
     assert.ok(forwarded.length >= 8);
     for (const event of built) assert.deepEqual(LineupEventDetailSchema.parse(event.detail), event.detail);
+  });
+
+  it('property: a Job change is Lineup’s own write exactly when only spec.suspend moved (or it was created) and Lineup alone owns what changed', () => {
+    // Random before/after states of one Job, and random writers of spec.suspend.
+    const state = fc.record({ suspend: fc.boolean(), active: fc.integer({ min: 0, max: 2 }), ready: fc.integer({ min: 0, max: 2 }), succeeded: fc.integer({ min: 0, max: 1 }) });
+    const owners = fc.subarray([KUBE_FIELD_MANAGER, 'kubectl-patch', 'kueue'], { minLength: 1 });
+    fc.assert(
+      fc.property(fc.option(state, { nil: undefined }), state, owners, (before, after, suspendOwners) => {
+        const build = (s: { suspend: boolean; active: number; ready: number; succeeded: number }) =>
+          job()
+            .suspend(s.suspend)
+            .status({ active: s.active, ready: s.ready, succeeded: s.succeeded })
+            .managed(...suspendOwners.map((manager) => ({ manager, operation: 'Update', fieldsV1: { 'f:spec': { 'f:suspend': {} } } })))
+            .obj();
+        const type = before === undefined ? 'ADDED' : 'MODIFIED';
+        const change: ObservedChange = { kind: 'Job', type, object: build(after) };
+        const last = before === undefined ? undefined : seenOf({ kind: 'Job', type: 'MODIFIED', object: build(before) });
+        const decision = filterEvent(change, { cluster, planOptions, lastSeen: () => last, jobSetManaged: () => true });
+        const lineupAlone = suspendOwners.length === 1 && suspendOwners[0] === KUBE_FIELD_MANAGER;
+        const readyOf = (s: typeof after) => s.ready + s.succeeded >= 1;
+        const onlySuspendMoved =
+          before !== undefined && before.suspend !== after.suspend && (before.active > 0) === (after.active > 0) && readyOf(before) === readyOf(after);
+        if (!decision.forward) {
+          assert.equal(decision.reason, DropReason.Unchanged);
+          assert.ok(before !== undefined, 'a created Job is never dropped');
+          return;
+        }
+        assert.equal(decision.ownWrite, lineupAlone && (before === undefined || onlySuspendMoved), JSON.stringify({ before, after, suspendOwners }));
+      }),
+      propertyParameters(),
+    );
   });
 
   it('a re-list sync says SYNC with the JobSet Sync detail-type', () => {

@@ -25,6 +25,19 @@ export class RecordingSink implements EventSink {
     });
   }
 
+  /**
+   * lastByJobSet: the summary of the last event delivered per JobSet — what the bus ends up
+   * saying about each, however the forwarder's window coalesced the changes before it.
+   */
+  lastByJobSet(): Record<string, string> {
+    const last: Record<string, string> = {};
+    for (const [index, entry] of this.entries.entries()) {
+      const detail = LineupEventDetailSchema.parse(JSON.parse(entry.Detail));
+      last[`${detail.namespace}/${detail.jobSet}`] = this.summary()[index] ?? '';
+    }
+    return last;
+  }
+
   /** about: the summaries without resourceVersions, for events about `name`. */
   about(name: string): string[] {
     return this.summary()

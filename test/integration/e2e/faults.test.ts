@@ -179,7 +179,8 @@ describe('end to end under faults: every fault converges with nothing lost', { t
     await s.expectFlags('the drivers released', { messagequeue: 'R', driver: 'RR', worker: 'SS' });
     await pipeline.settle('before the replays');
     const forwarded = pipeline.sink.entries.filter((entry) => detailOf(entry).namespace === s.namespace);
-    assert.ok(forwarded.length >= 3, `the forwarder put events about the JobSet (${forwarded.length})`);
+    // At least its creation and the message queue turning ready (Lineup's own writes are not forwarded).
+    assert.ok(forwarded.length >= 2, `the forwarder put events about the JobSet (${forwarded.length})`);
     const passesBefore = pipeline.passesOf(s.namespace, s.name).length;
     const invocationsBefore = pipeline.counters.get(CounterName.Invocations);
 

@@ -293,6 +293,7 @@ export class Pipeline {
   private readonly dynamoClient: DynamoDBClient;
   private readonly forwarderAbort = new AbortController();
   private forwarderRun: Promise<void> = Promise.resolve();
+  private forwarder: Forwarder | undefined;
   private reconciler: Reconciler | undefined;
   private generations = 0;
   private killSwitch: { readonly spec: KillSwitch; seen: number; fire: () => void } | undefined;
@@ -391,6 +392,7 @@ export class Pipeline {
       reconnectDelayMs: 50,
       watchRetry: { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 100, maxDelayMs: 1_000, jitter: 'none' },
     });
+    this.forwarder = forwarder;
     this.forwarderRun = forwarder.run(this.forwarderAbort.signal);
   }
 
@@ -563,6 +565,8 @@ export class Pipeline {
         const reconciler = this.reconciler;
         assert.ok(reconciler !== undefined && !reconciler.killed, 'the reconciler is dead; restart it before waiting for the pipeline to settle');
         assert.equal(this.sink.inFlight, 0, 'puts in flight');
+        // An event may wait in the forwarder for its window, or its hold (an echo of Lineup's own write).
+        assert.equal(this.forwarder?.pendingEvents ?? 0, 0, 'events waiting in the forwarder');
         assert.equal(reconciler.inFlight, 0, 'batches in flight');
         const idle = Date.now() - this.counters.lastActivity;
         assert.ok(idle >= quietMs, `active ${idle} ms ago`);
