@@ -4,7 +4,7 @@
  * due — and, on a full resync, every JobSet the store knows that may still change, in case events
  * were lost upstream of the bus. It only puts `JobSet Sync` events; the reconciler does the rest.
  *
- * A finished JobSet (Completed or Failed, no TTL pending: its state item says `finished`) cannot
+ * A finished JobSet (Completed or Failed, no ttlSecondsAfterFinished: its state item says `finished`) cannot
  * change any more, so a lost event about it costs nothing but its deletion: then its state item
  * would outlive it. Most JobSets a store knows are finished ones waiting to be deleted, so the full
  * resync re-queues a finished JobSet only when its item has not been written for

@@ -54,7 +54,7 @@ export const Attr = {
   lastErrorAt: 'lastErrorAt',
   /** Epoch ms. */
   wakeAt: 'wakeAt',
-  /** true when the last pass found the JobSet finished with no TTL pending; absent otherwise. */
+  /** true when the last pass left the JobSet finished, without ttlSecondsAfterFinished (reconcileJobSet settledFinished); absent otherwise. */
   finished: 'finished',
   /** Epoch ms; on every item the store writes. */
   updatedAt: 'updatedAt',

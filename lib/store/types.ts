@@ -34,7 +34,7 @@ export interface JobSetState {
   readonly lastError?: string | undefined;
   /** Epoch ms at which the JobSet wants a pass even without events (TTL after finished). */
   readonly wakeAt?: number | undefined;
-  /** The last pass found the JobSet finished (Completed or Failed) with no TTL pending: a full resync re-queues it only now and then (lib/reconcile/resync.ts). */
+  /** The last pass left the JobSet finished (Completed or Failed), without ttlSecondsAfterFinished and not being deleted: a full resync re-queues it only now and then (lib/reconcile/resync.ts). */
   readonly finished?: boolean | undefined;
   readonly updatedAt: number;
 }
