@@ -1,18 +1,29 @@
 /**
  * Benchmark: the Lambda functions' cold start as far as it can be measured off AWS — the size of
  * each bundle the CDK app synthesizes (infra/synth.ts, esbuild, with infra/lineup.config.example.yaml
- * so the forwarder's watch-session function is in the stack too), and the time a fresh Node
- * process takes to import it with the environment the template gives the function (its
- * NODE_OPTIONS included; the table and bus names, unresolved there, as dummies; a dummy region
- * and credentials: nothing is called at import). Median of RUNS fresh processes per function,
- * after one discarded run that warms the file cache; and the same without --enable-source-maps,
- * to show what the deployed NODE_OPTIONS costs. Makes no assertions.
+ * so the forwarder's watch-session function is in the stack too), the time a fresh Node process
+ * takes to import it with the environment the template gives the function (the table and bus
+ * names, unresolved there, as dummies; a dummy region and credentials: nothing is called at
+ * import), and Lambda's own init of it under the Lambda Runtime Interface Emulator.
+ *
+ * Import: median of RUNS fresh processes per function, after one discarded run that warms the
+ * file cache, as wall time and as CPU time (user + system of the process, which a busy machine
+ * inflates far less than wall time); with the template's NODE_OPTIONS, and without when it sets any.
+ *
+ * Lambda init: the emulator (aws-lambda-rie, built from its Go module into ~/.cache/lineup/rie on
+ * first use, progress on stderr) runs a fresh Node 24 per run with RUNTIME_CLIENT as the runtime
+ * client — Node's own fetch against the Runtime API, doing what the nodejs24.x runtime's client
+ * does at init: import the handler module, then poll for invocations — and reports `INIT REPORT`
+ * after the first invocation is asked for: the figure is its durationMs, median of RIE_RUNS. Not
+ * the `aws-lambda-ric` client: it compiles aws-lambda-cpp and libcurl with node-gyp, minutes of C++
+ * on this machine for a client the managed runtime does not use. Without Go the figure says why.
+ * Makes no assertions.
  *
  * `node bench/coldStart.ts` runs it alone.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,6 +31,15 @@ import { deflateRawSync } from 'node:zlib';
 
 /** RUNS: fresh processes per function and variant. */
 export const RUNS = 10;
+/** RIE_RUNS: fresh emulators per function. */
+export const RIE_RUNS = 3;
+/** RIE_MODULE, RIE_VERSION: the emulator's Go module, pinned (its newest pseudo-version on 2026-12-01). */
+const RIE_MODULE = 'github.com/aws/aws-lambda-runtime-interface-emulator';
+const RIE_VERSION = 'v0.0.0-20261030222936-bef5c4ba774d';
+/** RIE_DIR: where the emulator is built, once. */
+const RIE_DIR = join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'lineup', `rie-${RIE_VERSION}`);
+/** RIE_INIT_TIMEOUT_MS: the longest a run may take to report its init before it counts as failed. */
+const RIE_INIT_TIMEOUT_MS = 120_000;
 /** REPO: the repository root. */
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 /** SYNTH_CONFIG: a stack configuration with a Lambda forwarder (cluster batch-small), so all three functions are synthesized. */
@@ -37,11 +57,50 @@ const ENTRY_OF: readonly { readonly prefix: RegExp; readonly name: string; reado
  */
 const CHILD = `
 const started = performance.now();
+const cpu = process.cpuUsage();
 const bundle = await import(process.env.LINEUP_BENCH_BUNDLE);
 const imported = performance.now();
+const used = process.cpuUsage(cpu);
 if (typeof bundle.handler !== 'function') throw new Error('the bundle exports no handler');
-process.stdout.write(JSON.stringify({ importMs: imported - started, sinceStartMs: imported }));
+process.stdout.write(JSON.stringify({ importMs: imported - started, importCpuMs: (used.user + used.system) / 1000, sinceStartMs: imported }));
 process.exit(0);
+`;
+
+/**
+ * RUNTIME_CLIENT: the runtime client the emulator starts — import the handler module (an import
+ * failure is reported to /init/error, as Lambda's runtime does), then serve invocations with a
+ * minimal context. Only the init is measured; the invocations may fail (nothing is reachable).
+ */
+const RUNTIME_CLIENT = `
+const api = 'http://' + process.env.AWS_LAMBDA_RUNTIME_API + '/2018-06-01/runtime';
+let handler;
+try {
+  ({ handler } = await import(process.env.LINEUP_BENCH_BUNDLE));
+} catch (error) {
+  await fetch(api + '/init/error', { method: 'POST', body: JSON.stringify({ errorMessage: String(error), errorType: 'Runtime.ImportModuleError' }) });
+  process.exit(1);
+}
+for (;;) {
+  const next = await fetch(api + '/invocation/next');
+  const id = next.headers.get('lambda-runtime-aws-request-id');
+  const deadline = Number(next.headers.get('lambda-runtime-deadline-ms'));
+  const event = await next.json();
+  const context = { awsRequestId: id, functionName: process.env.AWS_LAMBDA_FUNCTION_NAME, functionVersion: '$LATEST', memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE, invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:bench', logGroupName: 'bench', logStreamName: 'bench', callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => deadline - Date.now() };
+  try {
+    const result = await handler(event, context);
+    await fetch(api + '/invocation/' + id + '/response', { method: 'POST', body: JSON.stringify(result ?? null) });
+  } catch (error) {
+    await fetch(api + '/invocation/' + id + '/error', { method: 'POST', body: JSON.stringify({ errorMessage: String(error), errorType: 'Error' }) });
+  }
+}
+`;
+
+/** INVOKE: asks the emulator for one invocation (retrying until it listens), so it runs the init. */
+const INVOKE = `
+const url = process.argv[1];
+for (let attempt = 0; attempt < 600; attempt += 1) {
+  try { await fetch(url, { method: 'POST', body: '{}' }); break; } catch { await new Promise((resolve) => setTimeout(resolve, 100)); }
+}
 `;
 
 /** ColdStartFigure: one function's bundle and import times. */
@@ -51,8 +110,9 @@ export interface ColdStartFigure {
   readonly entry: string;
   readonly memoryMb: number;
   readonly bundleBytes: number;
+  /** The source map's bytes in the asset (0: not in the zip, the default). */
   readonly sourceMapBytes: number;
-  /** deflate(bundle) + deflate(source map): about the zip the CDK uploads. */
+  /** deflate of every file of the asset (the bundle, and its map when shipped): about the zip the CDK uploads. */
   readonly zippedBytes: number;
   readonly nodeOptions: string;
   /** Median over RUNS processes: the import() of the bundle, as deployed (template NODE_OPTIONS). */
@@ -63,14 +123,23 @@ export interface ColdStartFigure {
   readonly sinceStartP50Ms: number;
   /** Median: spawn → exit, measured by the parent. */
   readonly processWallP50Ms: number;
-  /** Median import() without --enable-source-maps. */
+  /** Median CPU time (user + system) of the import, as deployed. */
+  readonly importCpuP50Ms: number;
+  /** Median import() without the template's NODE_OPTIONS (the same runs when it sets none). */
   readonly importNoSourceMapsP50Ms: number;
+  /** Lambda's init under the emulator (INIT REPORT durationMs), median of RIE_RUNS; or why there is none. */
+  readonly lambdaInit: LambdaInitFigure;
 }
+
+/** LambdaInitFigure: the emulator's init durations of one function, or why they were not measured. */
+export type LambdaInitFigure = { readonly p50Ms: number; readonly runsMs: readonly number[] } | { readonly unavailable: string };
 
 /** ColdStartFigures: every function, and how the bundles were made. */
 export interface ColdStartFigures {
   readonly synthMs: number;
   readonly node: string;
+  /** The emulator used for lambdaInit, or why none. */
+  readonly rie: string;
   readonly functions: readonly ColdStartFigure[];
 }
 
@@ -98,13 +167,71 @@ const synthesize = (outdir: string): void => {
 };
 
 /** importOnce: one fresh process importing `bundle` with `env`; the child's times and the parent's wall time. */
-const importOnce = (bundle: string, env: Record<string, string>): { importMs: number; sinceStartMs: number; wallMs: number } => {
+const importOnce = (bundle: string, env: Record<string, string>): { importMs: number; importCpuMs: number; sinceStartMs: number; wallMs: number } => {
   const started = performance.now();
   const result = spawnSync(process.execPath, ['--input-type=module', '--eval', CHILD], { env: { ...env, LINEUP_BENCH_BUNDLE: pathToFileURL(bundle).href }, encoding: 'utf8' });
   const wallMs = performance.now() - started;
   if (result.status !== 0) throw new Error(`importing ${bundle} failed (exit ${String(result.status)}): ${result.stderr.slice(-1_000)}`);
-  const measured = JSON.parse(result.stdout) as { importMs: number; sinceStartMs: number };
+  const measured = JSON.parse(result.stdout) as { importMs: number; importCpuMs: number; sinceStartMs: number };
   return { ...measured, wallMs };
+};
+
+/** sleepSync: block this thread for `ms` (the bench is synchronous; the emulator runs in its own process). */
+const sleepSync = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+};
+
+/** freePort: a loopback port nobody listens on now (asked of the OS in a child, the bench being synchronous). */
+const freePort = (): number => {
+  const result = spawnSync(process.execPath, ['--eval', `const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { process.stdout.write(String(s.address().port)); s.close(); });`], { encoding: 'utf8' });
+  const port = Number(result.stdout);
+  if (!Number.isInteger(port) || port <= 0) throw new Error(`no free loopback port: ${result.stderr}`);
+  return port;
+};
+
+/** ensureRie: the emulator's binary, built with `go install` on first use; or why it cannot be. */
+export const ensureRie = (): { binary: string } | { unavailable: string } => {
+  const binary = join(RIE_DIR, 'aws-lambda-rie');
+  if (existsSync(binary)) return { binary };
+  const go = spawnSync('go', ['version'], { encoding: 'utf8' });
+  if (go.status !== 0) return { unavailable: `no Go toolchain on PATH to build ${RIE_MODULE} (${go.error?.message ?? go.stderr.trim()})` };
+  mkdirSync(RIE_DIR, { recursive: true });
+  process.stderr.write(`bench cold start: building aws-lambda-rie ${RIE_VERSION} with ${go.stdout.trim()} into ${RIE_DIR} (a few minutes on 2 cores)\n`);
+  const built = spawnSync('go', ['install', `${RIE_MODULE}/cmd/aws-lambda-rie@${RIE_VERSION}`], { env: { ...process.env, GOBIN: RIE_DIR }, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (built.status !== 0 || !existsSync(binary)) return { unavailable: `go install ${RIE_MODULE}/cmd/aws-lambda-rie@${RIE_VERSION} failed (exit ${String(built.status)})` };
+  process.stderr.write('bench cold start: aws-lambda-rie built\n');
+  return { binary };
+};
+
+/** INIT_REPORT: the emulator's log line for a finished init. */
+const INIT_REPORT = /INIT REPORT\(durationMs: ([0-9.]+)\)/;
+
+/** rieInitOnce: one fresh emulator running `bundle` with `env`; its init's durationMs. */
+const rieInitOnce = (rie: string, bundle: string, env: Record<string, string>, workDir: string): number => {
+  const [emulatorPort, runtimePort] = [freePort(), freePort()];
+  const log = join(workDir, `rie-${emulatorPort}.log`);
+  const logFd = openSync(log, 'w');
+  const emulator = spawn(
+    rie,
+    ['--runtime-interface-emulator-address', `127.0.0.1:${emulatorPort}`, '--runtime-api-address', `127.0.0.1:${runtimePort}`, process.execPath, join(workDir, 'runtimeClient.mjs')],
+    // Nothing is reachable: the SDK fails fast instead of looking for AWS.
+    { env: { ...env, LINEUP_BENCH_BUNDLE: pathToFileURL(bundle).href, AWS_ENDPOINT_URL: 'http://127.0.0.1:9' }, cwd: workDir, stdio: ['ignore', logFd, logFd] },
+  );
+  closeSync(logFd);
+  const invoke = spawn(process.execPath, ['--eval', INVOKE, `http://127.0.0.1:${emulatorPort}/2015-03-31/functions/function/invocations`], { stdio: 'ignore' });
+  try {
+    const deadline = Date.now() + RIE_INIT_TIMEOUT_MS;
+    for (;;) {
+      const text = readFileSync(log, 'utf8');
+      const reported = INIT_REPORT.exec(text);
+      if (reported?.[1] !== undefined) return Number(reported[1]);
+      if (emulator.exitCode !== null || Date.now() > deadline) throw new Error(`aws-lambda-rie reported no init for ${bundle} (${emulator.exitCode === null ? 'timed out' : `exit ${String(emulator.exitCode)}`}): ${text.slice(-1_500)}`);
+      sleepSync(50);
+    }
+  } finally {
+    invoke.kill('SIGKILL');
+    emulator.kill('SIGKILL');
+  }
 };
 
 /** lambdaEnvironment: the template's variables (unresolved references as dummies) and what the runtime sets that the SDK and Powertools read. */
@@ -124,6 +251,9 @@ const lambdaEnvironment = (name: string, memoryMb: number, variables: Record<str
 /** runColdStartBench: synthesize into a temporary directory, then measure every Lineup function of the template. */
 export const runColdStartBench = (): ColdStartFigures => {
   const outdir = mkdtempSync(join(tmpdir(), 'lineup-bench-synth-'));
+  const rieWork = mkdtempSync(join(tmpdir(), 'lineup-bench-rie-'));
+  writeFileSync(join(rieWork, 'runtimeClient.mjs'), RUNTIME_CLIENT);
+  const rie = ensureRie();
   try {
     const synthStarted = performance.now();
     synthesize(outdir);
@@ -137,6 +267,7 @@ export const runColdStartBench = (): ColdStartFigures => {
     return {
       synthMs: Math.round(synthMs),
       node: process.version,
+      rie: 'binary' in rie ? `aws-lambda-rie ${RIE_VERSION}` : rie.unavailable,
       functions: functions.map(([logicalId, resource]) => {
         const properties = resource.Properties ?? {};
         const key = String(properties.Code?.S3Key ?? '').replace(/\.zip$/, '');
@@ -145,9 +276,8 @@ export const runColdStartBench = (): ColdStartFigures => {
         const file = readdirSync(dir).find((name) => name === `${module}.mjs` || name === `${module}.js`);
         if (file === undefined) throw new Error(`${logicalId}: no ${module}.mjs in ${dir}`);
         const bundle = join(dir, file);
-        const map = `${bundle}.map`;
-        const mapBytes = statSync(map, { throwIfNoEntry: false })?.size ?? 0;
-        const zippedBytes = deflateRawSync(readFileSync(bundle)).length + (mapBytes > 0 ? deflateRawSync(readFileSync(map)).length : 0);
+        const mapBytes = statSync(`${bundle}.map`, { throwIfNoEntry: false })?.size ?? 0;
+        const zippedBytes = readdirSync(dir).reduce((sum, name) => sum + deflateRawSync(readFileSync(join(dir, name))).length, 0);
         const known = ENTRY_OF.find((candidate) => candidate.prefix.test(logicalId));
         const name = known?.name ?? logicalId;
         const memoryMb = properties.MemorySize ?? 128;
@@ -159,8 +289,13 @@ export const runColdStartBench = (): ColdStartFigures => {
           return Array.from({ length: RUNS }, () => importOnce(bundle, environment));
         };
         const deployed = measure(env);
-        const plain = measure(withoutOptions);
+        const plain = nodeOptions === undefined ? deployed : measure(withoutOptions);
         const importTimes = deployed.map((run) => run.importMs);
+        let lambdaInit: LambdaInitFigure;
+        if ('binary' in rie) {
+          const runsMs = Array.from({ length: RIE_RUNS }, () => round(rieInitOnce(rie.binary, bundle, env, rieWork)));
+          lambdaInit = { p50Ms: round(median(runsMs)), runsMs };
+        } else lambdaInit = { unavailable: rie.unavailable };
         return {
           function: name,
           logicalId,
@@ -175,12 +310,15 @@ export const runColdStartBench = (): ColdStartFigures => {
           importMaxMs: round(Math.max(...importTimes)),
           sinceStartP50Ms: round(median(deployed.map((run) => run.sinceStartMs))),
           processWallP50Ms: round(median(deployed.map((run) => run.wallMs))),
+          importCpuP50Ms: round(median(deployed.map((run) => run.importCpuMs))),
           importNoSourceMapsP50Ms: round(median(plain.map((run) => run.importMs))),
+          lambdaInit,
         };
       }),
     };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
+    rmSync(rieWork, { recursive: true, force: true });
   }
 };
 
@@ -188,12 +326,13 @@ const kib = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KiB`;
 
 /** renderColdStartFigures: the figures as text lines. */
 export const renderColdStartFigures = (f: ColdStartFigures): string[] => [
-  `cold start: bundles from infra/synth.ts --config ${SYNTH_CONFIG} (${(f.synthMs / 1000).toFixed(1)} s); import() in ${RUNS} fresh Node ${f.node} processes each (median; this machine, not Lambda's arm64)`,
+  `cold start: bundles from infra/synth.ts --config ${SYNTH_CONFIG} (${(f.synthMs / 1000).toFixed(1)} s); import() in ${RUNS} fresh Node ${f.node} processes each (median; this machine, not Lambda's arm64); Lambda init under ${f.rie}`,
   ...f.functions.map(
     (fn) =>
-      `cold start ${fn.function} (${fn.entry}, ${fn.memoryMb} MB): index.mjs ${kib(fn.bundleBytes)} + map ${kib(fn.sourceMapBytes)}, about ${kib(fn.zippedBytes)} zipped; ` +
-      `import ${fn.importP50Ms} ms (${fn.importMinMs}–${fn.importMaxMs}) with NODE_OPTIONS=${fn.nodeOptions || '(none)'}, ${fn.importNoSourceMapsP50Ms} ms without; ` +
-      `process start → imported ${fn.sinceStartP50Ms} ms; spawn → exit ${fn.processWallP50Ms} ms`,
+      `cold start ${fn.function} (${fn.entry}, ${fn.memoryMb} MB): index.mjs ${kib(fn.bundleBytes)}${fn.sourceMapBytes > 0 ? ` + map ${kib(fn.sourceMapBytes)}` : ' (no source map in the zip)'}, about ${kib(fn.zippedBytes)} zipped; ` +
+      `import ${fn.importP50Ms} ms (${fn.importMinMs}–${fn.importMaxMs}), ${fn.importCpuP50Ms} ms CPU, with NODE_OPTIONS=${fn.nodeOptions || '(none)'}` +
+      `${fn.nodeOptions ? `, ${fn.importNoSourceMapsP50Ms} ms without` : ''}; process start → imported ${fn.sinceStartP50Ms} ms; spawn → exit ${fn.processWallP50Ms} ms; ` +
+      ('p50Ms' in fn.lambdaInit ? `Lambda init (RIE) ${fn.lambdaInit.p50Ms} ms (runs ${fn.lambdaInit.runsMs.join(', ')})` : `Lambda init not measured: ${fn.lambdaInit.unavailable}`),
   ),
 ];
 

@@ -10,10 +10,10 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { METRICS_NAMESPACE } from '../lib/constants.ts';
 import { Counters } from '../lib/counters.ts';
-import { lambdaStore, lambdaSink } from '../lib/hosts/lambdaDeps.ts';
+import { lambdaSink, lambdaStore } from '../lib/hosts/lambdaAwsClients.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
 import { powertoolsLog, publishCounterDeltas } from '../lib/hosts/powertools.ts';
-import { resync } from '../lib/reconcile/resync.ts';
+import { resync, type ResyncResult } from '../lib/reconcile/resync.ts';
 
 const config = readLambdaConfig(process.env);
 const logger = new Logger({ serviceName: 'lineup-resync' });
@@ -21,7 +21,7 @@ const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'resync
 const counters = new Counters();
 const deps = { store: lambdaStore(config, counters), sink: lambdaSink(config), now: Date.now, counters, log: powertoolsLog(logger), eventBusName: config.eventBusName };
 
-export const handler = middy<{ full?: boolean } | undefined, { synced: number }>()
+export const handler = middy<{ full?: boolean } | undefined, ResyncResult>()
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics))
   .handler(async (event: { full?: boolean } | undefined) => {

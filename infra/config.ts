@@ -137,6 +137,8 @@ export const LineupConfigSchema = z
     fullResyncHours: z.number().int().min(1).default(DEFAULT_FULL_RESYNC_HOURS),
     /** Days the functions' logs are kept. @default DEFAULT_LOG_RETENTION_DAYS */
     logRetentionDays: z.number().int().min(1).default(DEFAULT_LOG_RETENTION_DAYS),
+    /** Put each function's source map in its zip and run it with --enable-source-maps (stack traces in source terms, a zip twice the size). @default false */
+    sourceMaps: z.boolean().default(false),
     /** Age of the oldest queued message that raises the backlog alarm. @default DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS */
     oldestMessageAlarmSeconds: z.number().int().min(60).default(DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS),
     /** SNS topic every alarm notifies. @default none: alarms only change state */

@@ -79,6 +79,7 @@ export class LineupStack extends Stack {
       timeout: RECONCILER_TIMEOUT,
       environment: { ...environment, [EnvVar.ApplyReplays]: String(config.applyReplays) },
       logRetentionDays: config.logRetentionDays,
+      sourceMaps: config.sourceMaps,
     });
     this.reconciler.role.addToPrincipalPolicy(reconcilerTableStatement(this.table.table.tableArn));
     this.reconciler.function.addEventSource(
@@ -98,6 +99,7 @@ export class LineupStack extends Stack {
       timeout: Duration.millis(FunctionSizing.resync.timeoutMs),
       environment,
       logRetentionDays: config.logRetentionDays,
+      sourceMaps: config.sourceMaps,
     });
     for (const statement of resyncTableStatements(this.table.table.tableArn, [this.table.indexArn(LIST_INDEX.name), this.table.indexArn(RESYNC_INDEX.name)])) {
       this.resync.role.addToPrincipalPolicy(statement);
@@ -130,6 +132,7 @@ export class LineupStack extends Stack {
           registryWriter,
           environment,
           logRetentionDays: config.logRetentionDays,
+          sourceMaps: config.sourceMaps,
         }),
       );
     }

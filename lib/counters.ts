@@ -40,6 +40,8 @@ export const CounterName = {
   WatchErrors: 'forwarder.watchErrors',
   /** Watch resourceVersions checkpointed (putBookmark calls that succeeded). */
   Checkpoints: 'forwarder.checkpoints',
+  /** Finished JobSets a full resync left be (lib/reconcile/resync.ts fullResyncWants). */
+  ResyncFinishedSkipped: 'resync.finishedSkipped',
 } as const;
 
 /** CounterSink: the part of Counters a producer needs. */

@@ -67,6 +67,8 @@ export interface LineupClusterProps {
   /** Environment every function shares (table, bus, controller name, claimUnmanaged). */
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetentionDays: number;
+  /** Source maps in the Lambda forwarder's zip (infra/config.ts `sourceMaps`). @default false */
+  readonly sourceMaps?: boolean | undefined;
 }
 
 /** LineupCluster: see the file comment for its children. */
@@ -151,6 +153,7 @@ export class LineupCluster extends Construct {
       timeout: Duration.millis(FunctionSizing.forwarder.timeoutMs),
       environment: { ...props.environment, [EnvVar.ForwarderCluster]: props.cluster.id },
       logRetentionDays: props.logRetentionDays,
+      sourceMaps: props.sourceMaps,
     });
     if (props.cluster.accessRoleArn !== undefined) {
       forwarder.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole'], resources: [props.cluster.accessRoleArn] }));

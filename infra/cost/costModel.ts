@@ -13,6 +13,7 @@ import { DEFAULT_FULL_RESYNC_HOURS, DEFAULT_RESYNC_MINUTES } from '../config.ts'
 import { FORWARDER_RESOURCES } from '../k8s/names.ts';
 import { FORWARDER_SESSION_RATE_MS, FunctionSizing } from '../sizing.ts';
 import { CounterName } from '../../lib/counters.ts';
+import { FINISHED_RECHECK_MS } from '../../lib/reconcile/resync.ts';
 import { RESYNC_SHARD_COUNT } from '../../lib/store/table.ts';
 
 /** Price: list prices in USD, us-east-1, 2025. */
@@ -93,8 +94,16 @@ export const Assumption = {
    * (by hand or ttlSecondsAfterFinished) within 30 days.
    */
   knownJobSetDays: 30,
-  /** One full-resync pass over a JobSet that is gone: one event, a get (404), markDirty, lease, release. */
+  /**
+   * Days a JobSet is known and not yet finished (starting, running): every full resync in that
+   * time re-queues it; afterwards only a recheck every FINISHED_RECHECK_MS does
+   * (lib/reconcile/resync.ts). One day: story 2 finishes in seconds, a training run in hours to days.
+   */
+  unfinishedJobSetDays: 1,
+  /** One full-resync pass over a JobSet: one event, a get, markDirty, lease, release (a gone one: the get finds nothing). */
   syncPass: { events: 1, kubeRequests: 1, dynamoUpdates: 3 },
+  /** Read units of one state item in the full resync's listing: a strongly consistent BatchGetItem of an item under 4 KB. */
+  stateItemReadUnits: 1,
   /** Journal items are kept 14 days (their TTL, DEFAULT_DECISION_RETENTION_MS), so storage holds that many days of them. */
   decisionRetentionDays: 14,
 } as const;
@@ -245,7 +254,11 @@ export const costReport = (fleetInput: Fleet, work: StartupWork): CostReport => 
   const startupsPerMonth = fleet.startupsPerDay * DAYS_PER_MONTH;
   const resyncTicks = (HOURS_PER_MONTH * 60) / fleet.resyncMinutes;
   const fullResyncs = HOURS_PER_MONTH / fleet.fullResyncHours;
-  const syncPasses = fullResyncs * fleet.startupsPerDay * Assumption.knownJobSetDays;
+  // The full resync re-queues a JobSet on each run while it is unfinished, then once per
+  // FINISHED_RECHECK_MS until it is deleted; it reads every known state item on each run.
+  const recheckDays = FINISHED_RECHECK_MS / (24 * 3600 * 1000);
+  const syncPasses = startupsPerMonth * (Assumption.unfinishedJobSetDays * (24 / fleet.fullResyncHours) + Assumption.knownJobSetDays / recheckDays);
+  const stateItemsRead = fullResyncs * fleet.startupsPerDay * Assumption.knownJobSetDays;
   const sync = Assumption.syncPass;
   const lambdaForwarders = fleet.forwarder === 'lambda' ? fleet.clusters : 0;
   const sessions = lambdaForwarders * ((HOURS_PER_MONTH * 3600 * 1000) / FORWARDER_SESSION_RATE_MS);
@@ -262,12 +275,13 @@ export const costReport = (fleetInput: Fleet, work: StartupWork): CostReport => 
         (resyncTicks * RESYNC_SHARD_COUNT * Assumption.emptyQueryReadUnits * Price.dynamoReadUnitsPerMillion) / 1e6,
     },
     {
-      item: `full resync every ${fleet.fullResyncHours} h of ${Assumption.knownJobSetDays} days of JobSets`,
+      item: `full resync every ${fleet.fullResyncHours} h (finished JobSets every ${recheckDays} days) of ${Assumption.knownJobSetDays} days of JobSets`,
       kind: 'startup',
       monthly:
         (syncPasses * sync.events * (Price.eventBridgeEventsPerMillion + Assumption.sqsRequestsPerMessage * Price.sqsRequestsPerMillion)) / 1e6 +
         lambdaCost(syncPasses, reconcilerMs(1, sync.dynamoUpdates, sync.kubeRequests), FunctionSizing.reconciler.memoryMb) +
-        (syncPasses * sync.dynamoUpdates * (1 + Assumption.resyncIndexWritesPerUpdate) * Price.dynamoWriteUnitsPerMillion) / 1e6,
+        (syncPasses * sync.dynamoUpdates * (1 + Assumption.resyncIndexWritesPerUpdate) * Price.dynamoWriteUnitsPerMillion) / 1e6 +
+        (stateItemsRead * Assumption.stateItemReadUnits * Price.dynamoReadUnitsPerMillion) / 1e6,
     },
     { item: 'SQS long polling of the idle event source', kind: 'fixed', monthly: (sqsIdleRequests * Price.sqsRequestsPerMillion) / 1e6 },
     {

@@ -5,12 +5,14 @@
  * crashed holder's lease expires and the resync picks the JobSet up.
  */
 import { randomUUID } from 'node:crypto';
+import { ConditionType } from '../constants.ts';
 import { CounterName, type Counters } from '../counters.ts';
 import { ErrorCode, LineupError } from '../errors.ts';
 import { clusterOfSource, type LineupEventDetail } from '../events/schema.ts';
 import type { Log } from '../log.ts';
+import { conditionIsTrue } from '../plan/conditions.ts';
 import { plan as planPass } from '../plan/planner.ts';
-import type { Plan, PlanOptions } from '../plan/types.ts';
+import type { Observed, Plan, PlanOptions } from '../plan/types.ts';
 import type { CheckpointStore, JobSetKey, JournalEntry, JournalEvent, JournalTimings } from '../store/types.ts';
 import { executePlan } from './execute.ts';
 import { journalEntryOf, type InputsMemory } from './journal.ts';
@@ -118,10 +120,28 @@ const isRetryableConflict = (error: LineupError): boolean =>
   error.code === ErrorCode.STALE_RESOURCE_VERSION || error.code === ErrorCode.ALREADY_EXISTS;
 
 /**
- * runPass: observe → plan → execute, re-observing after a conflict. Returns the plan (undefined
- * when the JobSet is gone) or throws the first error that is not a conflict.
+ * settledFinished: after this pass the JobSet is finished (Completed or Failed, as the pass wrote
+ * or as observed) with nothing left to do on its own — no ttlSecondsAfterFinished (the pass that
+ * finishes it may not yet have planned the TTL), no deletion of it — so a full resync may leave it
+ * be (lib/reconcile/resync.ts).
  */
-const runPass = async (gateway: ClusterGateway, key: JobSetKey, arrival: Arrival, deps: ReconcileDeps): Promise<Plan | undefined> => {
+export const settledFinished = (observed: Observed, plan: Plan): boolean => {
+  let conditions = observed.jobSet.status?.conditions;
+  for (const action of plan.actions) if (action.kind === 'UpdateJobSetStatus') conditions = action.status.conditions;
+  const finished = conditionIsTrue(conditions, ConditionType.Completed) || conditionIsTrue(conditions, ConditionType.Failed);
+  return (
+    finished &&
+    observed.jobSet.spec.ttlSecondsAfterFinished === undefined &&
+    plan.requeueAfterMs === undefined &&
+    !plan.actions.some((action) => action.kind === 'DeleteJobSet')
+  );
+};
+
+/**
+ * runPass: observe → plan → execute, re-observing after a conflict. Returns the plan (undefined
+ * when the JobSet is gone) and whether it is settled finished, or throws the first error that is not a conflict.
+ */
+const runPass = async (gateway: ClusterGateway, key: JobSetKey, arrival: Arrival, deps: ReconcileDeps): Promise<{ plan: Plan; finished: boolean } | undefined> => {
   for (let conflicts = 0; ; conflicts += 1) {
     const now = deps.now();
     const observed = await gateway.observe(key.namespace, key.name, now);
@@ -146,7 +166,7 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, arrival: Arrival
     arrival.triggers = [];
     await deps.store.appendJournal(entry);
     deps.onPass?.(key, plan, entry);
-    if (!result.error) return plan;
+    if (!result.error) return { plan, finished: settledFinished(observed, plan) };
     if (!isRetryableConflict(result.error) || conflicts >= MAX_CONFLICT_RETRIES) throw result.error;
     deps.log('info', 'conflict; re-reading and re-planning', { jobSet: `${key.namespace}/${key.name}`, error: result.error.message, action: result.failedAction?.kind });
   }
@@ -207,8 +227,8 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
         await deps.store.forgetJobSet(key, owner);
         return 'gone';
       }
-      const wakeAt = result.requeueAfterMs !== undefined ? deps.now() + result.requeueAfterMs : undefined;
-      const release = await deps.store.releaseLease(key, owner, target, deps.now(), ttl, wakeAt);
+      const wakeAt = result.plan.requeueAfterMs !== undefined ? deps.now() + result.plan.requeueAfterMs : undefined;
+      const release = await deps.store.releaseLease(key, owner, target, deps.now(), ttl, wakeAt, result.finished);
       if (release.outcome === 'released') return 'reconciled';
       if (release.outcome === 'lost' || !release.lease) {
         deps.log('warn', 'lease lost during the pass loop; the new holder continues', fields);

@@ -1,8 +1,14 @@
 /**
  * The resync (DESIGN §2): re-queue JobSets the event flow left behind — a lease that expired
  * with its holder, a pass that failed, a dirty counter nobody reconciled, a TTL wake-up that is
- * due — and, on a full resync, every JobSet the store knows, in case events were lost upstream
- * of the bus. It only puts `JobSet Sync` events; the reconciler does the rest.
+ * due — and, on a full resync, every JobSet the store knows that may still change, in case events
+ * were lost upstream of the bus. It only puts `JobSet Sync` events; the reconciler does the rest.
+ *
+ * A finished JobSet (Completed or Failed, no ttlSecondsAfterFinished: its state item says `finished`) cannot
+ * change any more, so a lost event about it costs nothing but its deletion: then its state item
+ * would outlive it. Most JobSets a store knows are finished ones waiting to be deleted, so the full
+ * resync re-queues a finished JobSet only when its item has not been written for
+ * FINISHED_RECHECK_MS — often enough to forget deleted ones, rarely enough to cost little.
  */
 import { CounterName, type Counters } from '../counters.ts';
 import { UnavailableError } from '../errors.ts';
@@ -10,12 +16,21 @@ import { toPutEventsEntry, type PutEventsEntry } from '../events/envelope.ts';
 import { DetailType, eventSource } from '../events/schema.ts';
 import type { EventSink } from '../forwarder/types.ts';
 import type { Log } from '../log.ts';
-import type { CheckpointStore, JobSetKey } from '../store/types.ts';
+import type { CheckpointStore, JobSetKey, JobSetState } from '../store/types.ts';
 
 /** Attempts at putting the entries that failed, before the resync invocation fails (and is retried). */
 const PUT_ATTEMPTS = 3;
 /** PutEvents takes at most 10 entries. */
 const PUT_BATCH = 10;
+/** FINISHED_RECHECK_MS: how long a full resync leaves a finished JobSet be before one pass checks it still exists. */
+export const FINISHED_RECHECK_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * fullResyncWants: whether a full resync re-queues `state` at `now` — every JobSet that may still
+ * change, and a finished one once its item is FINISHED_RECHECK_MS old (each pass rewrites it, so
+ * that is once per FINISHED_RECHECK_MS).
+ */
+export const fullResyncWants = (state: JobSetState, now: number): boolean => state.finished !== true || now - state.updatedAt >= FINISHED_RECHECK_MS;
 
 /** syncEntry: the PutEvents entry that asks for a pass over one JobSet. */
 export const syncEntry = (key: JobSetKey, eventBusName?: string): PutEventsEntry =>
@@ -57,18 +72,32 @@ const putAll = async (entries: readonly PutEventsEntry[], deps: ResyncDeps): Pro
   }
 };
 
-/** resync: put a Sync event for every JobSet needing one; `full` adds every known JobSet of every cluster. */
-export const resync = async (deps: ResyncDeps, options: { full: boolean }): Promise<{ synced: number }> => {
+/** ResyncResult: JobSets re-queued, and (full resync) finished ones left be. */
+export interface ResyncResult {
+  readonly synced: number;
+  readonly finishedSkipped: number;
+}
+
+/**
+ * resync: put a Sync event for every JobSet needing one; `full` adds every known JobSet of every
+ * cluster that fullResyncWants.
+ */
+export const resync = async (deps: ResyncDeps, options: { full: boolean }): Promise<ResyncResult> => {
+  const now = deps.now();
   const keys = new Map<string, JobSetKey>();
-  for (const state of await deps.store.listNeedingResync(deps.now())) {
-    keys.set(`${state.key.cluster}/${state.key.namespace}/${state.key.name}`, state.key);
-  }
+  const keyOf = (key: JobSetKey): string => `${key.cluster}/${key.namespace}/${key.name}`;
+  for (const state of await deps.store.listNeedingResync(now)) keys.set(keyOf(state.key), state.key);
+  let finishedSkipped = 0;
   if (options.full) {
     for (const cluster of await deps.store.listClusters()) {
-      for (const state of await deps.store.listJobSets(cluster.id)) keys.set(`${state.key.cluster}/${state.key.namespace}/${state.key.name}`, state.key);
+      for (const state of await deps.store.listJobSets(cluster.id)) {
+        if (fullResyncWants(state, now)) keys.set(keyOf(state.key), state.key);
+        else if (!keys.has(keyOf(state.key))) finishedSkipped += 1;
+      }
     }
+    deps.counters.add(CounterName.ResyncFinishedSkipped, finishedSkipped);
   }
   await putAll([...keys.values()].map((key) => syncEntry(key, deps.eventBusName)), deps);
-  if (keys.size > 0) deps.log('info', 'resync queued jobsets', { count: keys.size, full: options.full });
-  return { synced: keys.size };
+  if (keys.size > 0 || finishedSkipped > 0) deps.log('info', 'resync queued jobsets', { count: keys.size, full: options.full, finishedSkipped });
+  return { synced: keys.size, finishedSkipped };
 };

@@ -223,14 +223,17 @@ export class DynamoCheckpointStore implements CheckpointStore {
     now: number,
     ttlMs: number,
     wakeAt?: number,
+    finished?: boolean,
   ): Promise<{ outcome: ReleaseOutcome; lease?: Lease | undefined }> {
     const waking = wakeAt !== undefined;
     // A quiescent item leaves the resync index; one with a wakeAt waits in it until then.
     const release = [
       `REMOVE #${Attr.leaseOwner}, #${Attr.leaseExpiresAt}, #${Attr.lastError}, #${Attr.lastErrorAt}`,
       waking ? '' : `, #${Attr.wakeAt}, #${RESYNC_INDEX.partitionKey}, #${RESYNC_INDEX.sortKey}`,
+      finished === true ? '' : `, #${Attr.finished}`,
       ` SET #${Attr.reconciled} = :reconciled, #${Attr.updatedAt} = :now`,
       waking ? `, #${Attr.wakeAt} = :wakeAt, #${RESYNC_INDEX.partitionKey} = :shard, #${RESYNC_INDEX.sortKey} = :wakeAt` : '',
+      finished === true ? `, #${Attr.finished} = :finished` : '',
     ].join('');
     const releaseCondition = `#${Attr.leaseOwner} = :me AND #${Attr.dirty} = :reconciled`;
     const released = await this.update(
@@ -245,6 +248,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
           ':reconciled': reconciledDirty,
           ':now': now,
           ...(waking ? { ':wakeAt': wakeAt, ':shard': resyncShardOf(jobSetPk(key)) } : {}),
+          ...(finished === true ? { ':finished': true } : {}),
         },
         ReturnValues: 'NONE',
       },

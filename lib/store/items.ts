@@ -23,6 +23,7 @@ const StateItemSchema = z.object({
   [Attr.leaseExpiresAt]: z.number().optional(),
   [Attr.lastError]: z.string().optional(),
   [Attr.wakeAt]: z.number().optional(),
+  [Attr.finished]: z.boolean().optional(),
   [Attr.updatedAt]: z.number().optional(),
 });
 
@@ -119,6 +120,7 @@ export const stateFromItem = (item: Item): JobSetState => {
     ...(owner !== undefined && expiresAt !== undefined ? { lease: { owner, expiresAt } } : {}),
     ...(parsed[Attr.lastError] !== undefined ? { lastError: parsed[Attr.lastError] } : {}),
     ...(parsed[Attr.wakeAt] !== undefined ? { wakeAt: parsed[Attr.wakeAt] } : {}),
+    ...(parsed[Attr.finished] === true ? { finished: true } : {}),
     updatedAt: parsed[Attr.updatedAt] ?? 0,
   };
 };

@@ -46,6 +46,7 @@ interface StateRecord {
   lastError: string | undefined;
   lastErrorAt: number | undefined;
   wakeAt: number | undefined;
+  finished: boolean;
   updatedAt: number;
 }
 
@@ -64,6 +65,7 @@ const snapshot = (record: StateRecord): JobSetState => ({
   ...(record.lease !== undefined ? { lease: { ...record.lease } } : {}),
   ...(record.lastError !== undefined ? { lastError: record.lastError } : {}),
   ...(record.wakeAt !== undefined ? { wakeAt: record.wakeAt } : {}),
+  ...(record.finished ? { finished: true } : {}),
   updatedAt: record.updatedAt,
 });
 
@@ -105,6 +107,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
     now: number,
     ttlMs: number,
     wakeAt?: number,
+    finished?: boolean,
   ): Promise<{ outcome: ReleaseOutcome; lease?: Lease | undefined }> {
     const record = this.states.get(jobSetPk(key));
     if (record?.lease?.owner !== owner) return { outcome: 'lost' };
@@ -114,6 +117,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
       record.lastErrorAt = undefined;
       record.reconciled = reconciledDirty;
       record.wakeAt = wakeAt;
+      record.finished = finished === true;
       record.updatedAt = now;
       return { outcome: 'released' };
     }
@@ -224,6 +228,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
       lastError: undefined,
       lastErrorAt: undefined,
       wakeAt: undefined,
+      finished: false,
       updatedAt: now,
     };
     this.states.set(pk, created);

@@ -54,6 +54,8 @@ export const Attr = {
   lastErrorAt: 'lastErrorAt',
   /** Epoch ms. */
   wakeAt: 'wakeAt',
+  /** true when the last pass left the JobSet finished, without ttlSecondsAfterFinished (reconcileJobSet settledFinished); absent otherwise. */
+  finished: 'finished',
   /** Epoch ms; on every item the store writes. */
   updatedAt: 'updatedAt',
   // Journal items (one per reconcile pass).

@@ -34,6 +34,8 @@ export interface JobSetState {
   readonly lastError?: string | undefined;
   /** Epoch ms at which the JobSet wants a pass even without events (TTL after finished). */
   readonly wakeAt?: number | undefined;
+  /** The last pass left the JobSet finished (Completed or Failed), without ttlSecondsAfterFinished and not being deleted: a full resync re-queues it only now and then (lib/reconcile/resync.ts). */
+  readonly finished?: boolean | undefined;
   readonly updatedAt: number;
 }
 
@@ -152,8 +154,8 @@ export interface CheckpointStore {
   tryAcquireLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<Lease | undefined>;
   /**
    * releaseLease: give the lease up if `owner` holds it and the dirty counter still equals
-   * `reconciledDirty` (recording it as reconciled, clearing lastError, setting wakeAt); when the
-   * counter moved, renew the lease and return 'dirty' with the new lease.
+   * `reconciledDirty` (recording it as reconciled, clearing lastError, setting wakeAt and
+   * `finished`); when the counter moved, renew the lease and return 'dirty' with the new lease.
    */
   releaseLease(
     key: JobSetKey,
@@ -162,6 +164,7 @@ export interface CheckpointStore {
     now: number,
     ttlMs: number,
     wakeAt?: number,
+    finished?: boolean,
   ): Promise<{ outcome: ReleaseOutcome; lease?: Lease | undefined }>;
   /** failLease: give the lease up after an error, keeping the JobSet dirty and recording the error (resync retries it). */
   failLease(key: JobSetKey, owner: string, error: string, now: number): Promise<void>;

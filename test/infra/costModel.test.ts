@@ -63,6 +63,21 @@ describe('cost model', () => {
     close(lines['CloudWatch Logs ingestion'] ?? NaN, (1.2e10 / 1024 ** 3) * 0.5, 'Logs');
   });
 
+  it('prices the daily full resync from the JobSets it re-queues: unfinished ones daily, finished ones weekly', () => {
+    const report = costReport({ clusters: 1, startupsPerDay: 1000 }, WORK);
+    const line = report.lineup.find((candidate) => candidate.item.startsWith('full resync'));
+    assert.ok(line, 'a full-resync line');
+    const startups = 1000 * DAYS_PER_MONTH;
+    // Per startup: 1 day unfinished × 1 run a day, then 30 days known / 7 days per recheck.
+    const passes = startups * (1 + 30 / 7);
+    // Each pass: 1 event ($1/M) and 3 SQS requests ($0.40/M); (15 + 3 × 8 + 25) ms at 0.5 GB plus its
+    // request; 3 updates × 2.5 WRU at $0.625/M. Each daily run reads 30,000 state items at 1 RRU, $0.125/M.
+    const perPass = (1 + 3 * 0.4) / 1e6 + (0.2 / 1e6 + 0.064 * 0.5 * 0.0000133334) + (3 * 2.5 * 0.625) / 1e6;
+    const reads = (DAYS_PER_MONTH * 30_000 * 0.125) / 1e6;
+    close(line.monthly, passes * perPass + reads, 'full resync');
+    assert.ok((line.monthly / startups) * 1000 < 0.05, `under $0.05 per 1,000 startups: ${line.monthly}`);
+  });
+
   it('prices a pod by its reserved CPU and memory at Fargate arm64 rates', () => {
     // 730 h × (0.5 vCPU × $0.03238 + 0.125 GB × $0.00356).
     close(podMonthly(500, 128), 730 * (0.5 * 0.03238 + 0.125 * 0.00356), 'upstream pod');

@@ -23,6 +23,7 @@ import {
   configFromContext,
   parseConfig,
 } from '../../infra/config.ts';
+import { SOURCE_MAP_NODE_OPTIONS, bundling } from '../../infra/constructs/lineupFunction.ts';
 import { MAX_RECEIVE_COUNT, VISIBILITY_TIMEOUT_FACTOR } from '../../infra/constructs/reconcileQueue.ts';
 import { KubeGroup, KubeName } from '../../infra/k8s/names.ts';
 import { TableActions } from '../../infra/permissions.ts';
@@ -118,6 +119,19 @@ describe('LineupStack', () => {
       }
     });
 
+    it('ships no source maps by default, and with sourceMaps: true the map and --enable-source-maps', () => {
+      assert.deepEqual(bundling(false).sourceMap, false);
+      for (const [id] of lineupFunctions()) assert.equal(envOf(id)['NODE_OPTIONS'], undefined, id);
+      const mapped = synthStack({ ...FLEET, sourceMaps: true });
+      const functions = Object.entries(resourcesOf(mapped.template, 'AWS::Lambda::Function')).filter(([id]) => !id.startsWith('AWS679f53fac002430cb0da5b7982bd2287'));
+      assert.equal(functions.length, 3);
+      for (const [id, fn] of functions) {
+        const variables = (fn.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+        assert.equal(variables['NODE_OPTIONS'], SOURCE_MAP_NODE_OPTIONS, id);
+      }
+      assert.equal(bundling(true).sourceMap, true);
+    });
+
     it('sets only environment variables lib/hosts/lambdaConfig.ts reads (and NODE_OPTIONS)', () => {
       const known = new Set<string>([...Object.values(EnvVar), 'NODE_OPTIONS']);
       for (const [id] of lineupFunctions()) for (const name of Object.keys(envOf(id))) assert.ok(known.has(name), `${id}: ${name} is not an EnvVar`);
@@ -125,7 +139,6 @@ describe('LineupStack', () => {
 
     it('gives the reconciler the table, the bus, the controller name and both flags', () => {
       assert.deepEqual(envOf(ids.reconciler), {
-        NODE_OPTIONS: '--enable-source-maps',
         [EnvVar.TableName]: { Ref: ids.table },
         [EnvVar.EventBusName]: { Ref: ids.bus },
         [EnvVar.ControllerName]: DEFAULT_CONTROLLER_NAME,

@@ -6,7 +6,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +56,8 @@ describe('npm run synth', () => {
       const code = readFileSync(bundle, 'utf8');
       assert.ok(code.startsWith("import { createRequire } from 'module';"), 'ESM bundle with the require banner');
       assert.match(code, /export\s*\{[^}]*as handler\s*\}/);
+      assert.deepEqual(readdirSync(join(outdir, `asset.${hash}`)), ['index.mjs'], 'the zip holds the bundle alone: no source map unless sourceMaps is set');
+      assert.doesNotMatch(code.slice(-200), /sourceMappingURL/, 'and the bundle names none');
     }
   });
 
