@@ -56,6 +56,12 @@ export const Attr = {
   wakeAt: 'wakeAt',
   /** Epoch ms; on every item the store writes. */
   updatedAt: 'updatedAt',
+  /** Triggers of the events noted since the last release (list of maps). */
+  pending: 'pending',
+  /** objectRef → resourceVersion the last pass loop ended knowing (map). */
+  known: 'known',
+  /** The post-write snapshot the last pass loop's process remembers. */
+  snapshot: 'snapshot',
   // Journal items (one per reconcile pass).
   at: 'at',
   plannerVersion: 'plannerVersion',

@@ -20,7 +20,7 @@ export const recordStartup = async (store: CheckpointStore, { stepMs = 60_000, s
   const { deps } = reconcileDeps(store, world.gateway, world.now, 'recorder', { inputsMemory: new InputsMemory() });
   for (let step = 0; step < steps; step += 1) {
     const outcome = await handleEvent(
-      { source: `lineup.${CLUSTER}`, detail: { ...detailFor(NAME), resourceVersion: String(step + 1) }, id: `event-${step}`, detailType: 'JobSet Changed', time: new Date(world.now()).toISOString() },
+      { source: `lineup.${CLUSTER}`, detail: { ...detailFor(NAME), resourceVersion: `recorder-${step}` }, id: `event-${step}`, detailType: 'JobSet Changed', time: new Date(world.now()).toISOString() },
       deps,
     );
     if (outcome !== 'reconciled') throw new Error(`step ${step}: ${outcome}`);
