@@ -99,10 +99,11 @@ export const journalActionsOf = (plan: Plan): JournalAction[] =>
     };
   });
 
-/** RecalledSnapshot: a kept snapshot, and the wakeAt its loop released the JobSet with. */
+/** RecalledSnapshot: a kept snapshot, the wakeAt its loop released the JobSet with, and whether the planner had nothing to do on it. */
 export interface RecalledSnapshot {
   readonly observed: Observed;
   readonly wakeAt: number | undefined;
+  readonly settled: boolean;
 }
 
 /**
@@ -131,16 +132,16 @@ export class InputsMemory {
   recall(key: JobSetKey, token: string | undefined): RecalledSnapshot | undefined {
     if (token === undefined) return undefined;
     const kept = this.snapshots.get(InputsMemory.id(key));
-    return kept?.token === token ? { observed: kept.observed, wakeAt: kept.wakeAt } : undefined;
+    return kept?.token === token ? { observed: kept.observed, wakeAt: kept.wakeAt, settled: kept.settled } : undefined;
   }
 
-  /** keep: remember `observed` (and when its plan wants a pass without events) for `key`; the token naming it. */
-  keep(key: JobSetKey, observed: Observed, wakeAt: number | undefined): string {
+  /** keep: remember `snapshot` for `key`; the token naming it. */
+  keep(key: JobSetKey, snapshot: RecalledSnapshot): string {
     const id = InputsMemory.id(key);
     this.sequence += 1;
     const token = `${this.instance}.${this.sequence}`;
     this.snapshots.delete(id);
-    this.snapshots.set(id, { token, observed, wakeAt });
+    this.snapshots.set(id, { token, ...snapshot });
     if (this.snapshots.size > this.capacity) {
       const oldest = this.snapshots.keys().next().value;
       if (oldest !== undefined) this.snapshots.delete(oldest);

@@ -235,14 +235,14 @@ const evaluateReplay = async (gateway: ClusterGateway, key: JobSetKey, replayNam
 
 /**
  * releaseOf: what a loop leaves on the state item: the triggers no entry took (Syncs aside: they
- * name no object), and — when the planner is settled on a snapshot — its objects' versions, so
- * their echoes are dropped, and the token of the snapshot kept in this process.
+ * name no object), the token of the snapshot kept in this process, and — when the planner is
+ * settled on it — its objects' versions, so their echoes are dropped.
  */
 const releaseOf = (key: JobSetKey, loop: Loop, lease: HeldLease, deps: ReconcileDeps): LoopRelease => {
   const settled = loop.settled ? loop.snapshot : undefined;
   const carry = loop.untaken.filter((trigger) => trigger.watchType !== 'SYNC').slice(-MAX_CARRIED_TRIGGERS);
   const known = settled === undefined ? undefined : knownOf(settled);
-  const snapshot = settled === undefined ? undefined : deps.inputsMemory?.keep(key, settled, loop.wakeAt);
+  const snapshot = loop.snapshot === undefined ? undefined : deps.inputsMemory?.keep(key, { observed: loop.snapshot, wakeAt: loop.wakeAt, settled: loop.settled });
   return {
     ...(carry.length > 0 ? { carry } : {}),
     ...(known !== undefined ? { known } : {}),
@@ -288,9 +288,8 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
   const recalled = deps.inputsMemory?.recall(key, lease.checkpoint.snapshot);
   const loop: Loop = {
     snapshot: recalled?.observed,
-    // A snapshot token is written only by a loop that ended settled on it.
-    settled: recalled !== undefined,
-    untaken: [arrival.trigger],
+    settled: recalled?.settled ?? false,
+    untaken: [arrival.trigger, ...lease.carried.filter((trigger) => !sameTrigger(trigger, arrival.trigger))],
     consumed: 0,
     inputsDigest: lease.checkpoint.inputsDigest,
     wakeAt: recalled?.wakeAt,
@@ -300,10 +299,11 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
     for (let passes = 0; ; ) {
       const target = lease.dirty;
       const fresh = takeIn(loop, lease.pending);
-      let changed = loop.snapshot === undefined ? undefined : changedSince(loop.snapshot, fresh);
-      // Plan until the planner has nothing to do on what the loop knows: after writes whose
-      // answers are known, once more on their result at once, instead of on their echoes later.
-      while (!(loop.settled && changed !== undefined && nothingChanged(changed))) {
+      const changed = loop.snapshot === undefined ? undefined : changedSince(loop.snapshot, fresh);
+      // Plan unless the planner has nothing to do on what the loop knows. After writes, the next
+      // pass waits for their echoes: by then the Job controller has answered them too, and one
+      // pass (reading nothing the answers already hold) sees both.
+      if (!(loop.settled && changed !== undefined && nothingChanged(changed))) {
         if (passes >= maxPasses) {
           await deps.store.failLease(key, owner, 'pass budget exhausted while events kept arriving; resync continues', deps.now(), loop.inputsDigest);
           deps.inputsMemory?.forget(key);
@@ -317,9 +317,6 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
           await deps.store.forgetJobSet(key, owner);
           return 'gone';
         }
-        // Writes the gateway could not answer for: their echoes bring the next pass.
-        if (loop.snapshot === undefined) break;
-        changed = { jobSetChanged: false, jobs: [] };
       }
       const release = await deps.store.releaseLease(key, owner, target, deps.now(), ttl, loop.wakeAt, releaseOf(key, loop, lease, deps));
       if (release.outcome === 'released') return 'reconciled';

@@ -288,12 +288,13 @@ export class DynamoCheckpointStore implements CheckpointStore {
       ...(loop.inputsDigest !== undefined ? { ':inputsDigest': loop.inputsDigest } : {}),
     };
     const removed = [
-      carry === undefined ? `#${Attr.pending}` : '',
+      `#${Attr.pending}`,
+      carry === undefined ? `#${Attr.carried}` : '',
       loop.known === undefined ? `#${Attr.known}` : '',
       loop.snapshot === undefined ? `#${Attr.snapshot}` : '',
     ].filter((name) => name !== '');
     const set = [
-      carry !== undefined ? `#${Attr.pending} = :carry` : '',
+      carry !== undefined ? `#${Attr.carried} = :carry` : '',
       loop.known !== undefined ? `#${Attr.known} = :known` : '',
       loop.snapshot !== undefined ? `#${Attr.snapshot} = :snapshot` : '',
       loop.inputsDigest !== undefined ? `#${Attr.inputsDigest} = :inputsDigest` : '',

@@ -41,6 +41,7 @@ export const JournalEventSchema = z.object({
 /** LoopItemSchema: what a state item carries for the pass loop (HeldLease's pending and checkpoint). */
 const LoopItemSchema = z.object({
   [Attr.pending]: z.array(JournalEventSchema).optional(),
+  [Attr.carried]: z.array(JournalEventSchema).optional(),
   [Attr.known]: z.record(z.string(), z.string()).optional(),
   [Attr.snapshot]: z.string().optional(),
   [Attr.inputsDigest]: z.string().optional(),
@@ -147,6 +148,7 @@ export const heldLeaseFromItem = (item: Item, owner: string, expiresAt: number):
     expiresAt,
     dirty: parsed[Attr.dirty] ?? 0,
     pending: (parsed[Attr.pending] ?? []).map((trigger) => definedOnly(trigger)),
+    carried: (parsed[Attr.carried] ?? []).map((trigger) => definedOnly(trigger)),
     checkpoint: {
       ...(known !== undefined ? { known } : {}),
       ...(snapshot !== undefined ? { snapshot } : {}),

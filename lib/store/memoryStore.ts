@@ -53,6 +53,7 @@ interface StateRecord {
   wakeAt: number | undefined;
   updatedAt: number;
   pending: JournalEvent[];
+  carried: JournalEvent[];
   known: Record<string, string> | undefined;
   snapshot: string | undefined;
   inputsDigest: string | undefined;
@@ -64,6 +65,7 @@ const heldLease = (record: StateRecord, owner: string, expiresAt: number): HeldL
   expiresAt,
   dirty: record.dirty,
   pending: structuredClone(record.pending),
+  carried: structuredClone(record.carried),
   checkpoint: definedOnly({
     known: record.known === undefined ? undefined : { ...record.known },
     snapshot: record.snapshot,
@@ -150,7 +152,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
       record.reconciled = reconciledDirty;
       record.wakeAt = wakeAt;
       record.updatedAt = now;
-      record.pending = structuredClone((loop.carry ?? []).map((trigger) => definedOnly({ ...trigger })));
+      record.pending = [];
+      record.carried = structuredClone((loop.carry ?? []).map((trigger) => definedOnly({ ...trigger })));
       record.known = loop.known === undefined ? undefined : { ...loop.known };
       record.snapshot = loop.snapshot;
       if (loop.inputsDigest !== undefined) record.inputsDigest = loop.inputsDigest;
@@ -268,6 +271,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
       wakeAt: undefined,
       updatedAt: now,
       pending: [],
+      carried: [],
       known: undefined,
       snapshot: undefined,
       inputsDigest: undefined,

@@ -58,6 +58,8 @@ export const Attr = {
   updatedAt: 'updatedAt',
   /** Triggers of the events noted since the last release (list of maps). */
   pending: 'pending',
+  /** Triggers handled by pass loops that wrote no journal entry (list of maps). */
+  carried: 'carried',
   /** objectRef → resourceVersion the last pass loop ended knowing (map). */
   known: 'known',
   /** The post-write snapshot the last pass loop's process remembers. */

@@ -45,12 +45,10 @@ export const objectRef = (kind: 'JobSet' | 'Job', name: string): string => `${ki
 
 /** A lease as its holder sees it: the lease, and what the state item carries for the pass loop. */
 export interface HeldLease extends Lease {
-  /**
-   * The triggers of the events noted since the last release (oldest first; the ones a pass loop
-   * journaled nothing for are carried over): the objects that may have changed, and what the
-   * next journal entry names as its triggers.
-   */
+  /** The triggers of the events noted since the last release, oldest first: the objects that may have changed. */
   readonly pending: readonly JournalEvent[];
+  /** Triggers earlier loops handled without a journal entry: the next entry names them too. */
+  readonly carried: readonly JournalEvent[];
   readonly checkpoint: LoopCheckpoint;
 }
 
@@ -207,7 +205,7 @@ export interface CheckpointStore {
   /**
    * releaseLease: give the lease up if `owner` holds it and the dirty counter still equals
    * `reconciledDirty` (recording it as reconciled, clearing lastError, setting wakeAt, replacing
-   * the pending list by `release.carry` and the checkpoint's known and snapshot by `release`'s,
+   * the pending list, keeping `release.carry`, and the checkpoint's known and snapshot by `release`'s,
    * its inputsDigest when given); when the counter moved, renew the lease and return 'dirty' with
    * the new lease and everything pending.
    */

@@ -162,16 +162,16 @@ describe('reconcile/journal: one entry per pass', () => {
     const b = { ...a, name: 'b' };
     const c = { ...a, name: 'c' };
     const observed = (now: number) => ({ jobSet: story2(), jobs: [], service: undefined, now });
-    const first = memory.keep(a, observed(1), undefined);
-    memory.keep(b, observed(2), 7);
-    const third = memory.keep(a, observed(3), 9);
-    const fourth = memory.keep(c, observed(4), undefined);
+    const first = memory.keep(a, { observed: observed(1), wakeAt: undefined, settled: true });
+    memory.keep(b, { observed: observed(2), wakeAt: 7, settled: true });
+    const third = memory.keep(a, { observed: observed(3), wakeAt: 9, settled: true });
+    const fourth = memory.keep(c, { observed: observed(4), wakeAt: undefined, settled: true });
     assert.equal(memory.recall(a, first), undefined, 'a later snapshot replaced it');
-    assert.deepEqual(memory.recall(a, third), { observed: observed(3), wakeAt: 9 });
-    assert.equal(memory.recall(b, memory.keep(c, observed(5), undefined)), undefined, 'b was forgotten, and a token of c is not b\'s');
+    assert.deepEqual(memory.recall(a, third), { observed: observed(3), wakeAt: 9, settled: true });
+    assert.equal(memory.recall(b, memory.keep(c, { observed: observed(5), wakeAt: undefined, settled: true })), undefined, 'b was forgotten, and a token of c is not b\'s');
     assert.equal(memory.recall(c, fourth), undefined);
     assert.equal(memory.recall(a, undefined), undefined);
-    assert.notEqual(new InputsMemory().keep(a, observed(1), undefined), first, 'another process never makes the same token');
+    assert.notEqual(new InputsMemory().keep(a, { observed: observed(1), wakeAt: undefined, settled: true }), first, 'another process never makes the same token');
   });
 
   it('an entry stores its inputs unless the previous entry has the same digest; the digest covers content, not key order', () => {

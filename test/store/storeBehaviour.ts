@@ -122,7 +122,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       const store = await makeStore();
       const key = jobSet('js');
       const note = await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
-      assert.deepEqual(note, { outcome: 'leased', lease: { owner: 'r1', expiresAt: T0 + TTL, dirty: 1, pending: [trigger('js-a-0', '7')], checkpoint: {} } });
+      assert.deepEqual(note, { outcome: 'leased', lease: { owner: 'r1', expiresAt: T0 + TTL, dirty: 1, pending: [trigger('js-a-0', '7')], carried: [], checkpoint: {} } });
       assert.deepEqual(await store.getState(key), { key, dirty: 1, reconciled: 0, lease: { owner: 'r1', expiresAt: T0 + TTL }, updatedAt: T0 });
     });
 
@@ -162,7 +162,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       const note = await store.noteEvent(key, trigger('js-a-0', '8'), 'r2', T0 + 30, TTL);
       assert.deepEqual(note, {
         outcome: 'leased',
-        lease: { owner: 'r2', expiresAt: T0 + 30 + TTL, dirty: 2, pending: [trigger('js-a-0', '8')], checkpoint: { known, snapshot: 'token-1', inputsDigest: 'digest-1' } },
+        lease: { owner: 'r2', expiresAt: T0 + 30 + TTL, dirty: 2, pending: [trigger('js-a-0', '8')], carried: [], checkpoint: { known, snapshot: 'token-1', inputsDigest: 'digest-1' } },
       });
     });
 
@@ -184,10 +184,10 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
       await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { carry: [trigger('js-a-0', '7')], known: { 'Job/js-a-0': '7' }, snapshot: 's1', inputsDigest: 'd1' });
       const second = await store.noteEvent(key, trigger('js-a-1', '2'), 'r2', T0 + 20, TTL);
-      assert.deepEqual(second.outcome === 'leased' ? second.lease.pending : [], [trigger('js-a-0', '7'), trigger('js-a-1', '2')]);
+      assert.deepEqual(second.outcome === 'leased' ? [second.lease.pending, second.lease.carried] : [], [[trigger('js-a-1', '2')], [trigger('js-a-0', '7')]]);
       await store.releaseLease(key, 'r2', 2, T0 + 30, TTL);
       const third = await store.noteEvent(key, trigger('js-a-0', '7'), 'r3', T0 + 40, TTL);
-      assert.deepEqual(third.outcome === 'leased' ? [third.lease.pending, third.lease.checkpoint] : [], [[trigger('js-a-0', '7')], { inputsDigest: 'd1' }]);
+      assert.deepEqual(third.outcome === 'leased' ? [third.lease.pending, third.lease.carried, third.lease.checkpoint] : [], [[trigger('js-a-0', '7')], [], { inputsDigest: 'd1' }]);
     });
 
     it('after failLease takes no event for an echo: the failed loop\'s view is not trusted', async () => {
@@ -210,7 +210,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       await store.markDirty(key, T0);
       await store.markDirty(key, T0);
       const lease = await store.tryAcquireLease(key, 'r1', T0 + 5, TTL);
-      assert.deepEqual(lease, { owner: 'r1', expiresAt: T0 + 5 + TTL, dirty: 2, pending: [], checkpoint: {} });
+      assert.deepEqual(lease, { owner: 'r1', expiresAt: T0 + 5 + TTL, dirty: 2, pending: [], carried: [], checkpoint: {} });
       assert.deepEqual((await store.getState(key))?.lease, { owner: 'r1', expiresAt: T0 + 5 + TTL });
     });
 
@@ -220,7 +220,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       await store.markDirty(key, T0);
       await store.tryAcquireLease(key, 'r1', T0, TTL);
       assert.equal(await store.tryAcquireLease(key, 'r2', T0 + TTL - 1, TTL), undefined);
-      assert.deepEqual(await store.tryAcquireLease(key, 'r2', T0 + TTL, TTL), { owner: 'r2', expiresAt: T0 + 2 * TTL, dirty: 1, pending: [], checkpoint: {} });
+      assert.deepEqual(await store.tryAcquireLease(key, 'r2', T0 + TTL, TTL), { owner: 'r2', expiresAt: T0 + 2 * TTL, dirty: 1, pending: [], carried: [], checkpoint: {} });
       assert.equal((await store.getState(key))?.lease?.owner, 'r2');
     });
 
@@ -229,13 +229,13 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       const key = jobSet('js');
       await store.markDirty(key, T0);
       await store.tryAcquireLease(key, 'r1', T0, TTL);
-      assert.deepEqual(await store.tryAcquireLease(key, 'r1', T0 + 10, TTL), { owner: 'r1', expiresAt: T0 + 10 + TTL, dirty: 1, pending: [], checkpoint: {} });
+      assert.deepEqual(await store.tryAcquireLease(key, 'r1', T0 + 10, TTL), { owner: 'r1', expiresAt: T0 + 10 + TTL, dirty: 1, pending: [], carried: [], checkpoint: {} });
     });
 
     it('takes the lease of a JobSet never marked dirty, at dirty 0', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      assert.deepEqual(await store.tryAcquireLease(key, 'r1', T0, TTL), { owner: 'r1', expiresAt: T0 + TTL, dirty: 0, pending: [], checkpoint: {} });
+      assert.deepEqual(await store.tryAcquireLease(key, 'r1', T0, TTL), { owner: 'r1', expiresAt: T0 + TTL, dirty: 0, pending: [], carried: [], checkpoint: {} });
       assert.deepEqual(await store.getState(key), {
         key,
         dirty: 0,
@@ -266,7 +266,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       await store.markDirty(key, T0 + 50); // an event arrives mid-pass
       assert.equal(await store.tryAcquireLease(key, 'r2', T0 + 50, TTL), undefined); // its invocation defers
       const released = await store.releaseLease(key, 'r1', lease.dirty, T0 + 100, TTL);
-      assert.deepEqual(released, { outcome: 'dirty', lease: { owner: 'r1', expiresAt: T0 + 100 + TTL, dirty: 2, pending: [], checkpoint: {} } });
+      assert.deepEqual(released, { outcome: 'dirty', lease: { owner: 'r1', expiresAt: T0 + 100 + TTL, dirty: 2, pending: [], carried: [], checkpoint: {} } });
       const state = await store.getState(key);
       assert.equal(state?.reconciled, 0);
       assert.deepEqual(state?.lease, { owner: 'r1', expiresAt: T0 + 100 + TTL });
