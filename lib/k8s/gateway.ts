@@ -33,7 +33,6 @@ import { subdomainOf } from '../jobset/keys.ts';
 import { JobSchema, JobSetSchema, ServiceSchema } from '../jobset/schema.ts';
 import type { Job, JobSet, JobStatus, Service } from '../jobset/schema.ts';
 import type { Action, ActionKind, Observed } from '../plan/types.ts';
-import { mergeRead } from '../reconcile/snapshot.ts';
 import type { ClusterGateway, ObserveSince, Written } from '../reconcile/types.ts';
 import type { CounterSink } from '../counters.ts';
 import type { RetryPolicy, RetrySeams } from '../retry.ts';
@@ -94,10 +93,10 @@ export const actionVerbs: Readonly<Record<ActionKind, readonly ApiAccess[]>> = {
   DeleteJobSet: [jobSets(['delete'])],
 };
 
-/** observeVerbs: what ClusterGateway.observe uses (a GET of each changed Job, with `since`). */
+/** observeVerbs: what ClusterGateway.observe uses. */
 export const observeVerbs: readonly ApiAccess[] = [
   jobSets(['get']),
-  jobs(['get', 'list']),
+  jobs(['list']),
   { group: KubeResource.Service.group, resource: KubeResource.Service.plural, verbs: ['get'] },
 ];
 
@@ -164,12 +163,6 @@ const isTemplateNotYetMutable = (error: unknown): boolean =>
 /** The per-kind appliers' shared signature: what the write left, when the answer says. */
 type Applier<K extends ActionKind> = (namespace: string, jobSetName: string, action: Extract<Action, { kind: K }>, now: number) => Promise<Written | void>;
 
-/**
- * MAX_JOBS_READ_ONE_BY_ONE: changed Jobs read with a GET each; more than this and one LIST of the
- * JobSet's Jobs replaces them all.
- */
-export const MAX_JOBS_READ_ONE_BY_ONE = 2;
-
 /** UNCHANGED: a write of nothing a pass reads (an Event). */
 const UNCHANGED: Written = { kind: 'Unchanged' };
 
@@ -201,9 +194,9 @@ export class KubeClusterGateway implements ClusterGateway {
   // ---- reads ---------------------------------------------------------------------------------
 
   /**
-   * observe: with `since`, only what changed since it was taken — the JobSet when it changed,
-   * each changed Job by GET (all of them by one LIST past MAX_JOBS_READ_ONE_BY_ONE) — and the
-   * rest, the Service included, as `since` holds it; nothing at all when nothing changed.
+   * observe: with `since`, only what changed since it was taken — the JobSet when it changed, the
+   * Jobs (one LIST) when one of them did — and the rest, the Service included, as `since` holds
+   * it; nothing at all when nothing changed.
    */
   async observe(namespace: string, name: string, now: number, since?: ObserveSince): Promise<Observed | undefined> {
     if (since === undefined) return this.observeAll(namespace, name, now);
@@ -212,9 +205,10 @@ export class KubeClusterGateway implements ClusterGateway {
       this.uids.delete(`${namespace}/${name}`);
       return undefined;
     }
-    if (since.jobs.length > MAX_JOBS_READ_ONE_BY_ONE) return { jobSet, jobs: await this.listJobs(namespace, name), service: since.observed.service, now };
-    const jobs = await Promise.all(since.jobs.map(async (jobName) => [jobName, await this.getJob(namespace, jobName)] as const));
-    return mergeRead(since.observed, { jobSet, jobs: new Map(jobs) }, now);
+    // One LIST costs what one GET does and also folds in the changes whose events are still on
+    // their way: their passes then find nothing new (fewer passes, fewer status writes).
+    const jobs = since.jobs.length > 0 ? await this.listJobs(namespace, name) : since.observed.jobs;
+    return { jobSet, jobs, service: since.observed.service, now };
   }
 
   /** observeAll: the JobSet, its Jobs and its Service, read now. */

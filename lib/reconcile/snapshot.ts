@@ -5,7 +5,6 @@
  * and a trigger at the resourceVersion the snapshot already holds (the echo of a write of its
  * own) names nothing. A pass whose write meets a conflict reads everything again.
  */
-import { Label } from '../constants.ts';
 import type { Job } from '../jobset/schema.ts';
 import type { Observed } from '../plan/types.ts';
 import { objectRef, type JournalEvent } from '../store/types.ts';
@@ -89,23 +88,4 @@ export const knownOf = (observed: Observed): Record<string, string> | undefined 
     known[objectRef(kind, metadata.name)] = metadata.resourceVersion;
   }
   return known;
-};
-
-/**
- * mergeRead: `snapshot` with the objects read again — `jobSet` in its place (undefined: the
- * JobSet is gone), and each Job of `jobs` replaced by its fresh copy: removed when not found or
- * no longer labelled with the JobSet's name.
- */
-export const mergeRead = (
-  snapshot: Observed,
-  read: { readonly jobSet: Observed['jobSet']; readonly jobs: ReadonlyMap<string, Job | undefined> },
-  now: number,
-): Observed => {
-  let jobs: Job[] = [...snapshot.jobs];
-  const jobSetName = read.jobSet.metadata.name;
-  for (const [name, job] of read.jobs) {
-    jobs = jobs.filter((existing) => existing.metadata.name !== name);
-    if (job !== undefined && job.metadata.labels?.[Label.JobSetName] === jobSetName) jobs = withJob(jobs, job);
-  }
-  return { jobSet: read.jobSet, jobs, service: snapshot.service, now };
 };

@@ -19,9 +19,8 @@ export type Written =
 
 /**
  * ObserveSince: what a pass already knows — the observed state after the previous pass's writes
- * — and which of its objects events said changed since. The JobSet and the named Jobs are read
- * again; everything else is taken from `observed` (a Job read back without the JobSet's label,
- * or not found, leaves it).
+ * — and which of its objects events said changed since: the JobSet is read again when it changed,
+ * the Jobs when one of them did; the rest is taken from `observed`.
  */
 export interface ObserveSince {
   readonly observed: Observed;

@@ -8,7 +8,6 @@ import type { JobSet } from '../../lib/jobset/schema.ts';
 import { collectingLog } from '../../lib/log.ts';
 import { DEFAULT_PLAN_OPTIONS } from '../../lib/plan/planner.ts';
 import type { ReconcileDeps } from '../../lib/reconcile/reconcileJobSet.ts';
-import { mergeRead } from '../../lib/reconcile/snapshot.ts';
 import type { ClusterGateway, Written } from '../../lib/reconcile/types.ts';
 import { EMPTY_BEHAVIOUR, resolveBehaviour, type Behaviour } from '../../lib/sim/behaviour.ts';
 import { SimCluster } from '../../lib/sim/cluster.ts';
@@ -41,18 +40,18 @@ export const simWorld = (jobSets: readonly JobSet[], behaviour: Behaviour = EMPT
 export interface Reads {
   /** observe() calls that read everything. */
   full: number;
-  /** GETs of the JobSet and of single Jobs, by observe() with `since`. */
+  /** GETs of the JobSet and LISTs of its Jobs by observe() with `since`. */
   jobSet: number;
-  jobs: string[];
+  jobLists: number;
 }
 
 /**
  * answeringGateway: the simulated cluster behind a gateway that answers as the Kubernetes one
- * does — each write with the object it left, and observe(since) reading only the JobSet and the
- * Jobs named as changed — counting what it reads.
+ * does — each write with the object it left, and observe(since) reading only the JobSet when it
+ * changed and the Jobs when one did — counting what it reads.
  */
 export const answeringGateway = (world: ReturnType<typeof simWorld>): { gateway: ClusterGateway; reads: Reads } => {
-  const reads: Reads = { full: 0, jobSet: 0, jobs: [] };
+  const reads: Reads = { full: 0, jobSet: 0, jobLists: 0 };
   const gateway: ClusterGateway = {
     observe: async (namespace, name, now, since) => {
       if (since === undefined) {
@@ -62,9 +61,9 @@ export const answeringGateway = (world: ReturnType<typeof simWorld>): { gateway:
       if (since.jobSetChanged) reads.jobSet += 1;
       const jobSet = since.jobSetChanged ? world.cluster.getJobSet(namespace, name) : since.observed.jobSet;
       if (jobSet === undefined) return undefined;
-      reads.jobs.push(...since.jobs);
-      const jobs = new Map(since.jobs.map((job) => [job, structuredClone(world.cluster.getJob(namespace, job))] as const));
-      return mergeRead(since.observed, { jobSet: structuredClone(jobSet), jobs }, now);
+      if (since.jobs.length > 0) reads.jobLists += 1;
+      const jobs = since.jobs.length > 0 ? structuredClone(world.cluster.jobsOf(namespace, name)) : since.observed.jobs;
+      return { jobSet: structuredClone(jobSet), jobs, service: since.observed.service, now };
     },
     apply: async (namespace, name, action, now): Promise<Written | void> => {
       await world.gateway.apply(namespace, name, action, now);

@@ -176,7 +176,7 @@ describe('reconcile/reconcileJobSet', () => {
       assert.equal(counters.get(CounterName.Passes), 1);
       const outcomes: string[] = [];
       for (const job of world.cluster.jobsOf('default', NAME)) outcomes.push(await handleEvent(jobEvent(world, job.metadata.name ?? '', `echo-${job.metadata.name}`), deps));
-      assert.deepEqual(reads, { full: 1, jobSet: 0, jobs: [] }, 'one full read; the echoes name what the writes answered');
+      assert.deepEqual(reads, { full: 1, jobSet: 0, jobLists: 0 }, 'one full read; the echoes name what the writes answered');
       assert.deepEqual(outcomes, ['reconciled', 'reconciled', 'echo', 'echo', 'echo'], 'a pass that counts the Jobs in the status, one that finds nothing to do, then echoes');
       assert.equal(counters.get(CounterName.Echoes), 3);
       assert.equal(counters.get(CounterName.Passes), 3);
@@ -194,7 +194,7 @@ describe('reconcile/reconcileJobSet', () => {
       assert.equal((await store.getState(key))?.dirty, dirty, 'an echo writes nothing');
     });
 
-    it("reads only the Job an event names, and the pass's entry names the events of the passes that changed nothing", async () => {
+    it("reads only the Jobs when an event names one, and the pass's entry names the events of the passes that changed nothing", async () => {
       const world = simWorld([story2()]);
       const { gateway, reads } = answeringGateway(world);
       const store = new MemoryCheckpointStore();
@@ -210,7 +210,7 @@ describe('reconcile/reconcileJobSet', () => {
       // The messagequeue becomes ready: its event opens the drivers' gate.
       world.cluster.writeJobStatus('default', MQ, { ...world.cluster.getJob('default', MQ)?.status, active: 1, ready: 1 }, world.queue.now());
       assert.equal(await handleEvent(jobEvent(world, MQ, 'mq-ready'), deps), 'reconciled');
-      assert.deepEqual(reads, { full: 1, jobSet: 0, jobs: [driver, MQ] });
+      assert.deepEqual(reads, { full: 1, jobSet: 0, jobLists: 2 }, 'a LIST of the Jobs for each event naming one, nothing else');
       const entries = await store.listJournal(key);
       const opened = entries.find((entry) => entry.actions.some((action) => action.kind === 'ResumeJob'));
       assert.deepEqual(opened?.triggers.map((trigger) => trigger.id).filter((id) => id?.startsWith('echo-') !== true), ['mq-ready', 'driver-suspended']);

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { Label } from '../../lib/constants.ts';
 import type { Job } from '../../lib/jobset/schema.ts';
 import type { Observed } from '../../lib/plan/types.ts';
-import { MAX_KNOWN_OBJECTS, afterWrites, changedSince, knownOf, mergeRead, nothingChanged } from '../../lib/reconcile/snapshot.ts';
+import { MAX_KNOWN_OBJECTS, afterWrites, changedSince, knownOf, nothingChanged } from '../../lib/reconcile/snapshot.ts';
 import type { JournalEvent } from '../../lib/store/types.ts';
 import { story2 } from './fixtures.ts';
 
@@ -60,12 +60,4 @@ describe('reconcile/snapshot', () => {
     assert.equal(knownOf({ ...observed(), jobs: [job(`${NAME}-x`, '')] }), undefined);
   });
 
-  it('mergeRead replaces the Jobs read again, drops those not found or no longer labelled, and keeps the rest and the Service', () => {
-    const snapshot = observed();
-    const relabelled = { ...job(`${NAME}-b`, '30'), metadata: { ...job(`${NAME}-b`, '30').metadata, labels: {} } };
-    const merged = mergeRead(snapshot, { jobSet: snapshot.jobSet, jobs: new Map([[`${NAME}-a`, job(`${NAME}-a`, '31', 1)], [`${NAME}-b`, relabelled], [`${NAME}-gone`, undefined]]) }, 99);
-    assert.deepEqual(merged.jobs.map((j) => [j.metadata.name, j.metadata.resourceVersion, j.status?.ready]), [[`${NAME}-a`, '31', 1]]);
-    assert.equal(merged.now, 99);
-    assert.equal(merged.service, snapshot.service);
-  });
 });

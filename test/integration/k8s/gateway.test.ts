@@ -143,7 +143,7 @@ describe('KubeClusterGateway against kube-apiserver', () => {
     );
   });
 
-  it('answers each write with what it left, and observe(since) reads only the JobSet and the Jobs named as changed', async () => {
+  it('answers each write with what it left, and observe(since) reads the JobSet only when it changed and the Jobs only when one did', async () => {
     // Prepare + Act: a first pass, keeping what each write answered.
     const name = 'answers';
     await admin.createExampleJobSet('story1-driver-ready-worker-start.yaml', name, NS);
@@ -171,13 +171,14 @@ describe('KubeClusterGateway against kube-apiserver', () => {
     assert.ok(unchanged && full);
     assert.deepEqual(inputsOf(unchanged), inputsOf(full), 'the answers are what the server holds');
 
-    // Act + Assess: the driver turns ready — one GET of it; a named Job that is gone leaves the view.
+    // Act + Assess: the driver turns ready — one LIST of the Jobs, the JobSet and Service as held.
     await admin.writeJobStatus(NS, driverName, () => ({ startTime: nowSeconds(), active: 1, ready: 1 }));
     before = requests();
-    const changed = await recordVerbs('observe', () => gateway.observe(NS, name, Date.now(), { observed: snapshot, jobSetChanged: false, jobs: [driverName, `${name}-gone-0`] }));
-    assert.equal(requests() - before, 2, 'a GET per named Job');
+    const changed = await recordVerbs('observe', () => gateway.observe(NS, name, Date.now(), { observed: snapshot, jobSetChanged: false, jobs: [driverName] }));
+    assert.equal(requests() - before, 1, 'one LIST');
     assert.equal(changed?.jobs.find((job) => job.metadata.name === driverName)?.status?.ready, 1);
-    assert.deepEqual(changed?.jobs.map((job) => job.metadata.name), full.jobs.map((job) => job.metadata.name).sort());
+    assert.deepEqual(changed?.jobs.map((job) => job.metadata.name), full.jobs.map((job) => job.metadata.name));
+    assert.equal(changed?.jobSet, snapshot.jobSet);
     before = requests();
     const jobSetRead = await recordVerbs('observe', () => gateway.observe(NS, name, Date.now(), { observed: snapshot, jobSetChanged: true, jobs: [] }));
     assert.equal(requests() - before, 1, 'one GET of the JobSet');
