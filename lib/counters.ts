@@ -32,6 +32,8 @@ export const CounterName = {
   Passes: 'reconciler.passes',
   /** Events handed to the lease holder (lease held elsewhere). */
   Deferred: 'reconciler.deferred',
+  /** Events whose object the state item already knew at their resourceVersion (echoes of Lineup's own writes). */
+  Echoes: 'reconciler.echoes',
   /** DynamoDB requests, suffixed by operation: dynamodb.UpdateItem, dynamodb.GetItem, … */
   DynamoPrefix: 'dynamodb.',
   /** Entries refused because one alone is over EventBridge's entry limit (logged with its size, never cut). */

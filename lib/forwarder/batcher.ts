@@ -5,8 +5,8 @@
  * added with a hold (the forwarder's echoes of Lineup's own writes) waits longer, for an entry of
  * its key to join and go with at that one's window, and goes alone when its hold ends. Entries
  * added with the same key while one waits coalesce into one: the newest replaces it in its place
- * (the forwarder keys by JobSet, and the reconciler reads the whole JobSet whichever change woke
- * it), and every add it stands for resolves when it is delivered. It never drops an entry it accepted: a partial failure
+ * (the forwarder keys by object: a Job's or a JobSet's newest state stands for its earlier
+ * changes), and every add it stands for resolves when it is delivered. It never drops an entry it accepted: a partial failure
  * retries exactly the failed entries, a put that throws is retried whole, both with bounded
  * exponential backoff, until they succeed. The only entries refused are those that alone are
  * over EventBridge's entry limit — logged with their size and counted, never cut.

@@ -110,6 +110,9 @@ const retryAfterOf = (error: unknown): number | undefined => (error instanceof U
 /** jobSetKey: the key of the managed-JobSet map. */
 const jobSetKey = (namespace: string, name: string): string => `${namespace}/${name}`;
 
+/** objectKey: the batcher's coalescing key of an event: its JobSet, kind and object. */
+const objectKey = (event: LineupEvent): string => `${jobSetKey(event.detail.namespace, event.detail.jobSet)}/${event.detail.kind}/${event.detail.name}`;
+
 /** KindState: one watched kind's progress within a run. */
 interface KindState {
   readonly kind: WatchedKind;
@@ -423,8 +426,10 @@ export class Forwarder {
     for (const event of events) {
       const what = `${event.detail.kind} ${event.detail.namespace}/${event.detail.name}`;
       try {
-        // One JobSet's events coalesce while they wait: the reconciler reads the whole JobSet anyway.
-        deliveries.push(session.batcher.add(toPutEventsEntry(event, this.options.eventBusName), jobSetKey(event.detail.namespace, event.detail.jobSet), holdMs));
+        // One object's events coalesce while they wait (its newest state stands for the others). Not
+        // a JobSet's across objects: a pass reads again only the objects its events name, so an
+        // event standing for another object's change would hide that change until the resync.
+        deliveries.push(session.batcher.add(toPutEventsEntry(event, this.options.eventBusName), objectKey(event), holdMs));
       } catch (error) {
         if (error instanceof EventTooLargeError) {
           reportOversize(log, counters, error.bytes, what);

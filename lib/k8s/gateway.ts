@@ -33,7 +33,7 @@ import { subdomainOf } from '../jobset/keys.ts';
 import { JobSchema, JobSetSchema, ServiceSchema } from '../jobset/schema.ts';
 import type { Job, JobSet, JobStatus, ObjectMeta, PersistentVolumeClaim, Service } from '../jobset/schema.ts';
 import type { Action, ActionKind, Observed } from '../plan/types.ts';
-import type { ClusterGateway } from '../reconcile/types.ts';
+import type { ClusterGateway, ObserveSince, Written } from '../reconcile/types.ts';
 import type { CounterSink } from '../counters.ts';
 import type { RetryPolicy, RetrySeams } from '../retry.ts';
 import { toLineupError } from './errors.ts';
@@ -163,8 +163,11 @@ const withoutStartTime = (status: JobStatus | undefined): JobStatus => {
 const isTemplateNotYetMutable = (error: unknown): boolean =>
   error instanceof InvalidObjectError && error.causes.some((cause) => cause.path === 'spec.template' || cause.path.startsWith('spec.template.'));
 
-/** The per-kind appliers' shared signature. */
-type Applier<K extends ActionKind> = (namespace: string, jobSetName: string, action: Extract<Action, { kind: K }>, now: number) => Promise<void>;
+/** The per-kind appliers' shared signature: what the write left, when the answer says. */
+type Applier<K extends ActionKind> = (namespace: string, jobSetName: string, action: Extract<Action, { kind: K }>, now: number) => Promise<Written | void>;
+
+/** UNCHANGED: a write of nothing a pass reads (an Event). */
+const UNCHANGED: Written = { kind: 'Unchanged' };
 
 /**
  * KubeClusterGateway: one cluster behind the ClusterGateway contract. Every request goes
@@ -193,7 +196,26 @@ export class KubeClusterGateway implements ClusterGateway {
 
   // ---- reads ---------------------------------------------------------------------------------
 
-  async observe(namespace: string, name: string, now: number): Promise<Observed | undefined> {
+  /**
+   * observe: with `since`, only what changed since it was taken — the JobSet when it changed, the
+   * Jobs (one LIST) when one of them did — and the rest, the Service included, as `since` holds
+   * it; nothing at all when nothing changed.
+   */
+  async observe(namespace: string, name: string, now: number, since?: ObserveSince): Promise<Observed | undefined> {
+    if (since === undefined) return this.observeAll(namespace, name, now);
+    const jobSet = since.jobSetChanged ? await this.getJobSet(namespace, name) : since.observed.jobSet;
+    if (!jobSet) {
+      this.uids.delete(`${namespace}/${name}`);
+      return undefined;
+    }
+    // One LIST costs what one GET does and also folds in the changes whose events are still on
+    // their way: their passes then find nothing new (fewer passes, fewer status writes).
+    const jobs = since.jobs.length > 0 ? await this.listJobs(namespace, name) : since.observed.jobs;
+    return { jobSet, jobs, service: since.observed.service, now };
+  }
+
+  /** observeAll: the JobSet, its Jobs and its Service, read now. */
+  private async observeAll(namespace: string, name: string, now: number): Promise<Observed | undefined> {
     const jobSet = await this.getJobSet(namespace, name);
     const key = `${namespace}/${name}`;
     if (!jobSet) {
@@ -230,7 +252,9 @@ export class KubeClusterGateway implements ClusterGateway {
       this.custom.listNamespacedCustomObject({ ...KubeResource.Job, namespace, labelSelector: `${Label.JobSetName}=${jobSetName}` }) as Promise<unknown>,
     );
     const items = raw !== null && typeof raw === 'object' && 'items' in raw && Array.isArray(raw.items) ? (raw.items as unknown[]) : [];
-    return items.map((item, index) => parseObject(JobSchema, item, `${what}: item ${index}`));
+    // A list's items carry no apiVersion and kind; a GET's and a write's answer do. Given here,
+    // a Job reads the same whichever way it came (the snapshot mixes them).
+    return items.map((item, index) => parseObject(JobSchema, { apiVersion: 'batch/v1', kind: 'Job', ...(item as object) }, `${what}: item ${index}`));
   }
 
   /**
@@ -245,23 +269,24 @@ export class KubeClusterGateway implements ClusterGateway {
 
   // ---- writes --------------------------------------------------------------------------------
 
-  async apply(namespace: string, jobSetName: string, action: Action, now: number): Promise<void> {
+  async apply(namespace: string, jobSetName: string, action: Action, now: number): Promise<Written | void> {
     const applier = this.appliers[action.kind] as Applier<ActionKind>;
-    await applier(namespace, jobSetName, action as Extract<Action, { kind: ActionKind }>, now);
+    return applier(namespace, jobSetName, action as Extract<Action, { kind: ActionKind }>, now);
   }
 
   private readonly appliers: { readonly [K in ActionKind]: Applier<K> } = {
     CreateJob: async (namespace, _jobSetName, action) => {
       const jobNamespace = action.job.metadata.namespace ?? namespace;
       const body: Job = { ...action.job, apiVersion: 'batch/v1', kind: 'Job', metadata: { ...action.job.metadata, namespace: jobNamespace } };
-      await this.call('create', `job ${jobNamespace}/${action.job.metadata.name ?? ''}`, () =>
+      const what = `job ${jobNamespace}/${action.job.metadata.name ?? ''}`;
+      const created: unknown = await this.call('create', what, () =>
         this.custom.createNamespacedCustomObject({ ...KubeResource.Job, namespace: jobNamespace, body, fieldManager: KUBE_FIELD_MANAGER }) as Promise<unknown>,
       );
+      // A Job in another namespace is none of the JobSet's observed Jobs.
+      return jobNamespace === namespace ? { kind: 'Job', job: parseObject(JobSchema, created, what) } : undefined;
     },
     ResumeJob: (namespace, _jobSetName, action) => this.resumeJob(namespace, action),
-    SuspendJob: async (namespace, _jobSetName, action) => {
-      await this.patchJob(namespace, action.name, { ...this.precondition(action.resourceVersion), spec: { suspend: true } });
-    },
+    SuspendJob: (namespace, _jobSetName, action) => this.patchJob(namespace, action.name, { ...this.precondition(action.resourceVersion), spec: { suspend: true } }),
     DeleteJob: async (namespace, _jobSetName, action) => {
       await this.ignoreNotFound(
         this.call('delete', `job ${namespace}/${action.name}`, () =>
@@ -277,12 +302,16 @@ export class KubeClusterGateway implements ClusterGateway {
     RemoveJobFinalizer: (namespace, _jobSetName, action) => this.removeJobFinalizer(namespace, action),
     CreateService: async (namespace, _jobSetName, action) => {
       const serviceNamespace = action.service.metadata.namespace ?? namespace;
-      // Upstream never updates an existing Service: one of this name is the one wanted.
-      await this.ignoreAlreadyExists(
-        this.call('create', `service ${serviceNamespace}/${action.service.metadata.name ?? ''}`, () =>
+      const what = `service ${serviceNamespace}/${action.service.metadata.name ?? ''}`;
+      // Upstream never updates an existing Service: one of this name is the one wanted (not read
+      // here, so the answer is unknown).
+      const created = await this.ignoreAlreadyExists(
+        this.call('create', what, () =>
           this.core.createNamespacedService({ namespace: serviceNamespace, body: toV1Service(action.service, serviceNamespace), fieldManager: KUBE_FIELD_MANAGER }),
         ),
       );
+      if (created === undefined || serviceNamespace !== namespace) return undefined;
+      return { kind: 'Service', service: parseObject(ServiceSchema, JSON.parse(JSON.stringify(created)) as unknown, what) };
     },
     CreatePersistentVolumeClaim: async (namespace, _jobSetName, action) => {
       const claimNamespace = action.claim.metadata.namespace || namespace;
@@ -295,15 +324,20 @@ export class KubeClusterGateway implements ClusterGateway {
     },
     PatchJobSetAnnotations: async (namespace, jobSetName, action) => {
       const body = { metadata: { annotations: action.annotations, ...this.precondition(action.resourceVersion).metadata } };
-      await this.call('patch', `jobset ${namespace}/${jobSetName}`, () =>
+      const what = `jobset ${namespace}/${jobSetName}`;
+      const patched: unknown = await this.call('patch', what, () =>
         this.custom.patchNamespacedCustomObject(
           { ...KubeResource.JobSet, namespace, name: jobSetName, body, fieldManager: KUBE_FIELD_MANAGER },
           mergePatch,
         ) as Promise<unknown>,
       );
+      return { kind: 'JobSet', jobSet: parseObject(JobSetSchema, patched, what) };
     },
     UpdateJobSetStatus: (namespace, jobSetName, action) => this.updateJobSetStatus(namespace, jobSetName, action),
-    EmitEvent: (namespace, jobSetName, action, now) => this.emitEvent(namespace, jobSetName, action, now),
+    EmitEvent: async (namespace, jobSetName, action, now) => {
+      await this.emitEvent(namespace, jobSetName, action, now);
+      return UNCHANGED;
+    },
     DeleteJobSet: async (namespace, jobSetName, action) => {
       await this.ignoreNotFound(
         this.call('delete', `jobset ${namespace}/${jobSetName}`, () =>
@@ -325,7 +359,7 @@ export class KubeClusterGateway implements ClusterGateway {
    * patch. Then one merge patch sets spec.suspend=false and the merged pod-template fields — the
    * lists whole, since a merge patch replaces lists and the planner already merged them.
    */
-  private async resumeJob(namespace: string, action: Extract<Action, { kind: 'ResumeJob' }>): Promise<void> {
+  private async resumeJob(namespace: string, action: Extract<Action, { kind: 'ResumeJob' }>): Promise<Written> {
     const what = `job ${namespace}/${action.name}`;
     let guard = action.resourceVersion;
     if (action.clearStartTime) guard = await this.clearStartTime(namespace, action.name, action.resourceVersion);
@@ -340,7 +374,7 @@ export class KubeClusterGateway implements ClusterGateway {
             },
           };
     try {
-      await this.patchJob(namespace, action.name, { ...this.precondition(guard), spec: { suspend: false, ...template } });
+      return await this.patchJob(namespace, action.name, { ...this.precondition(guard), spec: { suspend: false, ...template } });
     } catch (error) {
       if (!isTemplateNotYetMutable(error)) throw error;
       throw new ConflictError(`${what}: the pod template cannot change yet (the job controller has not marked the job Suspended); re-plan later`, guard, {
@@ -377,21 +411,21 @@ export class KubeClusterGateway implements ClusterGateway {
    * replaces the list, so it always carries the resourceVersion of the list it was computed from;
    * when the action asked for no precondition, losing that race is Lineup's own and is retried.
    */
-  private async removeJobFinalizer(namespace: string, action: Extract<Action, { kind: 'RemoveJobFinalizer' }>): Promise<void> {
+  private async removeJobFinalizer(namespace: string, action: Extract<Action, { kind: 'RemoveJobFinalizer' }>): Promise<Written | void> {
     const what = `job ${namespace}/${action.name}`;
     for (let attempt = 1; ; attempt += 1) {
       const job = await this.getJob(namespace, action.name);
+      // Gone: the pass's view of the Job is not the server's, and nothing says what is.
       if (!job) return;
       const current = job.metadata.resourceVersion;
       if (action.resourceVersion !== undefined && current !== action.resourceVersion) {
         throw new ConflictError(`${what}: the object has been modified (resourceVersion ${action.resourceVersion} expected, ${current ?? 'none'} stored)`, current);
       }
       const finalizers = job.metadata.finalizers ?? [];
-      if (!finalizers.includes(action.finalizer)) return;
+      if (!finalizers.includes(action.finalizer)) return { kind: 'Job', job };
       const remaining = finalizers.filter((finalizer) => finalizer !== action.finalizer);
       try {
-        await this.ignoreNotFound(this.patchJob(namespace, action.name, { metadata: { resourceVersion: current, finalizers: remaining } }));
-        return;
+        return await this.orUndefined(this.patchJob(namespace, action.name, { metadata: { resourceVersion: current, finalizers: remaining } }));
       } catch (error) {
         const ownRace = action.resourceVersion === undefined && isCode(error, ErrorCode.STALE_RESOURCE_VERSION);
         if (!ownRace || attempt >= KUBE_RMW_ATTEMPTS) throw error;
@@ -404,7 +438,7 @@ export class KubeClusterGateway implements ClusterGateway {
    * write is conditional (409 → ConflictError); without one the current resourceVersion is read
    * first — the API refuses an update without one — and a lost race is retried.
    */
-  private async updateJobSetStatus(namespace: string, name: string, action: Extract<Action, { kind: 'UpdateJobSetStatus' }>): Promise<void> {
+  private async updateJobSetStatus(namespace: string, name: string, action: Extract<Action, { kind: 'UpdateJobSetStatus' }>): Promise<Written> {
     const what = `jobset ${namespace}/${name}`;
     for (let attempt = 1; ; attempt += 1) {
       let resourceVersion = action.resourceVersion;
@@ -415,10 +449,10 @@ export class KubeClusterGateway implements ClusterGateway {
       }
       const body = { apiVersion: JOBSET_API_VERSION, kind: JOBSET_KIND, metadata: { name, namespace, resourceVersion }, status: action.status };
       try {
-        await this.call('update', `${what} status`, () =>
+        const written: unknown = await this.call('update', `${what} status`, () =>
           this.custom.replaceNamespacedCustomObjectStatus({ ...KubeResource.JobSet, namespace, name, body, fieldManager: KUBE_FIELD_MANAGER }) as Promise<unknown>,
         );
-        return;
+        return { kind: 'JobSet', jobSet: parseObject(JobSetSchema, written, what) };
       } catch (error) {
         const ownRace = action.resourceVersion === undefined && isCode(error, ErrorCode.STALE_RESOURCE_VERSION);
         if (!ownRace || attempt >= KUBE_RMW_ATTEMPTS) throw error;
@@ -462,11 +496,13 @@ export class KubeClusterGateway implements ClusterGateway {
     return resourceVersion === undefined ? {} : { metadata: { resourceVersion } };
   }
 
-  /** patchJob: a JSON merge patch of a Job (404 → NotFoundError: a write to a missing Job). */
-  private async patchJob(namespace: string, name: string, body: object): Promise<void> {
-    await this.call('patch', `job ${namespace}/${name}`, () =>
+  /** patchJob: a JSON merge patch of a Job (404 → NotFoundError: a write to a missing Job); the Job as patched. */
+  private async patchJob(namespace: string, name: string, body: object): Promise<Written> {
+    const what = `job ${namespace}/${name}`;
+    const patched: unknown = await this.call('patch', what, () =>
       this.custom.patchNamespacedCustomObject({ ...KubeResource.Job, namespace, name, body, fieldManager: KUBE_FIELD_MANAGER }, mergePatch) as Promise<unknown>,
     );
+    return { kind: 'Job', job: parseObject(JobSchema, patched, what) };
   }
 
   /**
@@ -504,12 +540,13 @@ export class KubeClusterGateway implements ClusterGateway {
     await this.orUndefined(pending);
   }
 
-  /** ignoreAlreadyExists: a create that found its object already there succeeded. */
-  private async ignoreAlreadyExists(pending: Promise<unknown>): Promise<void> {
+  /** ignoreAlreadyExists: a create that found its object already there succeeded (undefined: not what it created). */
+  private async ignoreAlreadyExists<T>(pending: Promise<T>): Promise<T | undefined> {
     try {
-      await pending;
+      return await pending;
     } catch (error) {
       if (!(error instanceof AlreadyExistsError)) throw error;
+      return undefined;
     }
   }
 }

@@ -3,11 +3,18 @@
  * status write and its events (last in every plan) happen only when every Job write before
  * them did (jobset-behaviour.md §8.9). Runs of the same Job action are sent in parallel, at
  * most MAX_PARALLELISM at a time, as upstream creates and deletes Jobs.
+ *
+ * Kubernetes Events are written where upstream v0.12.0 writes one (a condition set or changed:
+ * its setCondition; a failure-policy action; a Job or the Service that could not be created):
+ * not Lineup's own ReplicatedJobReleased (the journal and the condition's message say it), nor a
+ * condition whose status and reason stay as they were and only its message moves on (Lineup's
+ * startup message names the stage awaited; upstream's never changes, so it announces it once).
  */
 import { EventReason, MAX_PARALLELISM } from '../constants.ts';
 import { ErrorCode, LineupError } from '../errors.ts';
-import type { Action, ActionKind, Plan } from '../plan/types.ts';
-import type { ClusterGateway } from './types.ts';
+import type { Condition } from '../jobset/schema.ts';
+import type { Action, ActionKind, Observed, Plan } from '../plan/types.ts';
+import type { ClusterGateway, Written } from './types.ts';
 
 /** Job actions that are independent of each other within a run and may go in parallel. */
 const PARALLEL_KINDS = new Set<ActionKind>(['CreateJob', 'ResumeJob', 'SuspendJob', 'DeleteJob', 'RemoveJobFinalizer']);
@@ -16,6 +23,10 @@ const PARALLEL_KINDS = new Set<ActionKind>(['CreateJob', 'ResumeJob', 'SuspendJo
 export interface ExecutionResult {
   /** Actions carried out. */
   readonly applied: number;
+  /** What each action carried out wrote, as the gateway answered (nothing: it could not say), in plan order. */
+  readonly written: readonly (Written | void)[];
+  /** Events of the plan not written (see the module comment). */
+  readonly eventsSkipped: number;
   /** The first failure, when the plan stopped early. */
   readonly error?: LineupError | undefined;
   readonly failedAction?: Action | undefined;
@@ -45,14 +56,36 @@ const creationFailureEvent = (action: Action, error: LineupError): Extract<Actio
   return undefined;
 };
 
-/** executePlan: apply `plan` through `gateway` at time `now`. Never throws; the result says what failed. */
-export const executePlan = async (gateway: ClusterGateway, plan: Plan, now: number): Promise<ExecutionResult> => {
+/** plannedConditions: the conditions the plan's status write leaves, or undefined when the plan writes no status. */
+const plannedConditions = (plan: Plan): readonly Condition[] | undefined => {
+  for (const action of plan.actions) if (action.kind === 'UpdateJobSetStatus') return action.status.conditions ?? [];
+  return undefined;
+};
+
+/**
+ * eventWritten: whether an EmitEvent of `plan`, decided from `observed`, is written (see the
+ * module comment): a condition's event only when the condition is new or its status or reason
+ * changed, never ReplicatedJobReleased.
+ */
+export const eventWritten = (action: Extract<Action, { kind: 'EmitEvent' }>, plan: Plan, observed: Observed): boolean => {
+  if (action.reason === EventReason.ReplicatedJobReleased) return false;
+  const after = plannedConditions(plan)?.find((condition) => condition.reason === action.reason);
+  const before = observed.jobSet.status?.conditions?.find((condition) => condition.type === after?.type);
+  return after === undefined || before === undefined || before.status !== after.status || before.reason !== after.reason;
+};
+
+/** executePlan: apply `plan`, decided from `observed`, through `gateway` at time `now`. Never throws; the result says what failed. */
+export const executePlan = async (gateway: ClusterGateway, plan: Plan, observed: Observed, now: number): Promise<ExecutionResult> => {
   let applied = 0;
-  for (const group of runs(plan.actions)) {
+  const written: (Written | void)[] = [];
+  const toWrite = plan.actions.filter((action) => action.kind !== 'EmitEvent' || eventWritten(action, plan, observed));
+  const eventsSkipped = plan.actions.length - toWrite.length;
+  for (const group of runs(toWrite)) {
     for (let start = 0; start < group.length; start += MAX_PARALLELISM) {
       const slice = group.slice(start, start + MAX_PARALLELISM);
       const outcomes = await Promise.allSettled(slice.map((action) => gateway.apply(plan.namespace, plan.name, action, now)));
       const failureIndex = outcomes.findIndex((outcome) => outcome.status === 'rejected');
+      for (const outcome of outcomes) if (outcome.status === 'fulfilled') written.push(outcome.value);
       applied += outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
       if (failureIndex === -1) continue;
       const failed = outcomes[failureIndex];
@@ -68,8 +101,8 @@ export const executePlan = async (gateway: ClusterGateway, plan: Plan, now: numb
           },
         );
       }
-      return { applied, error, failedAction };
+      return { applied, written, eventsSkipped, error, failedAction };
     }
   }
-  return { applied };
+  return { applied, written, eventsSkipped };
 };

@@ -1,10 +1,10 @@
 /**
  * The journal entry of one reconcile pass (DESIGN §2, issue 10): the events that triggered it,
  * when each hop happened, the planner inputs (compressed; referenced by digest when unchanged
- * since this process's previous pass of the JobSet), the planner version, and every action with
+ * since the JobSet's previous entry), the planner version, and every action with
  * its reason. Also the way back: a recorded entry's inputs as the planner's Observed.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { InvalidInputError } from '../errors.ts';
@@ -17,7 +17,7 @@ import type { InputsKept, JobSetKey, JournalAction, JournalEntry, JournalEvent, 
 const INPUTS_DIGEST_CHARS = 16;
 /** Hex characters kept of an action digest. */
 const ACTION_DIGEST_CHARS = 12;
-/** JobSets whose last inputs digest one process remembers (a warm Lambda serves many). */
+/** JobSets whose last snapshot one process remembers (a warm Lambda serves many). */
 export const INPUTS_MEMORY_SIZE = 10_000;
 
 /** RecordedInputs: the planner inputs without the clock (the entry's `at` is the planner's now). */
@@ -101,14 +101,26 @@ export const journalActionsOf = (plan: Plan): JournalAction[] =>
     };
   });
 
+/** RecalledSnapshot: a kept snapshot, the wakeAt its loop released the JobSet with, and whether the planner had nothing to do on it. */
+export interface RecalledSnapshot {
+  readonly observed: Observed;
+  readonly wakeAt: number | undefined;
+  readonly settled: boolean;
+}
+
 /**
- * InputsMemory: the inputs digest of the last entry this process wrote per JobSet, so an entry
- * whose inputs did not change refers to them instead of storing them again. Bounded: the oldest
- * JobSet is forgotten first (its next entry then stores its inputs again).
+ * InputsMemory: per JobSet, the observed state this process's last pass loop left behind (its
+ * inputs with its own writes applied, lib/reconcile/snapshot.ts) under a token the loop's release
+ * writes to the state item. A later loop, in this process or another, starts from it only when
+ * the item still names that token — no other process has run a pass since. Bounded: the oldest
+ * JobSet is forgotten first (its next pass then reads everything).
  */
 export class InputsMemory {
-  private readonly digests = new Map<string, string>();
+  private readonly snapshots = new Map<string, RecalledSnapshot & { readonly token: string }>();
   private readonly capacity: number;
+  /** Tells this memory's tokens from every other process's. */
+  private readonly instance = randomUUID();
+  private sequence = 0;
 
   constructor(capacity: number = INPUTS_MEMORY_SIZE) {
     this.capacity = capacity;
@@ -118,20 +130,30 @@ export class InputsMemory {
     return `${key.cluster}/${key.namespace}/${key.name}`;
   }
 
-  /** last: the digest of the last entry written for `key`, if this process remembers one. */
-  last(key: JobSetKey): string | undefined {
-    return this.digests.get(InputsMemory.id(key));
+  /** recall: the snapshot kept for `key` under `token`, if this process holds that one. */
+  recall(key: JobSetKey, token: string | undefined): RecalledSnapshot | undefined {
+    if (token === undefined) return undefined;
+    const kept = this.snapshots.get(InputsMemory.id(key));
+    return kept?.token === token ? { observed: kept.observed, wakeAt: kept.wakeAt, settled: kept.settled } : undefined;
   }
 
-  /** remember: `digest` is now the last written for `key`. */
-  remember(key: JobSetKey, digest: string): void {
+  /** keep: remember `snapshot` for `key`; the token naming it. */
+  keep(key: JobSetKey, snapshot: RecalledSnapshot): string {
     const id = InputsMemory.id(key);
-    this.digests.delete(id);
-    this.digests.set(id, digest);
-    if (this.digests.size > this.capacity) {
-      const oldest = this.digests.keys().next().value;
-      if (oldest !== undefined) this.digests.delete(oldest);
+    this.sequence += 1;
+    const token = `${this.instance}.${this.sequence}`;
+    this.snapshots.delete(id);
+    this.snapshots.set(id, { token, ...snapshot });
+    if (this.snapshots.size > this.capacity) {
+      const oldest = this.snapshots.keys().next().value;
+      if (oldest !== undefined) this.snapshots.delete(oldest);
     }
+    return token;
+  }
+
+  /** forget: drop what is kept for `key`. */
+  forget(key: JobSetKey): void {
+    this.snapshots.delete(InputsMemory.id(key));
   }
 }
 
@@ -149,14 +171,14 @@ export interface PassRecord {
 }
 
 /**
- * journalEntryOf: the entry of one pass; its inputs are stored unless `memory` knows they equal
- * the previous entry's (then inputsKept is `unchanged`, and `memory` learns this entry's digest).
+ * journalEntryOf: the entry of one pass; its inputs are stored unless they equal those of the
+ * JobSet's previous entry, whose digest is `previousDigest` (kept on the state item, so this
+ * holds across processes): then inputsKept is `unchanged` and the entry refers to them.
  */
-export const journalEntryOf = (pass: PassRecord, memory: InputsMemory | undefined): JournalEntry => {
+export const journalEntryOf = (pass: PassRecord, previousDigest: string | undefined): JournalEntry => {
   const inputs = inputsOf(pass.observed);
   const digest = inputsDigest(inputs);
-  const unchanged = memory?.last(pass.key) === digest;
-  memory?.remember(pass.key, digest);
+  const unchanged = previousDigest === digest;
   const kept: InputsKept = unchanged ? 'unchanged' : 'stored';
   return {
     key: pass.key,

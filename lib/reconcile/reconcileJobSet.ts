@@ -13,10 +13,11 @@ import type { Log } from '../log.ts';
 import { conditionIsTrue } from '../plan/conditions.ts';
 import { plan as planPass } from '../plan/planner.ts';
 import type { Observed, Plan, PlanOptions } from '../plan/types.ts';
-import type { CheckpointStore, JobSetKey, JournalEntry, JournalEvent, JournalTimings } from '../store/types.ts';
-import { executePlan } from './execute.ts';
-import { journalEntryOf, type InputsMemory } from './journal.ts';
-import type { ClusterGateway, ClusterResolver } from './types.ts';
+import type { CheckpointStore, HeldLease, JobSetKey, JournalEntry, JournalEvent, JournalTimings, LoopRelease } from '../store/types.ts';
+import { executePlan, type ExecutionResult } from './execute.ts';
+import { inputsDigest, inputsOf, journalEntryOf, type InputsMemory } from './journal.ts';
+import { afterWrites, changedSince, knownOf, nothingChanged } from './snapshot.ts';
+import type { ClusterGateway, ClusterResolver, ObserveSince } from './types.ts';
 
 /** Conflicts (stale resourceVersion) re-planned within one pass loop before giving up to the resync. */
 const MAX_CONFLICT_RETRIES = 5;
@@ -43,9 +44,9 @@ export interface ReconcileDeps {
   readonly applyReplays?: boolean | undefined;
   readonly leaseTtlMs?: number | undefined;
   readonly maxPasses?: number | undefined;
-  /** Called after every pass, for live timelines. */
+  /** Called after every pass that wrote (the ones journaled), for live timelines. */
   readonly onPass?: ((key: JobSetKey, plan: Plan, entry: JournalEntry) => void) | undefined;
-  /** The last inputs digest per JobSet, so unchanged inputs are referenced, not stored again (absent: always stored). */
+  /** The observed state each JobSet's last pass loop left in this process (absent: every loop reads everything). */
   readonly inputsMemory?: InputsMemory | undefined;
 }
 
@@ -65,6 +66,8 @@ export type EventOutcome =
   | 'reconciled'
   /** Another reconciler holds the lease; it will see the bumped counter. */
   | 'deferred'
+  /** The state item already knew the event's object at its resourceVersion: nothing to do. */
+  | 'echo'
   /** A replayed event: evaluated and recorded, nothing applied. */
   | 'replay-recorded'
   /** The JobSet no longer exists. */
@@ -89,30 +92,65 @@ export const journalEventOf = (event: IncomingEvent): JournalEvent => {
   };
 };
 
-/** Arrival: the triggering event of the first pass and when it was received; later passes of a loop have none. */
+/** Triggers of passes that changed nothing, carried on the state item to the JobSet's next journal entry. */
+export const MAX_CARRIED_TRIGGERS = 8;
+
+/** Arrival: the handled event as the journal keeps it, and when it was received. */
 interface Arrival {
-  triggers: readonly JournalEvent[];
+  readonly trigger: JournalEvent;
   readonly seenAt: number | undefined;
   readonly eventAt: number | undefined;
   readonly receivedAt: number;
 }
 
-/** timingsOf: the hops of a pass; the event's hops only for the pass it triggered. */
-const timingsOf = (arrival: Arrival, passStartedAt: number, writesDoneAt: number): JournalTimings => {
-  const first = arrival.triggers.length > 0;
-  return {
-    ...(first && arrival.seenAt !== undefined ? { seenAt: arrival.seenAt } : {}),
-    ...(first && arrival.eventAt !== undefined ? { eventAt: arrival.eventAt } : {}),
-    ...(first ? { receivedAt: arrival.receivedAt } : {}),
-    passStartedAt,
-    writesDoneAt,
-  };
-};
-
 /** arrivalOf: what the journal keeps of the event a handler received at `receivedAt`. */
 const arrivalOf = (event: IncomingEvent, receivedAt: number): Arrival => {
   const trigger = journalEventOf(event);
-  return { triggers: [trigger], seenAt: event.detail.seenAt, eventAt: trigger.time, receivedAt };
+  return { trigger, seenAt: event.detail.seenAt, eventAt: trigger.time, receivedAt };
+};
+
+/** sameTrigger: two notes of one delivery of one event. */
+const sameTrigger = (a: JournalEvent, b: JournalEvent): boolean =>
+  a.id !== undefined || b.id !== undefined
+    ? a.id === b.id
+    : a.kind === b.kind && a.name === b.name && a.resourceVersion === b.resourceVersion && a.watchType === b.watchType;
+
+/** Loop: what one pass loop knows between its passes. */
+interface Loop {
+  /** The observed state after the last pass (its writes applied); undefined when a write's outcome is unknown. */
+  snapshot: Observed | undefined;
+  /** The planner found nothing to do on `snapshot`. */
+  settled: boolean;
+  /** Triggers no journal entry has taken yet, the handled event's first while it is among them. */
+  untaken: JournalEvent[];
+  /** How many of the lease's pending triggers the loop has taken in. */
+  consumed: number;
+  /** inputsDigest of the JobSet's last journal entry. */
+  inputsDigest: string | undefined;
+  /** When the JobSet wants a pass without events (the last plan's requeueAfterMs). */
+  wakeAt: number | undefined;
+  /** The last pass left the JobSet settled finished (settledFinished), so a full resync may skip it. */
+  finished: boolean;
+}
+
+/** takeIn: the lease's pending triggers the loop has not seen yet, added to the untaken ones; returns them. */
+const takeIn = (loop: Loop, pending: readonly JournalEvent[]): JournalEvent[] => {
+  const fresh = pending.slice(loop.consumed);
+  loop.consumed = pending.length;
+  for (const trigger of fresh) if (!loop.untaken.some((taken) => sameTrigger(taken, trigger))) loop.untaken.push(trigger);
+  return fresh;
+};
+
+/** timingsOf: the hops of a pass; the handled event's hops only for the entry that takes its trigger. */
+const timingsOf = (arrival: Arrival, triggers: readonly JournalEvent[], passStartedAt: number, writesDoneAt: number): JournalTimings => {
+  const own = triggers.some((trigger) => sameTrigger(trigger, arrival.trigger));
+  return {
+    ...(own && arrival.seenAt !== undefined ? { seenAt: arrival.seenAt } : {}),
+    ...(own && arrival.eventAt !== undefined ? { eventAt: arrival.eventAt } : {}),
+    ...(own ? { receivedAt: arrival.receivedAt } : {}),
+    passStartedAt,
+    writesDoneAt,
+  };
 };
 
 /** isRetryableConflict: a stale read — re-observe and re-plan at once. */
@@ -138,17 +176,41 @@ export const settledFinished = (observed: Observed, plan: Plan): boolean => {
 };
 
 /**
- * runPass: observe → plan → execute, re-observing after a conflict. Returns the plan (undefined
- * when the JobSet is gone) and whether it is settled finished, or throws the first error that is not a conflict.
+ * showsOutcome: a pass that changes nothing is journaled only to show how the JobSet ended — the
+ * first one to see it finished (its inputs differ from the last entry's) — since every entry's
+ * inputs are what a pass saw before its writes.
  */
-const runPass = async (gateway: ClusterGateway, key: JobSetKey, arrival: Arrival, deps: ReconcileDeps): Promise<{ plan: Plan; finished: boolean } | undefined> => {
+const showsOutcome = (observed: Observed, lastDigest: string | undefined): boolean => {
+  const status = observed.jobSet.status;
+  const finished = status?.terminalState !== undefined || (status?.conditions ?? []).some((c) => (c.type === ConditionType.Completed || c.type === ConditionType.Failed) && c.status === 'True');
+  return finished && inputsDigest(inputsOf(observed)) !== lastDigest;
+};
+
+/**
+ * runPass: observe (only what changed since `since`, when given) → plan → execute, reading
+ * everything again after a conflict. A plan with no actions writes nothing and, but for the one
+ * that shows how the JobSet ended, no journal entry: the loop is settled on what it observed. A
+ * plan with actions is journaled with the triggers not yet taken, and leaves the observed state
+ * with its writes applied. Returns false when the JobSet is gone; throws the first error that is
+ * not a conflict.
+ */
+const runPass = async (gateway: ClusterGateway, key: JobSetKey, since: ObserveSince | undefined, loop: Loop, arrival: Arrival, deps: ReconcileDeps): Promise<boolean> => {
+  let reading = since;
   for (let conflicts = 0; ; conflicts += 1) {
     const now = deps.now();
-    const observed = await gateway.observe(key.namespace, key.name, now);
-    if (!observed) return undefined;
+    const observed = await gateway.observe(key.namespace, key.name, now, reading);
+    if (!observed) return false;
     const plan = planPass(observed, deps.planOptions);
     deps.counters.add(CounterName.Passes);
-    const result = await executePlan(gateway, plan, now);
+    loop.wakeAt = plan.requeueAfterMs !== undefined ? now + plan.requeueAfterMs : undefined;
+    loop.finished = settledFinished(observed, plan);
+    if (plan.actions.length === 0) {
+      loop.snapshot = observed;
+      loop.settled = true;
+      if (!showsOutcome(observed, loop.inputsDigest)) return true;
+    }
+    const result: ExecutionResult = plan.actions.length === 0 ? { applied: 0, written: [], eventsSkipped: 0 } : await executePlan(gateway, plan, observed, now);
+    const triggers = loop.untaken;
     const entry = journalEntryOf(
       {
         key,
@@ -156,19 +218,24 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, arrival: Arrival
         planOptions: deps.planOptions,
         plan,
         applied: true,
-        triggers: arrival.triggers,
-        timings: timingsOf(arrival, now, deps.now()),
+        triggers,
+        timings: timingsOf(arrival, triggers, now, deps.now()),
         ...(result.error ? { error: result.error.message } : {}),
       },
-      deps.inputsMemory,
+      loop.inputsDigest,
     );
-    // The event triggered the first pass only; the loop's later passes follow the dirty counter.
-    arrival.triggers = [];
+    loop.untaken = [];
+    loop.inputsDigest = entry.inputsDigest;
+    if (plan.actions.length > 0) {
+      loop.settled = false;
+      loop.snapshot = result.error ? undefined : afterWrites(observed, result.written);
+    }
     await deps.store.appendJournal(entry);
     deps.onPass?.(key, plan, entry);
-    if (!result.error) return { plan, finished: settledFinished(observed, plan) };
+    if (!result.error) return true;
     if (!isRetryableConflict(result.error) || conflicts >= MAX_CONFLICT_RETRIES) throw result.error;
     deps.log('info', 'conflict; re-reading and re-planning', { jobSet: `${key.namespace}/${key.name}`, error: result.error.message, action: result.failedAction?.kind });
+    reading = undefined;
   }
 };
 
@@ -178,13 +245,33 @@ const evaluateReplay = async (gateway: ClusterGateway, key: JobSetKey, replayNam
   const observed = await gateway.observe(key.namespace, key.name, now);
   if (!observed) return 'gone';
   const plan = planPass(observed, deps.planOptions);
+  const triggers = [arrival.trigger];
   const entry = journalEntryOf(
-    { key, observed, planOptions: deps.planOptions, plan, applied: false, triggers: arrival.triggers, timings: timingsOf(arrival, now, deps.now()), replayName },
-    deps.inputsMemory,
+    { key, observed, planOptions: deps.planOptions, plan, applied: false, triggers, timings: timingsOf(arrival, triggers, now, deps.now()), replayName },
+    undefined,
   );
   await deps.store.appendJournal(entry);
   deps.onPass?.(key, plan, entry);
   return 'replay-recorded';
+};
+
+/**
+ * releaseOf: what a loop leaves on the state item: the triggers no entry took (Syncs aside: they
+ * name no object), the token of the snapshot kept in this process, and — when the planner is
+ * settled on it — its objects' versions, so their echoes are dropped.
+ */
+const releaseOf = (key: JobSetKey, loop: Loop, lease: HeldLease, deps: ReconcileDeps): LoopRelease => {
+  const settled = loop.settled ? loop.snapshot : undefined;
+  const carry = loop.untaken.filter((trigger) => trigger.watchType !== 'SYNC').slice(-MAX_CARRIED_TRIGGERS);
+  const known = settled === undefined ? undefined : knownOf(settled);
+  const snapshot = loop.snapshot === undefined ? undefined : deps.inputsMemory?.keep(key, { observed: loop.snapshot, wakeAt: loop.wakeAt, settled: loop.settled });
+  return {
+    ...(carry.length > 0 ? { carry } : {}),
+    ...(loop.finished ? { finished: true } : {}),
+    ...(known !== undefined ? { known } : {}),
+    ...(snapshot !== undefined ? { snapshot } : {}),
+    ...(loop.inputsDigest !== undefined && loop.inputsDigest !== lease.checkpoint.inputsDigest ? { inputsDigest: loop.inputsDigest } : {}),
+  };
 };
 
 /**
@@ -211,24 +298,51 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
 
   const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const owner = `${deps.owner}/${randomUUID()}`;
-  await deps.store.markDirty(key, deps.now());
-  let lease = await deps.store.tryAcquireLease(key, owner, deps.now(), ttl);
-  if (!lease) {
+  const note = await deps.store.noteEvent(key, arrival.trigger, owner, deps.now(), ttl);
+  if (note.outcome === 'echo') {
+    deps.counters.add(CounterName.Echoes);
+    return 'echo';
+  }
+  if (note.outcome === 'deferred') {
     deps.counters.add(CounterName.Deferred);
     return 'deferred';
   }
+  let { lease } = note;
+  const recalled = deps.inputsMemory?.recall(key, lease.checkpoint.snapshot);
+  const loop: Loop = {
+    snapshot: recalled?.observed,
+    settled: recalled?.settled ?? false,
+    untaken: [arrival.trigger, ...lease.carried.filter((trigger) => !sameTrigger(trigger, arrival.trigger))],
+    consumed: 0,
+    inputsDigest: lease.checkpoint.inputsDigest,
+    wakeAt: recalled?.wakeAt,
+    finished: false,
+  };
+  const maxPasses = deps.maxPasses ?? DEFAULT_MAX_PASSES;
   try {
-    for (let pass = 0; pass < (deps.maxPasses ?? DEFAULT_MAX_PASSES); pass += 1) {
+    for (let passes = 0; ; ) {
       const target = lease.dirty;
-      const result = await runPass(gateway, key, arrival, deps);
-      // Gone: forget its state (decisions stay until their TTL); if the lease moved on, the new
-      // holder decides.
-      if (!result) {
-        await deps.store.forgetJobSet(key, owner);
-        return 'gone';
+      const fresh = takeIn(loop, lease.pending);
+      const changed = loop.snapshot === undefined ? undefined : changedSince(loop.snapshot, fresh);
+      // Plan unless the planner has nothing to do on what the loop knows. After writes, the next
+      // pass waits for their echoes: by then the Job controller has answered them too, and one
+      // pass (reading nothing the answers already hold) sees both.
+      if (!(loop.settled && changed !== undefined && nothingChanged(changed))) {
+        if (passes >= maxPasses) {
+          await deps.store.failLease(key, owner, 'pass budget exhausted while events kept arriving; resync continues', deps.now(), loop.inputsDigest);
+          deps.inputsMemory?.forget(key);
+          return 'handed-to-resync';
+        }
+        passes += 1;
+        const since: ObserveSince | undefined = loop.snapshot !== undefined && changed !== undefined ? { observed: loop.snapshot, ...changed } : undefined;
+        // Gone: forget its state (decisions stay until their TTL); if the lease moved on, the new holder decides.
+        if (!(await runPass(gateway, key, since, loop, arrival, deps))) {
+          deps.inputsMemory?.forget(key);
+          await deps.store.forgetJobSet(key, owner);
+          return 'gone';
+        }
       }
-      const wakeAt = result.plan.requeueAfterMs !== undefined ? deps.now() + result.plan.requeueAfterMs : undefined;
-      const release = await deps.store.releaseLease(key, owner, target, deps.now(), ttl, wakeAt, result.finished);
+      const release = await deps.store.releaseLease(key, owner, target, deps.now(), ttl, loop.wakeAt, releaseOf(key, loop, lease, deps));
       if (release.outcome === 'released') return 'reconciled';
       if (release.outcome === 'lost' || !release.lease) {
         deps.log('warn', 'lease lost during the pass loop; the new holder continues', fields);
@@ -236,11 +350,10 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
       }
       lease = release.lease;
     }
-    await deps.store.failLease(key, owner, 'pass budget exhausted while events kept arriving; resync continues', deps.now());
-    return 'handed-to-resync';
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    await deps.store.failLease(key, owner, message, deps.now());
+    deps.inputsMemory?.forget(key);
+    await deps.store.failLease(key, owner, message, deps.now(), loop.inputsDigest);
     throw error;
   }
 };

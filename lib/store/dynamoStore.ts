@@ -22,13 +22,14 @@ import { Backoff, type RetryPolicy, type RetrySeams } from '../retry.ts';
 import {
   clusterAttributes,
   clusterFromItem,
+  heldLeaseFromItem,
   journalAttributes,
   journalEntryFromItem,
   journalItemChars,
   stateFromItem,
   type Item,
 } from './items.ts';
-import { compareClusters, compareJobSetKeys, journalExpiresAt, journalSuffix, journalEntryToKeep, needsResync } from './rules.ts';
+import { compareClusters, compareJobSetKeys, definedOnly, journalExpiresAt, mayBeEcho, journalSuffix, journalEntryToKeep, needsResync } from './rules.ts';
 import { isConditionalCheckFailed, toStoreError } from './sdkErrors.ts';
 import {
   Attr,
@@ -46,14 +47,18 @@ import {
   resyncShardOf,
   resyncShards,
 } from './table.ts';
-import type {
-  CheckpointStore,
-  ClusterRecord,
-  JournalEntry,
-  JobSetKey,
-  JobSetState,
-  Lease,
-  ReleaseOutcome,
+import {
+  objectRef,
+  type CheckpointStore,
+  type ClusterRecord,
+  type EventNote,
+  type HeldLease,
+  type JournalEntry,
+  type JournalEvent,
+  type JobSetKey,
+  type JobSetState,
+  type LoopRelease,
+  type ReleaseOutcome,
 } from './types.ts';
 
 /** DynamoCheckpointStoreOptions: what a DynamoCheckpointStore is built from. */
@@ -134,11 +139,6 @@ const identityValues = (key: JobSetKey): Item => ({
 /** stateKey: the table key of a JobSet's state item. */
 const stateKey = (key: JobSetKey): TableKey => tableKey(jobSetPk(key), KeyPart.state);
 
-/** leaseFromItem: the lease an ALL_NEW image shows for `owner` (dirty counts from 0 on an item tryAcquireLease created). */
-const leaseFromItem = (item: Item, owner: string, expiresAt: number): Lease => {
-  const dirty = item[Attr.dirty];
-  return { owner, expiresAt, dirty: typeof dirty === 'number' ? dirty : 0 };
-};
 
 /** DynamoCheckpointStore: CheckpointStore on a DynamoDB table laid out by ./table.ts. */
 export class DynamoCheckpointStore implements CheckpointStore {
@@ -178,8 +178,60 @@ export class DynamoCheckpointStore implements CheckpointStore {
     return typeof dirty === 'number' ? dirty : 0;
   }
 
+  /**
+   * noteEvent: one UpdateItem, conditional on the item not knowing the trigger's object at its
+   * resourceVersion (a failed condition is the echo): ADD dirty, append the trigger to `pending`,
+   * and `SET leaseOwner = if_not_exists(leaseOwner, :me)` (with its expiry likewise) — releases
+   * and failLease remove both, so the lease is taken exactly when nobody holds it. The ALL_NEW
+   * image says whose it is. Only a lease whose holder let it lapse costs a second write: the
+   * conditional takeover of tryAcquireLease.
+   */
+  async noteEvent(key: JobSetKey, trigger: JournalEvent, owner: string, now: number, ttlMs: number): Promise<EventNote> {
+    const update = [
+      `ADD #${Attr.dirty} :one`,
+      `SET #${Attr.reconciled} = if_not_exists(#${Attr.reconciled}, :zero), ${IDENTITY_SETS},`,
+      `#${RESYNC_INDEX.partitionKey} = :shard, #${RESYNC_INDEX.sortKey} = :now, #${Attr.updatedAt} = :now,`,
+      `#${Attr.pending} = list_append(if_not_exists(#${Attr.pending}, :empty), :trigger),`,
+      `#${Attr.leaseOwner} = if_not_exists(#${Attr.leaseOwner}, :me), #${Attr.leaseExpiresAt} = if_not_exists(#${Attr.leaseExpiresAt}, :expiresAt)`,
+    ].join(' ');
+    // A deletion may carry the last version seen of its object: never an echo.
+    const echoable = mayBeEcho(trigger);
+    const condition = echoable ? `attribute_not_exists(#${Attr.known}.#ref) OR #${Attr.known}.#ref <> :rv` : undefined;
+    const names = echoable ? { ...expressionNames(update, condition ?? ''), '#ref': objectRef(trigger.kind, trigger.name) } : expressionNames(update);
+    const expiresAt = now + ttlMs;
+    const attributes = await this.update(
+      {
+        TableName: this.tableName,
+        Key: stateKey(key),
+        UpdateExpression: update,
+        ...(condition === undefined ? {} : { ConditionExpression: condition }),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':zero': 0,
+          ':shard': resyncShardOf(jobSetPk(key)),
+          ':now': now,
+          ':empty': [],
+          ':trigger': [definedOnly({ ...trigger })],
+          ':me': owner,
+          ':expiresAt': expiresAt,
+          ...(echoable ? { ':rv': trigger.resourceVersion } : {}),
+          ...identityValues(key),
+        },
+        ReturnValues: 'ALL_NEW',
+      },
+      { conditional: true },
+    );
+    if (attributes === undefined) return { outcome: 'echo' };
+    if (attributes[Attr.leaseOwner] === owner) return { outcome: 'leased', lease: heldLeaseFromItem(attributes, owner, Number(attributes[Attr.leaseExpiresAt])) };
+    const holderExpiresAt = attributes[Attr.leaseExpiresAt];
+    if (typeof holderExpiresAt === 'number' && holderExpiresAt > now) return { outcome: 'deferred' };
+    const taken = await this.tryAcquireLease(key, owner, now, ttlMs);
+    return taken === undefined ? { outcome: 'deferred' } : { outcome: 'leased', lease: taken };
+  }
+
   /** tryAcquireLease: one UpdateItem conditional on the lease being free, lapsed or already `owner`'s; a failed condition is undefined. */
-  async tryAcquireLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<Lease | undefined> {
+  async tryAcquireLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<HeldLease | undefined> {
     const expiresAt = now + ttlMs;
     const update = [
       `SET #${Attr.leaseOwner} = :me, #${Attr.leaseExpiresAt} = :expiresAt,`,
@@ -206,7 +258,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
       },
       { conditional: true },
     );
-    return attributes === undefined ? undefined : leaseFromItem(attributes, owner, expiresAt);
+    return attributes === undefined ? undefined : heldLeaseFromItem(attributes, owner, expiresAt);
   }
 
   /**
@@ -223,17 +275,40 @@ export class DynamoCheckpointStore implements CheckpointStore {
     now: number,
     ttlMs: number,
     wakeAt?: number,
-    finished?: boolean,
-  ): Promise<{ outcome: ReleaseOutcome; lease?: Lease | undefined }> {
+    loop: LoopRelease = {},
+  ): Promise<{ outcome: ReleaseOutcome; lease?: HeldLease | undefined }> {
     const waking = wakeAt !== undefined;
+    const carry = loop.carry !== undefined && loop.carry.length > 0 ? loop.carry.map((trigger) => definedOnly({ ...trigger })) : undefined;
+    // What the loop leaves for the next one: each attribute set when given, removed when not
+    // (inputsDigest stays until a later entry replaces it).
+    const loopValues: Item = {
+      ...(carry !== undefined ? { ':carry': carry } : {}),
+      ...(loop.known !== undefined ? { ':known': loop.known } : {}),
+      ...(loop.snapshot !== undefined ? { ':snapshot': loop.snapshot } : {}),
+      ...(loop.inputsDigest !== undefined ? { ':inputsDigest': loop.inputsDigest } : {}),
+    };
+    const removed = [
+      `#${Attr.pending}`,
+      carry === undefined ? `#${Attr.carried}` : '',
+      loop.known === undefined ? `#${Attr.known}` : '',
+      loop.snapshot === undefined ? `#${Attr.snapshot}` : '',
+    ].filter((name) => name !== '');
+    const set = [
+      carry !== undefined ? `#${Attr.carried} = :carry` : '',
+      loop.known !== undefined ? `#${Attr.known} = :known` : '',
+      loop.snapshot !== undefined ? `#${Attr.snapshot} = :snapshot` : '',
+      loop.inputsDigest !== undefined ? `#${Attr.inputsDigest} = :inputsDigest` : '',
+    ].filter((clause) => clause !== '');
     // A quiescent item leaves the resync index; one with a wakeAt waits in it until then.
     const release = [
       `REMOVE #${Attr.leaseOwner}, #${Attr.leaseExpiresAt}, #${Attr.lastError}, #${Attr.lastErrorAt}`,
       waking ? '' : `, #${Attr.wakeAt}, #${RESYNC_INDEX.partitionKey}, #${RESYNC_INDEX.sortKey}`,
-      finished === true ? '' : `, #${Attr.finished}`,
+      removed.length > 0 ? `, ${removed.join(', ')}` : '',
+      loop.finished === true ? '' : `, #${Attr.finished}`,
       ` SET #${Attr.reconciled} = :reconciled, #${Attr.updatedAt} = :now`,
       waking ? `, #${Attr.wakeAt} = :wakeAt, #${RESYNC_INDEX.partitionKey} = :shard, #${RESYNC_INDEX.sortKey} = :wakeAt` : '',
-      finished === true ? `, #${Attr.finished} = :finished` : '',
+      set.length > 0 ? `, ${set.join(', ')}` : '',
+      loop.finished === true ? `, #${Attr.finished} = :finished` : '',
     ].join('');
     const releaseCondition = `#${Attr.leaseOwner} = :me AND #${Attr.dirty} = :reconciled`;
     const released = await this.update(
@@ -248,7 +323,8 @@ export class DynamoCheckpointStore implements CheckpointStore {
           ':reconciled': reconciledDirty,
           ':now': now,
           ...(waking ? { ':wakeAt': wakeAt, ':shard': resyncShardOf(jobSetPk(key)) } : {}),
-          ...(finished === true ? { ':finished': true } : {}),
+          ...loopValues,
+          ...(loop.finished === true ? { ':finished': true } : {}),
         },
         ReturnValues: 'NONE',
       },
@@ -272,7 +348,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
       { conditional: true },
     );
     if (renewed === undefined) return { outcome: 'lost' };
-    return { outcome: 'dirty', lease: leaseFromItem(renewed, owner, expiresAt) };
+    return { outcome: 'dirty', lease: heldLeaseFromItem(renewed, owner, expiresAt) };
   }
 
   /**
@@ -280,10 +356,11 @@ export class DynamoCheckpointStore implements CheckpointStore {
    * does not any more, nothing is written: the JobSet is the new holder's, whose pass supersedes
    * this one's error. The resync index needs no write: taking the lease made the item a candidate.
    */
-  async failLease(key: JobSetKey, owner: string, error: string, now: number): Promise<void> {
+  async failLease(key: JobSetKey, owner: string, error: string, now: number, inputsDigest?: string): Promise<void> {
     const update = [
-      `REMOVE #${Attr.leaseOwner}, #${Attr.leaseExpiresAt}`,
+      `REMOVE #${Attr.leaseOwner}, #${Attr.leaseExpiresAt}, #${Attr.known}, #${Attr.snapshot}`,
       `SET #${Attr.lastError} = :error, #${Attr.lastErrorAt} = :now, #${Attr.updatedAt} = :now`,
+      inputsDigest === undefined ? '' : `, #${Attr.inputsDigest} = :inputsDigest`,
     ].join(' ');
     const condition = `#${Attr.leaseOwner} = :me`;
     await this.update(
@@ -293,7 +370,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
         UpdateExpression: update,
         ConditionExpression: condition,
         ExpressionAttributeNames: expressionNames(update, condition),
-        ExpressionAttributeValues: { ':me': owner, ':error': error, ':now': now },
+        ExpressionAttributeValues: { ':me': owner, ':error': error, ':now': now, ...(inputsDigest === undefined ? {} : { ':inputsDigest': inputsDigest }) },
         ReturnValues: 'NONE',
       },
       { conditional: true },

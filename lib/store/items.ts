@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { StoreInvalidError } from '../errors.ts';
 import { definedOnly } from './rules.ts';
 import { Attr, TABLE_KEY } from './table.ts';
-import type { ClusterRecord, JournalAction, JournalEntry, JobSetState } from './types.ts';
+import type { ClusterRecord, HeldLease, JournalAction, JournalEntry, JobSetState } from './types.ts';
 
 /** Item: an item as the document client reads and writes it. */
 export type Item = Record<string, unknown>;
@@ -37,6 +37,16 @@ export const JournalEventSchema = z.object({
   watchType: z.string(),
   time: z.number().optional(),
   replayName: z.string().optional(),
+});
+
+/** LoopItemSchema: what a state item carries for the pass loop (HeldLease's pending and checkpoint). */
+const LoopItemSchema = z.object({
+  [Attr.pending]: z.array(JournalEventSchema).optional(),
+  [Attr.carried]: z.array(JournalEventSchema).optional(),
+  [Attr.known]: z.record(z.string(), z.string()).optional(),
+  [Attr.snapshot]: z.string().optional(),
+  [Attr.inputsDigest]: z.string().optional(),
+  [Attr.dirty]: z.number().optional(),
 });
 
 /** JournalTimingsSchema: a journal entry's hop times. */
@@ -122,6 +132,30 @@ export const stateFromItem = (item: Item): JobSetState => {
     ...(parsed[Attr.wakeAt] !== undefined ? { wakeAt: parsed[Attr.wakeAt] } : {}),
     ...(parsed[Attr.finished] === true ? { finished: true } : {}),
     updatedAt: parsed[Attr.updatedAt] ?? 0,
+  };
+};
+
+/**
+ * heldLeaseFromItem: the lease `owner` holds until `expiresAt` as a state item's full image shows
+ * it, with the item's pending triggers and loop checkpoint (dirty counts from 0 on an item created
+ * by a lease write alone).
+ */
+export const heldLeaseFromItem = (item: Item, owner: string, expiresAt: number): HeldLease => {
+  const parsed = parseItem(LoopItemSchema, item, 'jobset state');
+  const known = parsed[Attr.known];
+  const snapshot = parsed[Attr.snapshot];
+  const inputsDigest = parsed[Attr.inputsDigest];
+  return {
+    owner,
+    expiresAt,
+    dirty: parsed[Attr.dirty] ?? 0,
+    pending: (parsed[Attr.pending] ?? []).map((trigger) => definedOnly(trigger)),
+    carried: (parsed[Attr.carried] ?? []).map((trigger) => definedOnly(trigger)),
+    checkpoint: {
+      ...(known !== undefined ? { known } : {}),
+      ...(snapshot !== undefined ? { snapshot } : {}),
+      ...(inputsDigest !== undefined ? { inputsDigest } : {}),
+    },
   };
 };
 

@@ -13,18 +13,23 @@ import {
   journalSuffix,
   journalEntryToKeep,
   leaseIsFree,
+  mayBeEcho,
   needsResync,
 } from './rules.ts';
 import { journalAttributes, journalEntryFromItem, journalItemChars, type Item } from './items.ts';
 import { journalSk, jobSetPk } from './table.ts';
-import type {
-  CheckpointStore,
-  ClusterRecord,
-  JournalEntry,
-  JobSetKey,
-  JobSetState,
-  Lease,
-  ReleaseOutcome,
+import {
+  objectRef,
+  type CheckpointStore,
+  type ClusterRecord,
+  type EventNote,
+  type HeldLease,
+  type JournalEntry,
+  type JournalEvent,
+  type JobSetKey,
+  type JobSetState,
+  type LoopRelease,
+  type ReleaseOutcome,
 } from './types.ts';
 
 /** MemoryCheckpointStoreOptions: what a MemoryCheckpointStore is built from. */
@@ -48,7 +53,26 @@ interface StateRecord {
   wakeAt: number | undefined;
   finished: boolean;
   updatedAt: number;
+  pending: JournalEvent[];
+  carried: JournalEvent[];
+  known: Record<string, string> | undefined;
+  snapshot: string | undefined;
+  inputsDigest: string | undefined;
 }
+
+/** heldLease: the lease `record` shows for its holder, with copies of what it carries for the pass loop. */
+const heldLease = (record: StateRecord, owner: string, expiresAt: number): HeldLease => ({
+  owner,
+  expiresAt,
+  dirty: record.dirty,
+  pending: structuredClone(record.pending),
+  carried: structuredClone(record.carried),
+  checkpoint: definedOnly({
+    known: record.known === undefined ? undefined : { ...record.known },
+    snapshot: record.snapshot,
+    inputsDigest: record.inputsDigest,
+  }),
+});
 
 /** A journal entry as kept in memory: the item the DynamoDB store would write, under its sort key. */
 interface JournalRecord {
@@ -89,14 +113,26 @@ export class MemoryCheckpointStore implements CheckpointStore {
     return record.dirty;
   }
 
+  /** noteEvent: the DynamoDB store's conditional write — echo, or count, queue and take a free lease (a lapsed one by takeover). */
+  async noteEvent(key: JobSetKey, trigger: JournalEvent, owner: string, now: number, ttlMs: number): Promise<EventNote> {
+    const existing = this.states.get(jobSetPk(key));
+    if (mayBeEcho(trigger) && existing?.known?.[objectRef(trigger.kind, trigger.name)] === trigger.resourceVersion) return { outcome: 'echo' };
+    const record = this.stateRecord(key, now);
+    record.dirty += 1;
+    record.updatedAt = now;
+    record.pending.push(structuredClone(definedOnly({ ...trigger })));
+    const taken = await this.tryAcquireLease(key, owner, now, ttlMs);
+    return taken === undefined ? { outcome: 'deferred' } : { outcome: 'leased', lease: taken };
+  }
+
   /** tryAcquireLease: take the lease when leaseIsFree; creates the record like the conditional UpdateItem does. */
-  async tryAcquireLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<Lease | undefined> {
+  async tryAcquireLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<HeldLease | undefined> {
     const existing = this.states.get(jobSetPk(key));
     if (!leaseIsFree(existing?.lease, owner, now)) return undefined;
     const record = this.stateRecord(key, now);
     record.lease = { owner, expiresAt: now + ttlMs };
     record.updatedAt = now;
-    return { owner, expiresAt: now + ttlMs, dirty: record.dirty };
+    return heldLease(record, owner, now + ttlMs);
   }
 
   /** releaseLease: 'released' when `owner` holds it and nothing moved; else renew for 'dirty'; else 'lost'. */
@@ -107,8 +143,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
     now: number,
     ttlMs: number,
     wakeAt?: number,
-    finished?: boolean,
-  ): Promise<{ outcome: ReleaseOutcome; lease?: Lease | undefined }> {
+    loop: LoopRelease = {},
+  ): Promise<{ outcome: ReleaseOutcome; lease?: HeldLease | undefined }> {
     const record = this.states.get(jobSetPk(key));
     if (record?.lease?.owner !== owner) return { outcome: 'lost' };
     if (record.dirty === reconciledDirty) {
@@ -117,20 +153,28 @@ export class MemoryCheckpointStore implements CheckpointStore {
       record.lastErrorAt = undefined;
       record.reconciled = reconciledDirty;
       record.wakeAt = wakeAt;
-      record.finished = finished === true;
+      record.finished = loop.finished === true;
       record.updatedAt = now;
+      record.pending = [];
+      record.carried = structuredClone((loop.carry ?? []).map((trigger) => definedOnly({ ...trigger })));
+      record.known = loop.known === undefined ? undefined : { ...loop.known };
+      record.snapshot = loop.snapshot;
+      if (loop.inputsDigest !== undefined) record.inputsDigest = loop.inputsDigest;
       return { outcome: 'released' };
     }
     record.lease = { owner, expiresAt: now + ttlMs };
     record.updatedAt = now;
-    return { outcome: 'dirty', lease: { owner, expiresAt: now + ttlMs, dirty: record.dirty } };
+    return { outcome: 'dirty', lease: heldLease(record, owner, now + ttlMs) };
   }
 
   /** failLease: give the lease up with the error; nothing when `owner` no longer holds it. */
-  async failLease(key: JobSetKey, owner: string, error: string, now: number): Promise<void> {
+  async failLease(key: JobSetKey, owner: string, error: string, now: number, inputsDigest?: string): Promise<void> {
     const record = this.states.get(jobSetPk(key));
     if (record?.lease?.owner !== owner) return;
     record.lease = undefined;
+    record.known = undefined;
+    record.snapshot = undefined;
+    if (inputsDigest !== undefined) record.inputsDigest = inputsDigest;
     record.lastError = error;
     record.lastErrorAt = now;
     record.updatedAt = now;
@@ -230,6 +274,11 @@ export class MemoryCheckpointStore implements CheckpointStore {
       wakeAt: undefined,
       finished: false,
       updatedAt: now,
+      pending: [],
+      carried: [],
+      known: undefined,
+      snapshot: undefined,
+      inputsDigest: undefined,
     };
     this.states.set(pk, created);
     return created;

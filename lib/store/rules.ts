@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MAX_JOURNAL_ITEM_CHARS } from '../constants.ts';
-import type { ClusterRecord, JournalEntry, JobSetKey, JobSetState } from './types.ts';
+import type { ClusterRecord, JournalEntry, JournalEvent, JobSetKey, JobSetState } from './types.ts';
 
 /** leaseIsFree: true when nobody holds the lease, the holder let it lapse at or before `now`, or `owner` holds it already. */
 export const leaseIsFree = (
@@ -30,6 +30,13 @@ export const wakeDue = (state: JobSetState, now: number): boolean => state.wakeA
 /** needsResync: the contract's listNeedingResync filter (lib/store/types.ts), one rule per clause. */
 export const needsResync = (state: JobSetState, now: number): boolean =>
   leaseExpired(state, now) || lastPassFailed(state) || dirtyWithoutLease(state) || wakeDue(state, now);
+
+/**
+ * mayBeEcho: whether an event may be dropped as an echo when the state item knows its object at
+ * its resourceVersion — never a deletion (its resourceVersion may be the last one seen of the
+ * object) nor a Sync (it names no version).
+ */
+export const mayBeEcho = (trigger: JournalEvent): boolean => trigger.watchType !== 'DELETED' && trigger.watchType !== 'SYNC' && trigger.resourceVersion !== '';
 
 /** compareJobSetKeys: listing order — cluster, then namespace, then name. */
 export const compareJobSetKeys = (a: JobSetKey, b: JobSetKey): number =>

@@ -58,6 +58,14 @@ export const Attr = {
   finished: 'finished',
   /** Epoch ms; on every item the store writes. */
   updatedAt: 'updatedAt',
+  /** Triggers of the events noted since the last release (list of maps). */
+  pending: 'pending',
+  /** Triggers handled by pass loops that wrote no journal entry (list of maps). */
+  carried: 'carried',
+  /** objectRef → resourceVersion the last pass loop ended knowing (map). */
+  known: 'known',
+  /** The post-write snapshot the last pass loop's process remembers. */
+  snapshot: 'snapshot',
   // Journal items (one per reconcile pass).
   at: 'at',
   plannerVersion: 'plannerVersion',

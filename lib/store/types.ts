@@ -22,6 +22,45 @@ export interface Lease {
   readonly dirty: number;
 }
 
+/**
+ * What a pass loop leaves on the state item for the next one (issue 11): read back by the next
+ * event's write at no extra request.
+ */
+export interface LoopCheckpoint {
+  /**
+   * The resourceVersion of each object the loop ended knowing, keyed by objectRef: an event naming
+   * one of them at that version tells nothing new (the echo of the loop's own write, or a change
+   * it already read) and is dropped by the event's own conditional write. Absent when the loop
+   * could not know every object after its writes.
+   */
+  readonly known?: Readonly<Record<string, string>> | undefined;
+  /** Names the post-write snapshot the loop's process remembers (lib/reconcile/snapshot.ts); absent: none. */
+  readonly snapshot?: string | undefined;
+  /** inputsDigest of the last journal entry written for the JobSet (kept until another entry is written). */
+  readonly inputsDigest?: string | undefined;
+}
+
+/** objectRef: the key of an object in LoopCheckpoint.known — `JobSet/<name>` or `Job/<name>`. */
+export const objectRef = (kind: 'JobSet' | 'Job', name: string): string => `${kind}/${name}`;
+
+/** A lease as its holder sees it: the lease, and what the state item carries for the pass loop. */
+export interface HeldLease extends Lease {
+  /** The triggers of the events noted since the last release, oldest first: the objects that may have changed. */
+  readonly pending: readonly JournalEvent[];
+  /** Triggers earlier loops handled without a journal entry: the next entry names them too. */
+  readonly carried: readonly JournalEvent[];
+  readonly checkpoint: LoopCheckpoint;
+}
+
+/** What noting one event did. */
+export type EventNote =
+  /** The state item already knows the event's object at its resourceVersion: nothing was written. */
+  | { readonly outcome: 'echo' }
+  /** Counted and queued for the holder of the lease. */
+  | { readonly outcome: 'deferred' }
+  /** Counted, queued, and the lease is the caller's. */
+  | { readonly outcome: 'leased'; readonly lease: HeldLease };
+
 /** The per-JobSet state item. */
 export interface JobSetState {
   readonly key: JobSetKey;
@@ -37,6 +76,14 @@ export interface JobSetState {
   /** The last pass left the JobSet finished (Completed or Failed), without ttlSecondsAfterFinished and not being deleted: a full resync re-queues it only now and then (lib/reconcile/resync.ts). */
   readonly finished?: boolean | undefined;
   readonly updatedAt: number;
+}
+
+/** What a released pass loop leaves behind (LoopCheckpoint) and which triggers it carries to the next journal entry. */
+export interface LoopRelease extends LoopCheckpoint {
+  /** Triggers no journal entry of the loop took (its passes changed nothing), at most MAX_CARRIED_TRIGGERS. */
+  readonly carry?: readonly JournalEvent[] | undefined;
+  /** The loop's last pass left the JobSet settled finished (see settledFinished): a full resync may skip it. */
+  readonly finished?: boolean | undefined;
 }
 
 /** Outcome of releasing a lease after a pass loop. */
@@ -145,17 +192,26 @@ export interface ClusterRecord {
 
 /** CheckpointStore: everything the pipeline keeps between invocations. */
 export interface CheckpointStore {
+  /**
+   * noteEvent: one conditional write per event — unless the item knows `trigger`'s object at its
+   * resourceVersion ('echo', nothing written): bump the dirty counter, append the trigger to the
+   * pending list, and take the lease when nobody holds it or it expired ('leased', with what the
+   * item carries) — else 'deferred' (the holder's next release sees the bump).
+   */
+  noteEvent(key: JobSetKey, trigger: JournalEvent, owner: string, now: number, ttlMs: number): Promise<EventNote>;
   /** markDirty: bump the JobSet's dirty counter (creating its item); returns the new value. */
   markDirty(key: JobSetKey, now: number): Promise<number>;
   /**
    * tryAcquireLease: take the lease when nobody holds it, it expired, or `owner` already holds
    * it; returns the lease (with the dirty value to reconcile to) or undefined when held by another.
    */
-  tryAcquireLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<Lease | undefined>;
+  tryAcquireLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<HeldLease | undefined>;
   /**
    * releaseLease: give the lease up if `owner` holds it and the dirty counter still equals
-   * `reconciledDirty` (recording it as reconciled, clearing lastError, setting wakeAt and
-   * `finished`); when the counter moved, renew the lease and return 'dirty' with the new lease.
+   * `reconciledDirty` (recording it as reconciled, clearing lastError, setting wakeAt, replacing
+   * the pending list, keeping `release.carry`, and the checkpoint's known and snapshot by `release`'s,
+   * its inputsDigest when given, and `finished` as `release.finished` says); when the counter moved, renew the lease and return 'dirty' with
+   * the new lease and everything pending.
    */
   releaseLease(
     key: JobSetKey,
@@ -164,10 +220,14 @@ export interface CheckpointStore {
     now: number,
     ttlMs: number,
     wakeAt?: number,
-    finished?: boolean,
-  ): Promise<{ outcome: ReleaseOutcome; lease?: Lease | undefined }>;
-  /** failLease: give the lease up after an error, keeping the JobSet dirty and recording the error (resync retries it). */
-  failLease(key: JobSetKey, owner: string, error: string, now: number): Promise<void>;
+    release?: LoopRelease,
+  ): Promise<{ outcome: ReleaseOutcome; lease?: HeldLease | undefined }>;
+  /**
+   * failLease: give the lease up after an error, keeping the JobSet dirty and recording the error
+   * (resync retries it); the checkpoint's known and snapshot go (the loop's view is not to be
+   * trusted); `inputsDigest`, when given, is the digest of the last journal entry the loop wrote.
+   */
+  failLease(key: JobSetKey, owner: string, error: string, now: number, inputsDigest?: string): Promise<void>;
   /**
    * forgetJobSet: delete the state item of a JobSet that no longer exists, if `owner` holds its
    * lease (so a JobSet re-created meanwhile, whose events bump the item, is not forgotten); its

@@ -15,7 +15,7 @@ import { AlreadyExistsError, ConflictError, ErrorCode, InvalidObjectError, Lineu
 import type { Job, JobSet, JobStatus, PersistentVolumeClaim, Service, Toleration } from '../../lib/jobset/schema.ts';
 import { DEFAULT_PLAN_OPTIONS, plan } from '../../lib/plan/index.ts';
 import type { Action, Plan } from '../../lib/plan/types.ts';
-import type { ClusterGateway } from '../../lib/reconcile/types.ts';
+import type { ClusterGateway, Written } from '../../lib/reconcile/types.ts';
 import { makeJobSet } from '../builders.ts';
 
 /** RecordedEvent: what a case reads back of an Event the gateway emitted. */
@@ -121,7 +121,7 @@ const markSuspended = (world: GatewayWorld, name: string): Promise<Job> =>
 
 /** describeGatewayBehaviour: the whole ClusterGateway contract as tests, against worlds from `makeWorld`. */
 export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void => {
-  const apply = (world: GatewayWorld, jobSetName: string, action: Action): Promise<void> => world.gateway.apply(world.namespace, jobSetName, action, world.now());
+  const apply = (world: GatewayWorld, jobSetName: string, action: Action): Promise<Written | void> => world.gateway.apply(world.namespace, jobSetName, action, world.now());
 
   /** pass: one reconcile pass — observe, plan, apply every action in order. */
   const pass = async (world: GatewayWorld, name: string): Promise<Plan> => {

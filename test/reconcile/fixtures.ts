@@ -8,7 +8,7 @@ import type { JobSet } from '../../lib/jobset/schema.ts';
 import { collectingLog } from '../../lib/log.ts';
 import { DEFAULT_PLAN_OPTIONS } from '../../lib/plan/planner.ts';
 import type { ReconcileDeps } from '../../lib/reconcile/reconcileJobSet.ts';
-import type { ClusterGateway } from '../../lib/reconcile/types.ts';
+import type { ClusterGateway, Written } from '../../lib/reconcile/types.ts';
 import { EMPTY_BEHAVIOUR, resolveBehaviour, type Behaviour } from '../../lib/sim/behaviour.ts';
 import { SimCluster } from '../../lib/sim/cluster.ts';
 import { SIM_EPOCH_MS } from '../../lib/sim/constants.ts';
@@ -34,6 +34,63 @@ export const simWorld = (jobSets: readonly JobSet[], behaviour: Behaviour = EMPT
   for (const jobSet of jobSets) cluster.createJobSet(jobSet, 0);
   const gateway = new SimClusterGateway(cluster);
   return { queue, cluster, gateway, now: () => SIM_EPOCH_MS + queue.now() };
+};
+
+/** Reads: what an answering gateway was asked to read. */
+export interface Reads {
+  /** observe() calls that read everything. */
+  full: number;
+  /** GETs of the JobSet and LISTs of its Jobs by observe() with `since`. */
+  jobSet: number;
+  jobLists: number;
+}
+
+/**
+ * answeringGateway: the simulated cluster behind a gateway that answers as the Kubernetes one
+ * does — each write with the object it left, and observe(since) reading only the JobSet when it
+ * changed and the Jobs when one did — counting what it reads.
+ */
+export const answeringGateway = (world: ReturnType<typeof simWorld>): { gateway: ClusterGateway; reads: Reads } => {
+  const reads: Reads = { full: 0, jobSet: 0, jobLists: 0 };
+  const gateway: ClusterGateway = {
+    observe: async (namespace, name, now, since) => {
+      if (since === undefined) {
+        reads.full += 1;
+        return world.gateway.observe(namespace, name, now);
+      }
+      if (since.jobSetChanged) reads.jobSet += 1;
+      const jobSet = since.jobSetChanged ? world.cluster.getJobSet(namespace, name) : since.observed.jobSet;
+      if (jobSet === undefined) return undefined;
+      if (since.jobs.length > 0) reads.jobLists += 1;
+      const jobs = since.jobs.length > 0 ? structuredClone(world.cluster.jobsOf(namespace, name)) : since.observed.jobs;
+      return { jobSet: structuredClone(jobSet), jobs, service: since.observed.service, now };
+    },
+    apply: async (namespace, name, action, now): Promise<Written | void> => {
+      await world.gateway.apply(namespace, name, action, now);
+      switch (action.kind) {
+        case 'CreateJob':
+        case 'ResumeJob':
+        case 'SuspendJob': {
+          const job = world.cluster.getJob(namespace, action.kind === 'CreateJob' ? (action.job.metadata.name ?? '') : action.name);
+          return job === undefined ? undefined : { kind: 'Job', job: structuredClone(job) };
+        }
+        case 'UpdateJobSetStatus':
+        case 'PatchJobSetAnnotations': {
+          const jobSet = world.cluster.getJobSet(namespace, name);
+          return jobSet === undefined ? undefined : { kind: 'JobSet', jobSet: structuredClone(jobSet) };
+        }
+        case 'CreateService': {
+          const service = world.cluster.getService(namespace, action.service.metadata.name ?? '');
+          return service === undefined ? undefined : { kind: 'Service', service: structuredClone(service) };
+        }
+        case 'EmitEvent':
+          return { kind: 'Unchanged' };
+        default:
+          return undefined;
+      }
+    },
+  };
+  return { gateway, reads };
 };
 
 /** reconcileDeps: deps over one registered cluster, logging into `lines`. */

@@ -13,7 +13,9 @@ import {
   packInputs,
   unpackInputs,
 } from '../../lib/reconcile/journal.ts';
+import { UnavailableError } from '../../lib/errors.ts';
 import { handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';
+import type { ClusterGateway } from '../../lib/reconcile/types.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
 import type { JournalEntry } from '../../lib/store/types.ts';
 import { CLUSTER, detailFor, reconcileDeps, simWorld, story2 } from './fixtures.ts';
@@ -81,10 +83,42 @@ describe('reconcile/journal: one entry per pass', () => {
     );
   });
 
-  it('stores inputs when they changed and refers to them by digest when they did not', async () => {
+  it('stores inputs when they changed and refers to them by digest when they did not, across processes', async () => {
+    const world = simWorld([story2()]);
+    const store = new MemoryCheckpointStore();
+    // Process 1's first write fails for good (not a conflict): its entry records the error and
+    // the event is retried — by process 2, which plans on the same inputs.
+    let failures = 1;
+    const failing: ClusterGateway = {
+      observe: (namespace, name, now) => world.gateway.observe(namespace, name, now),
+      apply: (namespace, name, action, now) => (failures-- > 0 ? Promise.reject(new UnavailableError('api server down')) : world.gateway.apply(namespace, name, action, now)),
+    };
+    const event = { source: `lineup.${CLUSTER}`, detail: { ...detailFor(NAME), resourceVersion: '1' }, id: 'event-0', detailType: 'JobSet Changed' };
+    const first = reconcileDeps(store, failing, world.now, 'process-1', { inputsMemory: new InputsMemory() });
+    await assert.rejects(handleEvent(event, first.deps), /api server down/);
+    const second = reconcileDeps(store, failing, world.now, 'process-2', { inputsMemory: new InputsMemory() });
+    assert.equal(await handleEvent(event, second.deps), 'reconciled');
+    const entries = await store.listJournal(key);
+    assert.deepEqual(
+      entries.map((entry) => [entry.inputsKept, entry.inputs !== undefined, entry.error]),
+      [
+        ['stored', true, 'api server down'],
+        ['unchanged', false, undefined],
+      ],
+    );
+    assert.equal(entries[1]?.inputsDigest, entries[0]?.inputsDigest);
+    const replanned = observedOfEntry(entries, 1);
+    assert.ok(typeof replanned !== 'string', String(replanned));
+    assert.deepEqual(journalActionsOf(plan(replanned, DEFAULT_PLAN_OPTIONS)), entries[1]?.actions);
+  });
+
+  it('a startup writes an entry only for the passes that changed something, and one that shows how it ended', async () => {
     const entries = await startup();
-    const kept = entries.map((entry) => entry.inputsKept);
-    assert.ok(kept.includes('stored') && kept.includes('unchanged'), kept.join(','));
+    assert.ok(entries.slice(0, -1).every((entry) => entry.actions.length > 0));
+    const last = entries.at(-1);
+    assert.deepEqual(last?.actions, []);
+    const ended = observedOfEntry(entries, entries.length - 1);
+    assert.ok(typeof ended !== 'string' && ended.jobSet.status?.terminalState === 'Completed', 'the last entry shows the JobSet completed');
     for (const [index, entry] of entries.entries()) {
       const previous = entries[index - 1];
       assert.equal(entry.inputsKept, previous?.inputsDigest === entry.inputsDigest ? 'unchanged' : 'stored', `entry ${index}`);
@@ -122,27 +156,34 @@ describe('reconcile/journal: one entry per pass', () => {
     assert.throws(() => unpackInputs(wrong), /^InvalidInputError: recorded inputs do not parse: jobs: /);
   });
 
-  it('InputsMemory forgets the least recently written JobSet first', () => {
+  it('InputsMemory recalls a snapshot only under the token it was kept with, and forgets the least recently kept JobSet first', () => {
     const memory = new InputsMemory(2);
     const a = { cluster: 'c', namespace: 'n', name: 'a' };
     const b = { ...a, name: 'b' };
     const c = { ...a, name: 'c' };
-    memory.remember(a, '1');
-    memory.remember(b, '2');
-    memory.remember(a, '3');
-    memory.remember(c, '4');
-    assert.equal(memory.last(a), '3');
-    assert.equal(memory.last(b), undefined);
-    assert.equal(memory.last(c), '4');
+    const observed = (now: number) => ({ jobSet: story2(), jobs: [], service: undefined, now });
+    const first = memory.keep(a, { observed: observed(1), wakeAt: undefined, settled: true });
+    memory.keep(b, { observed: observed(2), wakeAt: 7, settled: true });
+    const third = memory.keep(a, { observed: observed(3), wakeAt: 9, settled: true });
+    const fourth = memory.keep(c, { observed: observed(4), wakeAt: undefined, settled: true });
+    assert.equal(memory.recall(a, first), undefined, 'a later snapshot replaced it');
+    assert.deepEqual(memory.recall(a, third), { observed: observed(3), wakeAt: 9, settled: true });
+    assert.equal(memory.recall(b, memory.keep(c, { observed: observed(5), wakeAt: undefined, settled: true })), undefined, 'b was forgotten, and a token of c is not b\'s');
+    assert.equal(memory.recall(c, fourth), undefined);
+    assert.equal(memory.recall(a, undefined), undefined);
+    assert.notEqual(new InputsMemory().keep(a, { observed: observed(1), wakeAt: undefined, settled: true }), first, 'another process never makes the same token');
   });
 
-  it('without a memory every entry stores its inputs; the digest covers content, not key order', () => {
+  it('an entry stores its inputs unless the previous entry has the same digest; the digest covers content, not key order', () => {
     const jobSet = story2();
     const observed = { jobSet, jobs: [], service: undefined, now: 5 };
     const result = plan(observed, { controllerName: 'lineup.dev/controller', claimUnmanaged: false });
     const pass = { key, observed, planOptions: DEFAULT_PLAN_OPTIONS, plan: result, applied: true, triggers: [], timings: { passStartedAt: 5, writesDoneAt: 6 } };
-    assert.equal(journalEntryOf(pass, undefined).inputsKept, 'stored');
-    assert.equal(journalEntryOf(pass, undefined).inputsKept, 'stored');
+    const stored = journalEntryOf(pass, undefined);
+    assert.equal(stored.inputsKept, 'stored');
+    assert.equal(journalEntryOf(pass, 'another').inputsKept, 'stored');
+    const referenced = journalEntryOf(pass, stored.inputsDigest);
+    assert.deepEqual([referenced.inputsKept, referenced.inputs, referenced.inputsDigest], ['unchanged', undefined, stored.inputsDigest]);
     const reordered = JSON.parse(canonicalJson(jobSet)) as typeof jobSet;
     assert.equal(inputsDigest(inputsOf({ ...observed, jobSet: reordered })), inputsDigest(inputsOf(observed)));
     assert.notEqual(inputsDigest(inputsOf({ ...observed, jobSet: { ...jobSet, spec: { ...jobSet.spec, suspend: true } } })), inputsDigest(inputsOf(observed)));

@@ -3,10 +3,11 @@ import { describe, it } from 'node:test';
 import { CounterName } from '../../lib/counters.ts';
 import { ConflictError, UnavailableError } from '../../lib/errors.ts';
 import type { Action } from '../../lib/plan/types.ts';
+import { InputsMemory } from '../../lib/reconcile/journal.ts';
 import { handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';
 import type { ClusterGateway } from '../../lib/reconcile/types.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
-import { CLUSTER, detailFor, reconcileDeps, simWorld, story2 } from './fixtures.ts';
+import { CLUSTER, answeringGateway, detailFor, reconcileDeps, simWorld, story2 } from './fixtures.ts';
 
 const key = { cluster: CLUSTER, namespace: 'default', name: 'messagequeue-driver-worker' };
 const NAME = key.name;
@@ -154,5 +155,109 @@ describe('reconcile/reconcileJobSet', () => {
     const { deps } = reconcileDeps(store, world.gateway, world.now);
     assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor('gone') }, deps), 'gone');
     assert.equal(await store.getState({ cluster: CLUSTER, namespace: 'default', name: 'gone' }), undefined);
+  });
+
+  describe('a pass starts from what the last loop left and reads only what changed (issue 11)', () => {
+    /** jobEvent: a Job Changed event about `job` at its current resourceVersion in the simulated cluster. */
+    const jobEvent = (world: ReturnType<typeof simWorld>, job: string, id: string) => ({
+      source: `lineup.${CLUSTER}`,
+      detail: detailFor(NAME, { kind: 'Job', name: job, resourceVersion: world.cluster.getJob('default', job)?.metadata.resourceVersion ?? '' }),
+      id,
+      detailType: 'Job Changed',
+    });
+    const MQ = `${NAME}-messagequeue-0`;
+
+    it('plans on its writes\' answers when their echoes come, reading nothing, and once settled drops further echoes in one store write each', async () => {
+      const world = simWorld([story2()]);
+      const { gateway, reads } = answeringGateway(world);
+      const store = new MemoryCheckpointStore();
+      const { deps, counters } = reconcileDeps(store, gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
+      assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME), id: 'created' }, deps), 'reconciled');
+      assert.equal(counters.get(CounterName.Passes), 1);
+      const outcomes: string[] = [];
+      for (const job of world.cluster.jobsOf('default', NAME)) outcomes.push(await handleEvent(jobEvent(world, job.metadata.name ?? '', `echo-${job.metadata.name}`), deps));
+      assert.deepEqual(reads, { full: 1, jobSet: 0, jobLists: 0 }, 'one full read; the echoes name what the writes answered');
+      assert.deepEqual(outcomes, ['reconciled', 'reconciled', 'echo', 'echo', 'echo'], 'a pass that counts the Jobs in the status, one that finds nothing to do, then echoes');
+      assert.equal(counters.get(CounterName.Echoes), 3);
+      assert.equal(counters.get(CounterName.Passes), 3);
+      const entries = await store.listJournal(key);
+      assert.deepEqual(
+        entries.map((entry) => [entry.triggers.map((trigger) => trigger.id), entry.actions.map((action) => action.kind).at(-2)]),
+        [
+          [['created'], 'UpdateJobSetStatus'],
+          [[`echo-${NAME}-messagequeue-0`], undefined],
+        ],
+        'the pass that changed nothing wrote no entry',
+      );
+      const dirty = (await store.getState(key))?.dirty;
+      assert.equal(await handleEvent(jobEvent(world, `${NAME}-worker-1`, 'again'), deps), 'echo');
+      assert.equal((await store.getState(key))?.dirty, dirty, 'an echo writes nothing');
+    });
+
+    it("reads only the Jobs when an event names one, and the pass's entry names the events of the passes that changed nothing", async () => {
+      const world = simWorld([story2()]);
+      const { gateway, reads } = answeringGateway(world);
+      const store = new MemoryCheckpointStore();
+      const { deps } = reconcileDeps(store, gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
+      await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME), id: 'created' }, deps);
+      for (const job of world.cluster.jobsOf('default', NAME)) await handleEvent(jobEvent(world, job.metadata.name ?? '', `echo-${job.metadata.name}`), deps);
+      const startEntries = (await store.listJournal(key)).length;
+      // The Job controller marks the suspended driver Suspended: a change, but nothing to do.
+      const driver = `${NAME}-driver-0`;
+      world.cluster.writeJobStatus('default', driver, { ...world.cluster.getJob('default', driver)?.status, conditions: [{ type: 'Suspended', status: 'True' }] }, world.queue.now());
+      assert.equal(await handleEvent(jobEvent(world, driver, 'driver-suspended'), deps), 'reconciled');
+      assert.equal((await store.listJournal(key)).length, startEntries, 'nothing changed: no entry');
+      // The messagequeue becomes ready: its event opens the drivers' gate.
+      world.cluster.writeJobStatus('default', MQ, { ...world.cluster.getJob('default', MQ)?.status, active: 1, ready: 1 }, world.queue.now());
+      assert.equal(await handleEvent(jobEvent(world, MQ, 'mq-ready'), deps), 'reconciled');
+      assert.deepEqual(reads, { full: 1, jobSet: 0, jobLists: 2 }, 'a LIST of the Jobs for each event naming one, nothing else');
+      const entries = await store.listJournal(key);
+      const opened = entries.find((entry) => entry.actions.some((action) => action.kind === 'ResumeJob'));
+      assert.deepEqual(opened?.triggers.map((trigger) => trigger.id).filter((id) => id?.startsWith('echo-') !== true), ['mq-ready', 'driver-suspended']);
+      assert.ok(opened?.timings.receivedAt !== undefined, "the handled event's hops are the entry's");
+      assert.deepEqual(opened?.actions.filter((action) => action.kind === 'ResumeJob').map((action) => action.target), [`${NAME}-driver-0`, `${NAME}-driver-1`]);
+    });
+
+    it('a deferred event is taken into the holder\'s next pass, and named by the entry that pass writes', async () => {
+      const world = simWorld([story2()]);
+      const { gateway } = answeringGateway(world);
+      // The holder's first release waits until the test lets it go.
+      let open: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      let reachedRelease: () => void = () => undefined;
+      const atRelease = new Promise<void>((resolve) => {
+        reachedRelease = resolve;
+      });
+      class SlowReleaseStore extends MemoryCheckpointStore {
+        private first = true;
+        override async releaseLease(...args: Parameters<MemoryCheckpointStore['releaseLease']>) {
+          if (this.first) {
+            this.first = false;
+            reachedRelease();
+            await gate;
+          }
+          return super.releaseLease(...args);
+        }
+      }
+      const store = new SlowReleaseStore();
+      const holder = reconcileDeps(store, gateway, world.now, 'holder', { inputsMemory: new InputsMemory() });
+      const other = reconcileDeps(store, gateway, world.now, 'other', { inputsMemory: new InputsMemory() });
+      const first = handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME), id: 'created' }, holder.deps);
+      await atRelease;
+      // The holder's passes are done; before it releases, the user suspends the JobSet.
+      world.cluster.setJobSetSuspend('default', NAME, true, world.queue.now());
+      const rv = world.cluster.getJobSet('default', NAME)?.metadata.resourceVersion ?? '';
+      assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME, { resourceVersion: rv }), id: 'suspended' }, other.deps), 'deferred');
+      open();
+      assert.equal(await first, 'reconciled');
+      const entries = await store.listJournal(key);
+      const suspending = entries.find((entry) => entry.actions.some((action) => action.code === 'JobSetSuspended'));
+      assert.deepEqual(suspending?.triggers.map((trigger) => trigger.id), ['suspended']);
+      assert.equal(suspending?.timings.receivedAt, undefined, "its hops were the deferring invocation's");
+      const state = await store.getState(key);
+      assert.equal(state?.reconciled, state?.dirty);
+    });
   });
 });

@@ -171,11 +171,11 @@ describe('reconcile/resync: the safety net, and finished JobSets', () => {
     const owner = 'me';
     await store.markDirty(key, 1_000);
     const lease = await store.tryAcquireLease(key, owner, 1_000, 60_000);
-    assert.equal((await store.releaseLease(key, owner, lease?.dirty ?? 0, 1_000, 60_000, undefined, true)).outcome, 'released');
+    assert.equal((await store.releaseLease(key, owner, lease?.dirty ?? 0, 1_000, 60_000, undefined, { finished: true })).outcome, 'released');
     assert.equal((await store.getState(key))?.finished, true);
     await store.markDirty(key, 2_000);
     const again = await store.tryAcquireLease(key, owner, 2_000, 60_000);
-    await store.releaseLease(key, owner, again?.dirty ?? 0, 2_000, 60_000, undefined, false);
+    await store.releaseLease(key, owner, again?.dirty ?? 0, 2_000, 60_000, undefined, { finished: false });
     assert.equal((await store.getState(key))?.finished, undefined);
   });
 });

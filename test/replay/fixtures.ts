@@ -28,7 +28,7 @@ export const recordStartup = async (
   for (let step = 0; step < steps; step += 1) {
     outside(step, world);
     const outcome = await handleEvent(
-      { source: `lineup.${CLUSTER}`, detail: { ...detailFor(NAME), resourceVersion: String(step + 1) }, id: `event-${step}`, detailType: 'JobSet Changed', time: new Date(world.now()).toISOString() },
+      { source: `lineup.${CLUSTER}`, detail: { ...detailFor(NAME), resourceVersion: `recorder-${step}` }, id: `event-${step}`, detailType: 'JobSet Changed', time: new Date(world.now()).toISOString() },
       deps,
     );
     if (outcome === 'gone') return;

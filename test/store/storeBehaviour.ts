@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { MAX_JOURNAL_ITEM_CHARS } from '../../lib/constants.ts';
-import type { CheckpointStore, ClusterRecord, JournalEntry, JobSetKey, Lease } from '../../lib/store/types.ts';
+import type { CheckpointStore, ClusterRecord, JournalEntry, JournalEvent, JobSetKey, Lease } from '../../lib/store/types.ts';
 
 /** StoreFactory: a fresh, empty store for one test. */
 export type StoreFactory = () => Promise<CheckpointStore>;
@@ -107,6 +107,102 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     });
   });
 
+  describe('noteEvent', () => {
+    const trigger = (name: string, resourceVersion: string, kind: 'Job' | 'JobSet' = 'Job'): JournalEvent => ({
+      id: `event-${name}-${resourceVersion}`,
+      detailType: kind === 'Job' ? 'Job Changed' : 'JobSet Changed',
+      kind,
+      name,
+      resourceVersion,
+      watchType: 'MODIFIED',
+      time: T0,
+    });
+
+    it('counts the event, queues its trigger and takes a free lease in one write', async () => {
+      const store = await makeStore();
+      const key = jobSet('js');
+      const note = await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
+      assert.deepEqual(note, { outcome: 'leased', lease: { owner: 'r1', expiresAt: T0 + TTL, dirty: 1, pending: [trigger('js-a-0', '7')], carried: [], checkpoint: {} } });
+      assert.deepEqual(await store.getState(key), { key, dirty: 1, reconciled: 0, lease: { owner: 'r1', expiresAt: T0 + TTL }, updatedAt: T0 });
+    });
+
+    it('defers to a live holder, and the holder finds the deferred trigger when it cannot release', async () => {
+      const store = await makeStore();
+      const key = jobSet('js');
+      const first = await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
+      assert.equal(first.outcome, 'leased');
+      assert.deepEqual(await store.noteEvent(key, trigger('js-a-1', '8'), 'r2', T0 + TTL - 1, TTL), { outcome: 'deferred' });
+      const released = await store.releaseLease(key, 'r1', 1, T0 + 10, TTL);
+      assert.equal(released.outcome, 'dirty');
+      assert.deepEqual(released.lease?.pending, [trigger('js-a-0', '7'), trigger('js-a-1', '8')]);
+      assert.equal(released.lease?.dirty, 2);
+      assert.deepEqual(await store.releaseLease(key, 'r1', 2, T0 + 20, TTL), { outcome: 'released' });
+    });
+
+    it("takes over a lease its holder let lapse", async () => {
+      const store = await makeStore();
+      const key = jobSet('js');
+      await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
+      const note = await store.noteEvent(key, trigger('js-a-0', '9'), 'r2', T0 + TTL, TTL);
+      assert.equal(note.outcome, 'leased');
+      assert.deepEqual(note.outcome === 'leased' ? [note.lease.owner, note.lease.dirty, note.lease.pending.length] : [], ['r2', 2, 2]);
+      assert.equal((await store.getState(key))?.lease?.owner, 'r2');
+    });
+
+    it('drops an event whose object the last release knew at that resourceVersion, writing nothing', async () => {
+      const store = await makeStore();
+      const key = jobSet('js');
+      await store.noteEvent(key, trigger('js', '3', 'JobSet'), 'r1', T0, TTL);
+      const known = { 'JobSet/js': '5', 'Job/js-a-0': '7' };
+      assert.deepEqual(await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { known, snapshot: 'token-1', inputsDigest: 'digest-1' }), { outcome: 'released' });
+      const before = await store.getState(key);
+      assert.deepEqual(await store.noteEvent(key, trigger('js-a-0', '7'), 'r2', T0 + 20, TTL), { outcome: 'echo' });
+      assert.deepEqual(await store.noteEvent(key, trigger('js', '5', 'JobSet'), 'r2', T0 + 20, TTL), { outcome: 'echo' });
+      assert.deepEqual(await store.getState(key), before);
+      const note = await store.noteEvent(key, trigger('js-a-0', '8'), 'r2', T0 + 30, TTL);
+      assert.deepEqual(note, {
+        outcome: 'leased',
+        lease: { owner: 'r2', expiresAt: T0 + 30 + TTL, dirty: 2, pending: [trigger('js-a-0', '8')], carried: [], checkpoint: { known, snapshot: 'token-1', inputsDigest: 'digest-1' } },
+      });
+    });
+
+    it('never takes a Sync (no resourceVersion), a deletion or another object for an echo', async () => {
+      const store = await makeStore();
+      const key = jobSet('js');
+      await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
+      await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { known: { 'Job/js-a-0': '7', 'JobSet/js': '' } });
+      const sync: JournalEvent = { detailType: 'JobSet Sync', kind: 'JobSet', name: 'js', resourceVersion: '', watchType: 'SYNC' };
+      assert.equal((await store.noteEvent(key, sync, 'r2', T0 + 20, TTL)).outcome, 'leased');
+      assert.equal((await store.noteEvent(key, trigger('js-a-1', '7'), 'r3', T0 + 20, TTL)).outcome, 'deferred');
+      assert.equal((await store.noteEvent(key, { ...trigger('js-a-0', '7'), watchType: 'DELETED' }, 'r3', T0 + 20, TTL)).outcome, 'deferred');
+      assert.equal((await store.getState(key))?.dirty, 4);
+    });
+
+    it('carries the triggers a release hands over, forgets known and snapshot not given again, keeps the last inputs digest', async () => {
+      const store = await makeStore();
+      const key = jobSet('js');
+      await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
+      await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { carry: [trigger('js-a-0', '7')], known: { 'Job/js-a-0': '7' }, snapshot: 's1', inputsDigest: 'd1' });
+      const second = await store.noteEvent(key, trigger('js-a-1', '2'), 'r2', T0 + 20, TTL);
+      assert.deepEqual(second.outcome === 'leased' ? [second.lease.pending, second.lease.carried] : [], [[trigger('js-a-1', '2')], [trigger('js-a-0', '7')]]);
+      await store.releaseLease(key, 'r2', 2, T0 + 30, TTL);
+      const third = await store.noteEvent(key, trigger('js-a-0', '7'), 'r3', T0 + 40, TTL);
+      assert.deepEqual(third.outcome === 'leased' ? [third.lease.pending, third.lease.carried, third.lease.checkpoint] : [], [[trigger('js-a-0', '7')], [], { inputsDigest: 'd1' }]);
+    });
+
+    it('after failLease takes no event for an echo: the failed loop\'s view is not trusted', async () => {
+      const store = await makeStore();
+      const key = jobSet('js');
+      await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
+      await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { known: { 'Job/js-a-0': '7' }, snapshot: 's1' });
+      await store.noteEvent(key, trigger('js-a-0', '8'), 'r2', T0 + 20, TTL);
+      await store.failLease(key, 'r2', 'boom', T0 + 30, 'digest-of-the-failed-pass');
+      const note = await store.noteEvent(key, trigger('js-a-0', '7'), 'r3', T0 + 40, TTL);
+      assert.equal(note.outcome, 'leased');
+      assert.deepEqual(note.outcome === 'leased' ? note.lease.checkpoint : undefined, { inputsDigest: 'digest-of-the-failed-pass' });
+    });
+  });
+
   describe('tryAcquireLease', () => {
     it('takes a free lease and returns the dirty value to reconcile to', async () => {
       const store = await makeStore();
@@ -114,7 +210,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       await store.markDirty(key, T0);
       await store.markDirty(key, T0);
       const lease = await store.tryAcquireLease(key, 'r1', T0 + 5, TTL);
-      assert.deepEqual(lease, { owner: 'r1', expiresAt: T0 + 5 + TTL, dirty: 2 });
+      assert.deepEqual(lease, { owner: 'r1', expiresAt: T0 + 5 + TTL, dirty: 2, pending: [], carried: [], checkpoint: {} });
       assert.deepEqual((await store.getState(key))?.lease, { owner: 'r1', expiresAt: T0 + 5 + TTL });
     });
 
@@ -124,7 +220,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       await store.markDirty(key, T0);
       await store.tryAcquireLease(key, 'r1', T0, TTL);
       assert.equal(await store.tryAcquireLease(key, 'r2', T0 + TTL - 1, TTL), undefined);
-      assert.deepEqual(await store.tryAcquireLease(key, 'r2', T0 + TTL, TTL), { owner: 'r2', expiresAt: T0 + 2 * TTL, dirty: 1 });
+      assert.deepEqual(await store.tryAcquireLease(key, 'r2', T0 + TTL, TTL), { owner: 'r2', expiresAt: T0 + 2 * TTL, dirty: 1, pending: [], carried: [], checkpoint: {} });
       assert.equal((await store.getState(key))?.lease?.owner, 'r2');
     });
 
@@ -133,13 +229,13 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       const key = jobSet('js');
       await store.markDirty(key, T0);
       await store.tryAcquireLease(key, 'r1', T0, TTL);
-      assert.deepEqual(await store.tryAcquireLease(key, 'r1', T0 + 10, TTL), { owner: 'r1', expiresAt: T0 + 10 + TTL, dirty: 1 });
+      assert.deepEqual(await store.tryAcquireLease(key, 'r1', T0 + 10, TTL), { owner: 'r1', expiresAt: T0 + 10 + TTL, dirty: 1, pending: [], carried: [], checkpoint: {} });
     });
 
     it('takes the lease of a JobSet never marked dirty, at dirty 0', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      assert.deepEqual(await store.tryAcquireLease(key, 'r1', T0, TTL), { owner: 'r1', expiresAt: T0 + TTL, dirty: 0 });
+      assert.deepEqual(await store.tryAcquireLease(key, 'r1', T0, TTL), { owner: 'r1', expiresAt: T0 + TTL, dirty: 0, pending: [], carried: [], checkpoint: {} });
       assert.deepEqual(await store.getState(key), {
         key,
         dirty: 0,
@@ -170,7 +266,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       await store.markDirty(key, T0 + 50); // an event arrives mid-pass
       assert.equal(await store.tryAcquireLease(key, 'r2', T0 + 50, TTL), undefined); // its invocation defers
       const released = await store.releaseLease(key, 'r1', lease.dirty, T0 + 100, TTL);
-      assert.deepEqual(released, { outcome: 'dirty', lease: { owner: 'r1', expiresAt: T0 + 100 + TTL, dirty: 2 } });
+      assert.deepEqual(released, { outcome: 'dirty', lease: { owner: 'r1', expiresAt: T0 + 100 + TTL, dirty: 2, pending: [], carried: [], checkpoint: {} } });
       const state = await store.getState(key);
       assert.equal(state?.reconciled, 0);
       assert.deepEqual(state?.lease, { owner: 'r1', expiresAt: T0 + 100 + TTL });

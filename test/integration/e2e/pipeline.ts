@@ -53,7 +53,7 @@ import type { ReconcileDeps } from '../../../lib/reconcile/reconcileJobSet.ts';
 import { resync } from '../../../lib/reconcile/resync.ts';
 import { InputsMemory } from '../../../lib/reconcile/journal.ts';
 import { makeSqsBatchHandler } from '../../../lib/reconcile/sqsBatch.ts';
-import type { ClusterGateway, ClusterResolver } from '../../../lib/reconcile/types.ts';
+import type { ClusterGateway, ClusterResolver, ObserveSince, Written } from '../../../lib/reconcile/types.ts';
 import { DynamoCheckpointStore } from '../../../lib/store/dynamoStore.ts';
 import { ensureCheckpointTable } from '../../../lib/store/embedded.ts';
 import type { ClusterRecord, JournalEntry, JobSetKey } from '../../../lib/store/types.ts';
@@ -219,11 +219,11 @@ class MortalGateway implements ClusterGateway {
     this.onWrite = onWrite;
   }
 
-  observe(namespace: string, name: string, now: number): Promise<Observed | undefined> {
-    return this.reconciler.killed ? never() : this.inner.observe(namespace, name, now);
+  observe(namespace: string, name: string, now: number, since?: ObserveSince): Promise<Observed | undefined> {
+    return this.reconciler.killed ? never() : this.inner.observe(namespace, name, now, since);
   }
 
-  apply(namespace: string, jobSetName: string, action: Action, now: number): Promise<void> {
+  apply(namespace: string, jobSetName: string, action: Action, now: number): Promise<Written | void> {
     if (this.reconciler.killed || this.onWrite(namespace, action) === 'die') return never();
     return this.inner.apply(namespace, jobSetName, action, now);
   }

@@ -15,6 +15,9 @@ import type { Job, JobSet, Toleration } from '../../../lib/jobset/schema.ts';
 import { actionVerbs, KubeClusterGateway, observeVerbs } from '../../../lib/k8s/gateway.ts';
 import { DEFAULT_PLAN_OPTIONS, plan } from '../../../lib/plan/index.ts';
 import type { Action, ActionKind, Plan } from '../../../lib/plan/types.ts';
+import { inputsOf } from '../../../lib/reconcile/journal.ts';
+import { afterWrites } from '../../../lib/reconcile/snapshot.ts';
+import type { Written } from '../../../lib/reconcile/types.ts';
 import { makeJobSet } from '../../builders.ts';
 import type { KubeServer } from '../harness/index.ts';
 import { jobNamed as childLikeJob } from '../../k8s/gatewayBehaviour.ts';
@@ -55,7 +58,7 @@ describe('KubeClusterGateway against kube-apiserver', () => {
       used.set(key, verbs);
     }
   };
-  const apply = (jobSetName: string, action: Action): Promise<void> => recordVerbs(action.kind, () => gateway.apply(NS, jobSetName, action, Date.now()));
+  const apply = (jobSetName: string, action: Action): Promise<Written | void> => recordVerbs(action.kind, () => gateway.apply(NS, jobSetName, action, Date.now()));
   const observe = (name: string) => recordVerbs('observe', () => gateway.observe(NS, name, Date.now()));
   /** pass: one reconcile pass — observe, plan, apply every action in order. */
   const pass = async (name: string): Promise<Plan> => {
@@ -139,6 +142,48 @@ describe('KubeClusterGateway against kube-apiserver', () => {
       third.actions.filter((action) => action.kind === 'CreateJob' || action.kind === 'ResumeJob' || action.kind === 'CreateService'),
       [],
     );
+  });
+
+  it('answers each write with what it left, and observe(since) reads the JobSet only when it changed and the Jobs only when one did', async () => {
+    // Prepare + Act: a first pass, keeping what each write answered.
+    const name = 'answers';
+    await admin.createExampleJobSet('story1-driver-ready-worker-start.yaml', name, NS);
+    const observed = await observe(name);
+    assert.ok(observed);
+    const decided = plan(observed, DEFAULT_PLAN_OPTIONS);
+    const written: (Written | void)[] = [];
+    for (const action of decided.actions) written.push(await apply(name, action));
+    // Assess: every write but the Event answered with the object as the server stored it.
+    const driverName = `${name}-driver-0`;
+    const answeredDriver = written.find((w) => w?.kind === 'Job' && w.job.metadata.name === driverName);
+    assert.ok(answeredDriver?.kind === 'Job');
+    assert.equal(answeredDriver.job.metadata.resourceVersion, (await admin.job(NS, driverName)).metadata.resourceVersion);
+    assert.ok(written.some((w) => w?.kind === 'Service' && w.service.metadata.name === name));
+    assert.ok(written.some((w) => w?.kind === 'Unchanged'), 'the Event changed nothing a pass reads');
+    const snapshot = afterWrites(observed, written);
+    assert.ok(snapshot, 'every write answered');
+    const requests = () => Object.entries(counters.snapshot()).filter(([counter]) => counter.startsWith(CounterName.KubePrefix)).reduce((sum, [, count]) => sum + count, 0);
+
+    // Act + Assess: nothing changed — nothing read, and the snapshot is what a full read sees.
+    let before = requests();
+    const unchanged = await gateway.observe(NS, name, Date.now(), { observed: snapshot, jobSetChanged: false, jobs: [] });
+    assert.equal(requests() - before, 0);
+    const full = await observe(name);
+    assert.ok(unchanged && full);
+    assert.deepEqual(inputsOf(unchanged), inputsOf(full), 'the answers are what the server holds');
+
+    // Act + Assess: the driver turns ready — one LIST of the Jobs, the JobSet and Service as held.
+    await admin.writeJobStatus(NS, driverName, () => ({ startTime: nowSeconds(), active: 1, ready: 1 }));
+    before = requests();
+    const changed = await recordVerbs('observe', () => gateway.observe(NS, name, Date.now(), { observed: snapshot, jobSetChanged: false, jobs: [driverName] }));
+    assert.equal(requests() - before, 1, 'one LIST');
+    assert.equal(changed?.jobs.find((job) => job.metadata.name === driverName)?.status?.ready, 1);
+    assert.deepEqual(changed?.jobs.map((job) => job.metadata.name), full.jobs.map((job) => job.metadata.name));
+    assert.equal(changed?.jobSet, snapshot.jobSet);
+    before = requests();
+    const jobSetRead = await recordVerbs('observe', () => gateway.observe(NS, name, Date.now(), { observed: snapshot, jobSetChanged: true, jobs: [] }));
+    assert.equal(requests() - before, 1, 'one GET of the JobSet');
+    assert.equal(jobSetRead?.jobSet.metadata.resourceVersion, full.jobSet.metadata.resourceVersion);
   });
 
   it('CreateJob of an existing name fails with AlreadyExistsError; CreateService of an existing Service succeeds', async () => {
