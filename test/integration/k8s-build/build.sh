@@ -106,7 +106,7 @@ run_go() {
     die "$label: go $* failed after $((SECONDS - started))s (log tail above)"
   fi
   go_pid=
-  [[ -x $produced ]] || die "$label: go $1 succeeded but wrote no $produced"
+  [[ -f $produced && -x $produced ]] || die "$label: go $1 succeeded but wrote no executable $produced"
   mkdir -p "$(dirname "$out")"
   mv "$produced" "$out.tmp"
   mv "$out.tmp" "$out"
@@ -150,8 +150,10 @@ build_kube() {
   local component=$1 out
   out=$(binary_path "$component")
   kube_module
-  run_go "$component" "$kube_module_dir" "$work/$component" "$out" "$here/kube-apiserver/go.sum" -- \
-    build -mod=mod -v -trimpath -ldflags "$kube_ldflags" -o "$work/$component" "k8s.io/kubernetes/cmd/$component"
+  # Not "$work/$component": "$work/kube-apiserver" is the module itself.
+  local produced="$work/bin/$component"
+  run_go "$component" "$kube_module_dir" "$produced" "$out" "$here/kube-apiserver/go.sum" -- \
+    build -mod=mod -v -trimpath -ldflags "$kube_ldflags" -o "$produced" "k8s.io/kubernetes/cmd/$component"
 }
 
 build_etcd() {
@@ -162,8 +164,8 @@ build_etcd() {
   [[ -f $here/etcd/go.sum ]] && cp "$here/etcd/go.sum" "$mod/go.sum"
   grep -q "go.etcd.io/etcd/server/v3 $ETCD_VERSION\$" "$mod/go.mod" \
     || die "etcd/go.mod does not require go.etcd.io/etcd/server/v3 $ETCD_VERSION (versions.env); update one of them"
-  run_go etcd "$mod" "$work/etcd-bin" "$out" "$here/etcd/go.sum" -- \
-    build -mod=mod -v -trimpath -ldflags "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$ETCD_VERSION" -o "$work/etcd-bin" go.etcd.io/etcd/server/v3
+  run_go etcd "$mod" "$work/bin/etcd" "$out" "$here/etcd/go.sum" -- \
+    build -mod=mod -v -trimpath -ldflags "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$ETCD_VERSION" -o "$work/bin/etcd" go.etcd.io/etcd/server/v3
 }
 
 # build_kwok: `go install pkg@version` builds in module mode from kwok's own go.mod and go.sum
