@@ -176,6 +176,18 @@ export const settledFinished = (observed: Observed, plan: Plan): boolean => {
 };
 
 /**
+ * changedFromOutside: the JobSet's spec (suspend included) or its deletion differs from what the
+ * loop last saw — a person's doing, which a pass journals even when it changes nothing, so that
+ * `lineup history` shows it and `replay --perturb` can re-enact it. A loop that starts from nothing
+ * cannot compare: it journals when an event about the JobSet itself woke it (the forwarder sends
+ * those for a spec, suspend, deletion, restart or terminal change only, so they are few).
+ */
+const changedFromOutside = (before: Observed | undefined, now: Observed, triggers: readonly JournalEvent[]): boolean =>
+  before === undefined
+    ? triggers.some((trigger) => trigger.kind === 'JobSet' && trigger.watchType !== 'SYNC')
+    : before.jobSet.metadata.deletionTimestamp !== now.jobSet.metadata.deletionTimestamp || JSON.stringify(before.jobSet.spec) !== JSON.stringify(now.jobSet.spec);
+
+/**
  * showsOutcome: a pass that changes nothing is journaled only to show how the JobSet ended — the
  * first one to see it finished (its inputs differ from the last entry's) — since every entry's
  * inputs are what a pass saw before its writes.
@@ -205,9 +217,10 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, since: ObserveSi
     loop.wakeAt = plan.requeueAfterMs !== undefined ? now + plan.requeueAfterMs : undefined;
     loop.finished = settledFinished(observed, plan);
     if (plan.actions.length === 0) {
+      const before = loop.snapshot;
       loop.snapshot = observed;
       loop.settled = true;
-      if (!showsOutcome(observed, loop.inputsDigest)) return true;
+      if (!showsOutcome(observed, loop.inputsDigest) && !changedFromOutside(before, observed, loop.untaken)) return true;
     }
     const result: ExecutionResult = plan.actions.length === 0 ? { applied: 0, written: [], eventsSkipped: 0 } : await executePlan(gateway, plan, observed, now);
     const triggers = loop.untaken;
