@@ -35,6 +35,12 @@ const outsideReferences = (file: string, text: string): string[] =>
     OUTSIDE_PATTERNS.filter(({ pattern }) => pattern.test(line)).map(({ why }) => `${file}:${String(index + 1)}: ${line.trim()} (${why})`),
   );
 
+/**
+ * VERBATIM_UPSTREAM: upstream's example JobSets (the .yaml files there), kept byte for byte; their /tmp paths are inside
+ * the containers' own file systems (a script's flag files), not places Lineup or a test reads.
+ */
+const VERBATIM_UPSTREAM = 'test/fixtures/upstream-examples/';
+
 /** trackedFiles: every file git tracks in this repository (a clone's whole content). */
 const trackedFiles = (): string[] =>
   execFileSync('git', ['ls-files', '-z'], { cwd: REPO, encoding: 'utf8' })
@@ -56,7 +62,7 @@ describe('selfContained', () => {
   });
 
   it('no tracked file, docs included, names a path outside the repository', () => {
-    const files = trackedFiles().filter((file) => file !== 'package-lock.json');
+    const files = trackedFiles().filter((file) => file !== 'package-lock.json' && !(file.startsWith(VERBATIM_UPSTREAM) && file.endsWith('.yaml')));
     assert.ok(files.length > 100, `git ls-files listed only ${String(files.length)} files: is this a checkout?`);
     const found = files.flatMap((file) => {
       const text = readFileSync(join(REPO, file));
