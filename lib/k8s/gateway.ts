@@ -590,24 +590,7 @@ const toV1PersistentVolumeClaim = (claim: PersistentVolumeClaim, namespace: stri
 const toV1Service = (service: Service, namespace: string): V1Service => ({
   apiVersion: 'v1',
   kind: 'Service',
-  metadata: {
-    ...(service.metadata.name === undefined ? {} : { name: service.metadata.name }),
-    namespace,
-    ...(service.metadata.labels === undefined ? {} : { labels: service.metadata.labels }),
-    ...(service.metadata.annotations === undefined ? {} : { annotations: service.metadata.annotations }),
-    ...(service.metadata.ownerReferences === undefined
-      ? {}
-      : {
-          ownerReferences: service.metadata.ownerReferences.map((ref) => ({
-            apiVersion: ref.apiVersion,
-            kind: ref.kind,
-            name: ref.name,
-            uid: ref.uid,
-            ...(ref.controller === undefined ? {} : { controller: ref.controller }),
-            ...(ref.blockOwnerDeletion === undefined ? {} : { blockOwnerDeletion: ref.blockOwnerDeletion }),
-          })),
-        }),
-  },
+  metadata: toV1ObjectMeta(service.metadata, namespace),
   spec: {
     ...(service.spec?.clusterIP === undefined ? {} : { clusterIP: service.spec.clusterIP }),
     ...(service.spec?.selector === undefined ? {} : { selector: service.spec.selector }),
