@@ -75,23 +75,29 @@ describe('end to end: lineup replay --archive on moto (forwarder → bus with ar
     const to = Date.now() + 1000;
 
     // Act
+    // replayRange: `lineup replay --archive` over [from, to] for the JobSet, as replay `name`.
+    const [motoServer, replayedPipeline, eventsClient] = [moto, pipeline, events];
+    const replayRange = async (name: string, io: ReturnType<typeof capture>, output?: 'json'): Promise<number> =>
+      archiveReplayCommand(
+        {
+          archive: ARCHIVE,
+          from: new Date(from).toISOString(),
+          to: new Date(to).toISOString(),
+          jobset: `${CLUSTER_ID}/story1/${s.name}`,
+          table: `lineup-${CLUSTER_ID}`,
+          region: motoServer.clientConfig.region,
+          rule: `lineup-${CLUSTER_ID}-reconciler`,
+          name,
+          timeout: '60s',
+          settle: '3s',
+          ...(output === undefined ? {} : { output }),
+        },
+        io,
+        { events: eventsClient, store: replayedPipeline.store, pollMs: 200 },
+      );
+
     const io = capture();
-    const code = await archiveReplayCommand(
-      {
-        archive: ARCHIVE,
-        from: new Date(from).toISOString(),
-        to: new Date(to).toISOString(),
-        jobset: `${CLUSTER_ID}/story1/${s.name}`,
-        table: `lineup-${CLUSTER_ID}`,
-        region: moto.clientConfig.region,
-        rule: `lineup-${CLUSTER_ID}-reconciler`,
-        name: 'story1-replay',
-        timeout: '60s',
-        settle: '3s',
-      },
-      io,
-      { events, store: pipeline.store, pollMs: 200 },
-    );
+    const code = await replayRange('story1-replay', io);
     await pipeline.settle('the replay delivered');
 
     // Assess: every archived event of the JobSet came back as a replayed pass, recorded and not applied.
@@ -133,23 +139,7 @@ describe('end to end: lineup replay --archive on moto (forwarder → bus with ar
 
     // --output json: a second replay of the same range, its report in the stable shape.
     const json = capture();
-    const jsonCode = await archiveReplayCommand(
-      {
-        archive: ARCHIVE,
-        from: new Date(from).toISOString(),
-        to: new Date(to).toISOString(),
-        jobset: `${CLUSTER_ID}/story1/${s.name}`,
-        table: `lineup-${CLUSTER_ID}`,
-        region: moto.clientConfig.region,
-        rule: `lineup-${CLUSTER_ID}-reconciler`,
-        name: 'story1-replay-json',
-        timeout: '60s',
-        settle: '3s',
-        output: 'json',
-      },
-      json,
-      { events, store: pipeline.store, pollMs: 200 },
-    );
+    const jsonCode = await replayRange('story1-replay-json', json, 'json');
     await pipeline.settle('the second replay delivered');
     assert.equal(jsonCode, 1, json.err.join(''));
     const report = JSON.parse(json.out.join('')) as {
