@@ -7,22 +7,16 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CliIo } from '../../lib/cli/io.ts';
-import { buildProgram, main } from '../../lib/cli/main.ts';
+import { buildProgram } from '../../lib/cli/main.ts';
 import { UNTIL_NEVER_LIMIT_MS } from '../../lib/sim/constants.ts';
 import { formatDuration } from '../../lib/sim/duration.ts';
 import { examplePath, repoPath } from '../repoFiles.ts';
+import { runCli } from './inProcess.ts';
 
 const STORY2 = examplePath('story2-messagequeue-driver-worker.yaml');
 
-/** lineup: main() in this process, reading the real file system, with what it printed. */
-const lineup = async (...argv: string[]) => {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { stdout: (text) => out.push(text), stderr: (text) => err.push(text), readFile: (path) => readFileSync(path, 'utf8') };
-  const code = await main(argv, io);
-  return { code, stdout: out.join(''), stderr: err.join('') };
-};
+/** lineup: the CLI in this process, with what it printed. */
+const lineup = (...argv: string[]) => runCli(argv);
 
 describe('cli/main: a file that is not there', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'lineup-main-'));

@@ -5,21 +5,14 @@
  * skipped, and only a file with no JobSet at all is unusable input (exit 2).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { CliIo } from '../../lib/cli/io.ts';
-import { main } from '../../lib/cli/main.ts';
+import { runCli } from './inProcess.ts';
 
-/** lineup: main() in this process, reading the real file system, with what it printed. */
-const lineup = async (...argv: string[]) => {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { stdout: (text) => out.push(text), stderr: (text) => err.push(text), readFile: (path) => readFileSync(path, 'utf8') };
-  const code = await main(argv, io);
-  return { code, stdout: out.join(''), stderr: err.join('') };
-};
+/** lineup: the CLI in this process, with what it printed. */
+const lineup = (...argv: string[]) => runCli(argv);
 
 const WORKLOAD = `apiVersion: scheduling.k8s.io/v1alpha1
 kind: Workload

@@ -8,12 +8,11 @@
  * later without a verdict fails the test.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { CliIo } from '../../lib/cli/io.ts';
-import { main } from '../../lib/cli/main.ts';
+import { runCli } from '../cli/inProcess.ts';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/upstream-examples/', import.meta.url));
 // Not a file: io.readFile below answers this name with the behaviour text of the run.
@@ -101,18 +100,8 @@ const corpusFiles = (): string[] =>
     .filter((path) => /\.ya?ml$/.test(path))
     .sort();
 
-/** lineup: main() in this process, reading the real file system (and the behaviour text under BEHAVIOUR_FILE). */
-const lineup = async (argv: readonly string[], behaviour = '') => {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (text) => out.push(text),
-    stderr: (text) => err.push(text),
-    readFile: (path) => (path === BEHAVIOUR_FILE ? behaviour : readFileSync(path, 'utf8')),
-  };
-  const code = await main([...argv], io);
-  return { code, stdout: out.join(''), stderr: err.join('') };
-};
+/** lineup: the CLI in this process, reading the real file system (and the behaviour text under BEHAVIOUR_FILE). */
+const lineup = (argv: readonly string[], behaviour = '') => runCli(argv, { [BEHAVIOUR_FILE]: behaviour });
 
 interface FinalState {
   readonly terminalState: 'Completed' | 'Failed' | null;
