@@ -82,6 +82,18 @@ const world = (store: DynamoCheckpointStore, jobSet: JobSet = story2()) => {
   return { sim, deps, counters, resyncAt, suspendedOf, finished };
 };
 
+
+/**
+ * finishThroughFullResyncs: the JobSet's first event, then every later event dropped — each
+ * 30 s step moves it on only through a full resync — until it finished (at most 10 steps).
+ */
+const finishThroughFullResyncs = async (w: ReturnType<typeof world>): Promise<void> => {
+  await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME) }, w.deps);
+  for (let step = 0; step < 10 && !w.finished(); step += 1) {
+    w.sim.queue.runUntil(w.sim.queue.now() + 30_000);
+    await w.resyncAt(true);
+  }
+};
 describe('reconcile/resync: the safety net, and finished JobSets', () => {
   it('recovers a dropped event on the full resync: the gate it would have opened opens', async () => {
     // Prepare: the first event creates the Jobs, messagequeue running, drivers and workers held.
@@ -104,11 +116,7 @@ describe('reconcile/resync: the safety net, and finished JobSets', () => {
     // Prepare: story 2 runs to completion with every event dropped; full resyncs alone move it on.
     const store = await freshStore();
     const w = world(store);
-    await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME) }, w.deps);
-    for (let day = 0; day < 10 && !w.finished(); day += 1) {
-      w.sim.queue.runUntil(w.sim.queue.now() + 30_000);
-      await w.resyncAt(true);
-    }
+    await finishThroughFullResyncs(w);
     assert.ok(w.finished(), 'Completed through full resyncs alone');
     const state = await store.getState(key);
     assert.equal(state?.finished, true, 'the state item says finished');
@@ -128,11 +136,7 @@ describe('reconcile/resync: the safety net, and finished JobSets', () => {
   it('forgets a finished JobSet whose deletion event was lost, on its recheck', async () => {
     const store = await freshStore();
     const w = world(store);
-    await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME) }, w.deps);
-    for (let day = 0; day < 10 && !w.finished(); day += 1) {
-      w.sim.queue.runUntil(w.sim.queue.now() + 30_000);
-      await w.resyncAt(true);
-    }
+    await finishThroughFullResyncs(w);
     const finishedAt = (await store.getState(key))?.updatedAt ?? 0;
     // The JobSet is deleted; the event is lost.
     const uid = w.sim.cluster.getJobSet('default', NAME)?.metadata.uid;
@@ -151,11 +155,7 @@ describe('reconcile/resync: the safety net, and finished JobSets', () => {
     const store = await freshStore();
     const withTtl: JobSet = { ...story2(), spec: { ...story2().spec, ttlSecondsAfterFinished: 3600 } };
     const w = world(store, withTtl);
-    await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME) }, w.deps);
-    for (let day = 0; day < 10 && !w.finished(); day += 1) {
-      w.sim.queue.runUntil(w.sim.queue.now() + 30_000);
-      await w.resyncAt(true);
-    }
+    await finishThroughFullResyncs(w);
     assert.ok(w.finished());
     const state = await store.getState(key);
     assert.notEqual(state?.finished, true, 'a TTL is to come: not settled');
