@@ -150,6 +150,8 @@ interface Session {
  */
 export class Forwarder {
   private readonly options: ForwarderOptions;
+  /** The kinds this forwarder has listed at least once (a host waiting for quiet needs both). */
+  private readonly kindsListed = new Set<WatchedKind>();
   private readonly sleep: Sleep;
   /** The batcher of the run under way, if any. */
   private batcher: Batcher | undefined;
@@ -204,6 +206,11 @@ export class Forwarder {
    */
   get pendingEvents(): number {
     return this.batcher?.pending ?? 0;
+  }
+
+  /** listedEveryKind: every watched kind was listed at least once and its events taken in. */
+  get listedEveryKind(): boolean {
+    return this.kindsListed.size === WATCHED_KINDS.length;
   }
 
   /**
@@ -365,6 +372,7 @@ export class Forwarder {
     state.resourceVersion = listed.resourceVersion;
     log('info', ForwarderLog.listed, { cluster, kind: state.kind, items: listed.items.length, events: events.length, resourceVersion: listed.resourceVersion });
     this.take(session, state, events, listed.resourceVersion);
+    this.kindsListed.add(state.kind);
   }
 
   /** onEvent: one watch event — filter, batch, and track its resourceVersion for the checkpoint. Never throws. */

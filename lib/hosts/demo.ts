@@ -200,9 +200,10 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
         await tick();
         if (failures.length > 0) throw failures[0];
         const state = `${cluster.writes()}/${liveBus.archive.length}/${counters.get(CounterName.WatchEvents)}/${counters.get(CounterName.Passes)}`;
-        // The forwarder's waiting events count too: on a loaded machine its window's timer can
-        // outlast five turns of the event loop, and a step then ends before its events were put.
-        const busy = liveBus.visiblePending() > 0 || sink.inFlight() > 0 || forwarder.pendingEvents > 0;
+        // The forwarder counts too, until its first lists are taken in and while events wait: its
+        // start (bookmark reads in dynalite) and its window's timer can outlast five turns of the
+        // event loop on a loaded machine, and a step would then end before its events were put.
+        const busy = !forwarder.listedEveryKind || liveBus.visiblePending() > 0 || sink.inFlight() > 0 || forwarder.pendingEvents > 0;
         calm = !busy && state === last ? calm + 1 : 0;
         last = state;
         if (busy) liveBus.kick();
