@@ -252,7 +252,8 @@ describe('end to end under faults: every fault converges with nothing lost', { t
     for (const p of [pipeline, compactingPipeline]) {
       assert.ok(p);
       await p.settle(`${p.clusterId}: the end`);
-      assert.equal(await p.queueDepth(p.dlqUrl), 0, `${p.clusterId}: messages in the DLQ`);
+      const depth = await p.queueDepth(p.dlqUrl);
+      assert.equal(depth, 0, `${p.clusterId}: messages in the DLQ:\n${depth > 0 ? await p.deadLetters() : ''}`);
     }
   });
 });

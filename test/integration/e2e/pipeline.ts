@@ -544,6 +544,33 @@ export class Pipeline {
     return resync({ store: this.store, sink: this.sink, now: Date.now, counters: this.counters, log: this.log, eventBusName: this.busName }, { full });
   }
 
+  /**
+   * deadLetters: what lies in the DLQ — each message's receive count, its event (detail-type,
+   * object, resourceVersion) and the warn/error lines logged about its JobSet — for a failure
+   * message that says why an event was given up on. Reads with a short visibility timeout so the
+   * messages stay countable.
+   */
+  async deadLetters(): Promise<string> {
+    const out = await this.sqs.send(new ReceiveMessageCommand({ QueueUrl: this.dlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }));
+    return (out.Messages ?? [])
+      .map((message) => {
+        const body = message.Body ?? '';
+        let about = body.slice(0, 400);
+        let jobSet = '';
+        try {
+          const event = JSON.parse(body) as { 'detail-type'?: string; detail?: { namespace?: string; jobSet?: string; kind?: string; name?: string; resourceVersion?: string } };
+          const detail = event.detail ?? {};
+          jobSet = `${detail.namespace ?? '?'}/${detail.jobSet ?? '?'}`;
+          about = `${event['detail-type'] ?? '?'} ${jobSet} ${detail.kind ?? ''}/${detail.name ?? ''} rv ${detail.resourceVersion ?? '?'}`;
+        } catch (error) {
+          about = `unparsable body (${String(error)}): ${about}`;
+        }
+        const problems = this.problems(jobSet.split('/')[0]).slice(-8).map((line) => `    ${line.level} ${line.message} ${JSON.stringify(line.fields ?? {}).slice(0, 300)}`);
+        return [`  received ${message.Attributes?.ApproximateReceiveCount ?? '?'} times: ${about}`, ...problems].join('\n');
+      })
+      .join('\n');
+  }
+
   /** queueDepth: visible + in-flight messages of a queue. */
   async queueDepth(queueUrl: string = this.queueUrl): Promise<number> {
     const out = await this.sqs.send(
