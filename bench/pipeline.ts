@@ -121,6 +121,7 @@ export const runPipelineBench = async (options: PipelineBenchOptions = {}): Prom
       rule,
       pollers: DEFAULT_RECONCILER_MAX_CONCURRENCY,
       visibilityTimeoutSeconds: VISIBILITY_TIMEOUT_SECONDS,
+      deployedForwarderTimings: true,
       instrument: (clients) => counter.attach(clients),
     });
     upstream = await startUpstreamController(kube);

@@ -518,8 +518,20 @@ export const WATCH_RECONNECT_DELAY_MS = 100;
  * the delay. Not jittered: one forwarder per cluster is the API server's only such caller.
  */
 export const WATCH_RETRY = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 200, maxDelayMs: 30_000, jitter: 'none' } as const satisfies RetryPolicy;
-/** Least time between two checkpoint writes of one watched kind; bounds store writes under a steady event stream. */
-export const WATCH_CHECKPOINT_INTERVAL_MS = 1_000;
+/**
+ * Least time between two checkpoint writes of one watched kind; bounds store writes under a
+ * steady event stream (at 1 s they were most of a startup's DynamoDB writes). A forwarder that
+ * crashes re-sends at most this much, which costs passes that find nothing to do; far below
+ * etcd's 5-minute compaction, so a resume does not meet 410 Gone for it.
+ */
+export const WATCH_CHECKPOINT_INTERVAL_MS = 10_000;
+/**
+ * Receives of a reconcile queue record before its redrive policy moves it to the dead-letter
+ * queue (a pass that fails 5 times is not a blip). On the last one, a record whose pass failed
+ * with the failure recorded on the JobSet's state item is handed to the resync instead
+ * (lib/reconcile/sqsBatch.ts).
+ */
+export const RECONCILE_MAX_RECEIVE_COUNT = 5;
 /** Longest Lambda watch session: under Lambda's 15-minute limit, leaving a minute to flush and checkpoint. */
 export const WATCH_SESSION_MAX_MS = 14 * 60 * 1000;
 

@@ -8,9 +8,10 @@
 import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { RECONCILE_MAX_RECEIVE_COUNT } from '../../lib/constants.ts';
 
-/** MAX_RECEIVE_COUNT: receives of a record before redrive moves it to DeadLetters (a pass that fails 5 times is not a blip). */
-export const MAX_RECEIVE_COUNT = 5;
+/** MAX_RECEIVE_COUNT: receives of a record before redrive moves it to DeadLetters (lib/constants.ts: the handler knows its last receive). */
+export const MAX_RECEIVE_COUNT = RECONCILE_MAX_RECEIVE_COUNT;
 /**
  * VISIBILITY_TIMEOUT_FACTOR: the queue's visibility timeout in reconciler timeouts. AWS asks
  * for at least 6 with a Lambda event source, so a batch retried by Lambda's own throttling

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { RECONCILE_MAX_RECEIVE_COUNT } from '../constants.ts';
 import type { PutEventsEntry } from '../events/envelope.ts';
 import { matchesPattern, type EventPattern } from '../events/pattern.ts';
 import type { EventSink, PutResult } from '../forwarder/types.ts';
@@ -196,7 +197,7 @@ export class InProcessBus implements EventSink {
     }
     for (const message of batch) {
       if (!failedIds.has(message.messageId)) continue;
-      if (message.receiveCount >= (this.options.maxReceiveCount ?? 5)) {
+      if (message.receiveCount >= (this.options.maxReceiveCount ?? RECONCILE_MAX_RECEIVE_COUNT)) {
         this.deadLetters.push({ messageId: message.messageId, body: message.body });
         this.options.log('error', 'message moved to the dead-letter list', { messageId: message.messageId, receives: message.receiveCount });
         continue;

@@ -65,6 +65,23 @@ export const SlimJobSchema = z.object({
   conditions: z.array(SlimConditionSchema),
 });
 
+/** Most objects one event names (its own and `also`): a JobSet's changes beyond it go as another event. */
+export const MAX_OBJECTS_PER_EVENT = 32;
+
+/**
+ * One more object of the same JobSet that changed in the forwarder's window, as the event's own
+ * object is named: the forwarder coalesces a JobSet's changes into one event per window, and the
+ * reconciler reads again every object an event names.
+ */
+export const ObjectChangeSchema = z.object({
+  kind: z.enum(['JobSet', 'Job']),
+  name: z.string().min(1),
+  uid: z.string(),
+  resourceVersion: z.string(),
+  watchType: z.enum(['ADDED', 'MODIFIED', 'DELETED', 'SYNC']),
+  observed: z.discriminatedUnion('kind', [SlimJobSetSchema, SlimJobSchema]).optional(),
+});
+
 /** The `detail` of every Lineup event. */
 export const LineupEventDetailSchema = z.object({
   cluster: z.string().regex(CLUSTER_ID_PATTERN, 'cluster id must be a DNS label'),
@@ -76,13 +93,16 @@ export const LineupEventDetailSchema = z.object({
   resourceVersion: z.string(),
   watchType: z.enum(['ADDED', 'MODIFIED', 'DELETED', 'SYNC']),
   observed: z.discriminatedUnion('kind', [SlimJobSetSchema, SlimJobSchema]).optional(),
-  /** When the forwarder saw the change (epoch ms), for the journal's per-hop latency; absent from older forwarders. */
+  /** When the forwarder saw the change (epoch ms; the earliest, when the event names several), for the journal's per-hop latency; absent from older forwarders. */
   seenAt: z.number().int().nonnegative().optional(),
+  /** Other objects of the JobSet that changed in the same window, newest state each (never the event's own object). */
+  also: z.array(ObjectChangeSchema).max(MAX_OBJECTS_PER_EVENT - 1).optional(),
 });
 
 export type SlimJobSet = z.infer<typeof SlimJobSetSchema>;
 export type SlimJob = z.infer<typeof SlimJobSchema>;
 export type LineupEventDetail = z.infer<typeof LineupEventDetailSchema>;
+export type ObjectChange = z.infer<typeof ObjectChangeSchema>;
 
 /** An event as the forwarder puts it (before EventBridge adds id, time, account, region). */
 export interface LineupEvent {

@@ -63,12 +63,11 @@ const DECISIVE_JOBSET_CONDITIONS: ReadonlySet<string> = new Set([ConditionType.C
  * the 100th is. The event still carries the counts, for people reading it.
  *
  * For a JobSet it is what someone else changes (spec: suspend, manager, generation; deletion)
- * and the part of Lineup's own status write that a later pass acts on: restarts (the next pass
- * deletes the previous attempt's Jobs) and the terminal state with its Completed/Failed
- * condition (the next pass deletes the remaining Jobs and applies the TTL). The other
- * conditions (StartupPolicyInProgress and the like) and the counters are only ever written by
- * Lineup's pass from what it read: a pass after them would decide the same, so their
- * write's echo is not forwarded.
+ * and the part of Lineup's own status write that a later pass acts on: restarts and the
+ * terminal state with its Completed/Failed condition (a JobSet seen for the first time with
+ * them is forwarded; after that, a change in them alone is Lineup's own write, which the pass
+ * that wrote it acts on: see decisionDigest). The other conditions (StartupPolicyInProgress and
+ * the like) and the counters are only ever written by Lineup's pass from what it read.
  */
 export const changeDigest = (slim: SlimJobSet | SlimJob): string => digestsOf(slim).digest;
 
@@ -79,14 +78,33 @@ export const changeDigest = (slim: SlimJobSet | SlimJob): string => digestsOf(sl
  */
 export const othersDigest = (slim: SlimJobSet | SlimJob): string => digestsOf(slim).othersDigest;
 
-/** digestsOf: changeDigest and othersDigest at the cost of one JSON.stringify (the forwarder computes both for every watch event). */
-export const digestsOf = (slim: SlimJobSet | SlimJob): { readonly digest: string; readonly othersDigest: string } => {
+/**
+ * decisionDigest: what a decision reads, without what only the status counters report — for a
+ * Job its changeDigest without `active` and without the Suspended condition (the Job
+ * controller's answer to a start or a resume, which no gate or policy reads); for a JobSet what
+ * someone else changes (spec, generation, manager, deletion), not the status Lineup writes. A
+ * change that leaves it equal is forwarded late, with the JobSet's next change (or dropped, for a
+ * JobSet's status: Lineup wrote it, and the pass that did goes on to act on it).
+ */
+export const decisionDigest = (slim: SlimJobSet | SlimJob): string => digestsOf(slim).decisionDigest;
+
+/** Digests: changeDigest, othersDigest and decisionDigest of one projection. */
+export interface Digests {
+  readonly digest: string;
+  readonly othersDigest: string;
+  readonly decisionDigest: string;
+}
+
+/** digestsOf: the three digests at the cost of a few JSON.stringify calls (the forwarder computes them for every watch event). */
+export const digestsOf = (slim: SlimJobSet | SlimJob): Digests => {
   if (slim.kind === 'JobSet') {
-    const { conditions, ...decisive } = slim;
-    const digest = JSON.stringify({ ...decisive, conditions: conditions.filter((c) => DECISIVE_JOBSET_CONDITIONS.has(c.type)).map((c) => `${c.type}=${c.status}`) });
-    return { digest, othersDigest: digest };
+    const { conditions, restarts, terminalState, ...others } = slim;
+    const decisionDigest = JSON.stringify(others);
+    const digest = JSON.stringify({ ...others, restarts, terminalState, conditions: conditions.filter((c) => DECISIVE_JOBSET_CONDITIONS.has(c.type)).map((c) => `${c.type}=${c.status}`) });
+    return { digest, othersDigest: digest, decisionDigest };
   }
   const { active, ready: _ready, succeeded: _succeeded, failed: _failed, suspend, ...decisive } = slim;
   const othersDigest = JSON.stringify({ ...decisive, active: active > 0 });
-  return { digest: `${othersDigest} suspend=${String(suspend)}`, othersDigest };
+  const decisionDigest = JSON.stringify({ ...decisive, conditions: decisive.conditions.filter((c) => c.type !== ConditionType.Suspended), suspend });
+  return { digest: `${othersDigest} suspend=${String(suspend)}`, othersDigest, decisionDigest };
 };

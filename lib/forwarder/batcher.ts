@@ -4,9 +4,9 @@
  * opens a window; when it closes, everything in it goes, in as many calls as it takes. An entry
  * added with a hold (the forwarder's echoes of Lineup's own writes) waits longer, for an entry of
  * its key to join and go with at that one's window, and goes alone when its hold ends. Entries
- * added with the same key while one waits coalesce into one: the newest replaces it in its place
- * (the forwarder keys by object: a Job's or a JobSet's newest state stands for its earlier
- * changes), and every add it stands for resolves when it is delivered. It never drops an entry it accepted: a partial failure
+ * added with the same key while one waits coalesce into one in its place: the newest replaces it,
+ * or the `merge` option folds them (the forwarder keys by JobSet and folds its objects' changes
+ * into one event, lib/events/merge.ts), and every add it stands for resolves when it is delivered. It never drops an entry it accepted: a partial failure
  * retries exactly the failed entries, a put that throws is retried whole, both with bounded
  * exponential backoff, until they succeed. The only entries refused are those that alone are
  * over EventBridge's entry limit — logged with their size and counted, never cut.
@@ -49,6 +49,12 @@ export interface BatcherOptions {
   readonly now?: (() => number) | undefined;
   /** Source of the retry delays' jitter, in [0, 1). @default Math.random */
   readonly random?: (() => number) | undefined;
+  /**
+   * How an entry joins the waiting one of its key: the entry that goes in their place, or
+   * undefined when they must go apart (the waiting one then goes as it is, and the new one waits
+   * for the later adds of the key). @default the newest replaces the waiting one
+   */
+  readonly merge?: ((waiting: PutEventsEntry, incoming: PutEventsEntry) => PutEventsEntry | undefined) | undefined;
 }
 
 /** One accepted entry (the newest of its key's, while it waits) and whom to tell when it is delivered. */
@@ -74,6 +80,7 @@ export class Batcher {
   private readonly sleep: Sleep;
   private readonly random: () => number;
   private readonly now: () => number;
+  private readonly merge: (waiting: PutEventsEntry, incoming: PutEventsEntry) => PutEventsEntry | undefined;
   private waiting: Pending[] = [];
   /** The waiting entry of each key (not yet taken into a put). */
   private readonly waitingByKey = new Map<string, Pending>();
@@ -100,6 +107,7 @@ export class Batcher {
     this.sleep = options.sleep ?? sleep;
     this.random = options.random ?? Math.random;
     this.now = options.now ?? Date.now;
+    this.merge = options.merge ?? ((_waiting, incoming) => incoming);
   }
 
   /** pending: entries accepted and not yet delivered; the forwarder pauses reading above a bound. */
@@ -111,13 +119,17 @@ export class Batcher {
    * add: accept an entry; resolves once a put delivered it (or the entry of the same `key` that
    * replaced it while waiting). It goes when the open window closes (opening one if none is
    * open) or, with `holdMs`, when its hold ends — unless an entry of its key joins a window
-   * first, and it goes with that. Never rejects: an entry over the entry limit resolves at once
-   * after being logged and counted as dropped-oversize.
+   * first, and it goes with that. An entry waiting under the key `absorbs` (another key than
+   * `key`) is folded into this one (as the older of the two, by `merge`) and goes with it, its
+   * adds resolving with this one's delivery: the forwarder holds the changes of a JobSet that no
+   * decision waits for under a key of their own, and the JobSet's next change takes them along.
+   * Never rejects: an entry over the entry limit resolves at once after being logged and
+   * counted as dropped-oversize.
    *
    * @example
    * await batcher.add(toPutEventsEntry(event), 'ml/train'); // delivered
    */
-  add(entry: PutEventsEntry, key?: string, holdMs?: number): Promise<void> {
+  add(entry: PutEventsEntry, key?: string, holdMs?: number, absorbs?: string): Promise<void> {
     const bytes = entrySize(entry);
     if (bytes > MAX_EVENT_BYTES) {
       reportOversize(this.log, this.counters, bytes, entry.DetailType);
@@ -127,17 +139,31 @@ export class Batcher {
     const dueAt = holdMs === undefined ? this.windowCloseFrom(now) : now + holdMs;
     return new Promise<void>((resolve) => {
       const waiting = key === undefined ? undefined : this.waitingByKey.get(key);
-      if (waiting !== undefined) {
-        waiting.entry = entry;
-        waiting.bytes = bytes;
+      const merged = waiting === undefined ? undefined : this.merge(waiting.entry, entry);
+      let taker: Pending;
+      if (waiting !== undefined && merged !== undefined) {
+        waiting.entry = merged;
+        waiting.bytes = entrySize(merged);
         waiting.dueAt = Math.min(waiting.dueAt, dueAt);
         waiting.delivered.push(resolve);
         this.counters.add(CounterName.EventsCoalesced);
+        taker = waiting;
       } else {
-        const pending: Pending = { entry, bytes, key, delivered: [resolve], dueAt };
+        taker = { entry, bytes, key, delivered: [resolve], dueAt };
         this.undelivered += 1;
-        this.waiting.push(pending);
-        if (key !== undefined) this.waitingByKey.set(key, pending);
+        this.waiting.push(taker);
+        if (key !== undefined) this.waitingByKey.set(key, taker);
+      }
+      const absorbed = absorbs === undefined || absorbs === key ? undefined : this.waitingByKey.get(absorbs);
+      const folded = absorbed === undefined ? undefined : this.merge(absorbed.entry, taker.entry);
+      if (absorbed !== undefined && folded !== undefined) {
+        taker.entry = folded;
+        taker.bytes = entrySize(folded);
+        this.waitingByKey.delete(absorbs ?? '');
+        this.waiting = this.waiting.filter((pending) => pending !== absorbed);
+        this.undelivered -= 1;
+        taker.delivered.push(...absorbed.delivered);
+        this.counters.add(CounterName.EventsCoalesced);
       }
       // Not pump(): entries added in one turn of the event loop go together even with window 0.
       // A timer already set to fire by then serves this entry too (no scan of the waiting entries).

@@ -4,12 +4,13 @@
  * Lineup's) and passes lookups in; the decision says what to remember.
  *
  * Forwarded is what a decision depends on: a Job's counts and conditions as the planner reads
- * them, its suspend flag and deletion, a JobSet's spec, deletion, restarts and terminal state.
- * The echo of Lineup's own write to a child Job (it created, suspended or resumed it) is marked
- * `ownWrite`: no gate depends on it — the pass that wrote it decided with it — only the status
- * counters the next pass writes, so the forwarder holds it back to fold it into the JobSet's next
- * change. Dropped are the JobSet status conditions Lineup writes that no later pass acts on and
- * noise (timestamps, managedFields, pod counts that do not move a gate).
+ * them, its suspend flag and deletion, a JobSet's spec and deletion. The echo of Lineup's own
+ * write to a child Job (it created, suspended or resumed it) is marked `ownWrite`, and a Job's
+ * change that only the status counters report (pods started, the Suspended condition)
+ * `statusOnly`: no gate depends on them, so the forwarder holds them back to fold them into the
+ * JobSet's next change. Dropped are a managed JobSet's status writes (only Lineup writes them,
+ * and the pass that did acts on them: OwnStatusWrite) and noise (timestamps, managedFields, pod
+ * counts that do not move a gate).
  *
  * An event is a hint, so the filter errs towards forwarding: a duplicate costs one reconcile
  * pass that changes nothing, a missed change leaves a JobSet waiting for the resync.
@@ -35,6 +36,11 @@ export const DropReason = {
   NoJobSet: 'NoJobSet',
   /** The object has no name or namespace; the API server never sends one, so it is not a real object. */
   Unnamed: 'Unnamed',
+  /**
+   * A JobSet's change in nothing but its status: only Lineup writes a managed JobSet's status,
+   * and the pass that wrote it goes on to act on it (and its answer is the pass's snapshot).
+   */
+  OwnStatusWrite: 'OwnStatusWrite',
 } as const;
 export type DropReasonName = (typeof DropReason)[keyof typeof DropReason];
 
@@ -49,6 +55,8 @@ export interface SeenObject {
   readonly digest: string;
   /** The digest without the fields only Lineup writes (othersDigest): equal across Lineup's own suspend/resume of a Job. */
   readonly othersDigest: string;
+  /** The digest of what a decision reads (decisionDigest): equal across a change only the status counters report. */
+  readonly decisionDigest: string;
   readonly namespace: string;
   readonly name: string;
   /** The JobSet the object is or belongs to. */
@@ -76,8 +84,10 @@ export type FilterDecision =
       readonly event: LineupEvent;
       /** The echo of Lineup's own write to a child Job (created, suspended or resumed by it): may wait for the JobSet's next change. */
       readonly ownWrite: boolean;
+      /** A Job's change only the status counters report (decisionDigest equal: pods started, the Suspended condition): may wait likewise. */
+      readonly statusOnly: boolean;
     }
-  | { readonly forward: false; readonly uid?: string | undefined; readonly reason: DropReasonName };
+  | { readonly forward: false; readonly uid?: string | undefined; readonly reason: DropReasonName; readonly seen?: SeenObject | undefined };
 
 /** changeOf: a watch event of `kind` as an ObservedChange, or undefined for a BOOKMARK. */
 export const changeOf = <K extends WatchedKind>(kind: K, event: WatchEvent<K>): ObservedChange | undefined => {
@@ -179,7 +189,9 @@ export const filterEvent = (change: ObservedChange, context: FilterContext): Fil
   if (!isNewOrChanged(change.type, seen.digest, last?.digest)) {
     return { forward: false, uid, reason: DropReason.Unchanged };
   }
-  return { forward: true, uid, seen, event: changeEvent(change, seen, context.cluster), ownWrite: isOwnJobWrite(change, seen, last) };
+  const sameDecision = change.type === 'MODIFIED' && last !== undefined && last.decisionDigest === seen.decisionDigest;
+  if (change.kind === 'JobSet' && sameDecision) return { forward: false, uid, reason: DropReason.OwnStatusWrite, seen };
+  return { forward: true, uid, seen, event: changeEvent(change, seen, context.cluster), ownWrite: isOwnJobWrite(change, seen, last), statusOnly: change.kind === 'Job' && sameDecision };
 };
 
 /** syncEvent: the `JobSet Sync` event for a listed JobSet — "reconcile it whatever happened". */

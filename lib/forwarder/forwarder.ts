@@ -25,6 +25,7 @@ import {
 } from '../constants.ts';
 import { CounterName } from '../counters.ts';
 import { EventTooLargeError, toPutEventsEntry } from '../events/envelope.ts';
+import { mergeEntries } from '../events/merge.ts';
 import { CLUSTER_ID_PATTERN, type LineupEvent } from '../events/schema.ts';
 import { ErrorCode, InvalidInputError, LineupError, UnavailableError } from '../errors.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
@@ -110,8 +111,10 @@ const retryAfterOf = (error: unknown): number | undefined => (error instanceof U
 /** jobSetKey: the key of the managed-JobSet map. */
 const jobSetKey = (namespace: string, name: string): string => `${namespace}/${name}`;
 
-/** objectKey: the batcher's coalescing key of an event: its JobSet, kind and object. */
-const objectKey = (event: LineupEvent): string => `${jobSetKey(event.detail.namespace, event.detail.jobSet)}/${event.detail.kind}/${event.detail.name}`;
+/** coalescingKey: the batcher's key of an event: its JobSet (its objects' changes in a window go as one event). */
+const coalescingKey = (event: LineupEvent): string => jobSetKey(event.detail.namespace, event.detail.jobSet);
+/** heldKey: the batcher's key of a JobSet's changes no decision waits for, which its next change takes along. */
+const heldKey = (event: LineupEvent): string => `${coalescingKey(event)}#held`;
 
 /** KindState: one watched kind's progress within a run. */
 interface KindState {
@@ -179,6 +182,7 @@ export class Forwarder {
       // Without a signal: put retries go on through shutdown, since accepted entries are never dropped.
       sleep: this.sleep,
       random: this.options.random,
+      merge: mergeEntries,
     });
     this.batcher = batcher;
     const session: Session = {
@@ -405,15 +409,17 @@ export class Forwarder {
       state.resourceVersion = change.object.metadata.resourceVersion ?? state.resourceVersion;
       if (!decision.forward) {
         counters.add(CounterName.EventsDropped);
-        if (decision.uid !== undefined && decision.reason !== 'Unchanged') state.seen.delete(decision.uid);
+        // An own status write moves what later changes compare with; other drops forget the object.
+        if (decision.uid !== undefined && decision.seen !== undefined) state.seen.set(decision.uid, decision.seen);
+        else if (decision.uid !== undefined && decision.reason !== 'Unchanged') state.seen.delete(decision.uid);
         this.take(session, state, [], state.resourceVersion);
       } else {
         if (change.type === 'DELETED') state.seen.delete(decision.uid);
         else state.seen.set(decision.uid, decision.seen);
         // seenAt starts the journal's per-hop latency (change seen → on the bus → reconciled).
         const event = { ...decision.event, detail: { ...decision.event.detail, seenAt: this.options.now() } };
-        // Lineup's own write waits for the JobSet's next change (a Job turning ready soon follows), up to the hold.
-        this.take(session, state, [event], state.resourceVersion, decision.ownWrite ? (this.options.ownWriteHoldMs ?? OWN_WRITE_HOLD_MS) : undefined);
+        // Lineup's own write, or a change only the status counters report, waits for the JobSet's next change (a Job turning ready soon follows), up to the hold.
+        this.take(session, state, [event], state.resourceVersion, decision.ownWrite || decision.statusOnly ? (this.options.ownWriteHoldMs ?? OWN_WRITE_HOLD_MS) : undefined);
       }
     } catch (error) {
       log('error', ForwarderLog.eventFailed, { cluster, kind: state.kind, error: String(error) });
@@ -434,10 +440,12 @@ export class Forwarder {
     for (const event of events) {
       const what = `${event.detail.kind} ${event.detail.namespace}/${event.detail.name}`;
       try {
-        // One object's events coalesce while they wait (its newest state stands for the others). Not
-        // a JobSet's across objects: a pass reads again only the objects its events name, so an
-        // event standing for another object's change would hide that change until the resync.
-        deliveries.push(session.batcher.add(toPutEventsEntry(event, this.options.eventBusName), objectKey(event), holdMs));
+        // A JobSet's events coalesce while they wait: one event names each object changed, at its
+        // newest state (lib/events/merge.ts), since a pass reads again only the objects events name.
+        // A change no decision waits for (Lineup's own write's echo, the Job controller's answer
+        // to it) waits apart, up to the hold, for the JobSet's next change, which takes it along.
+        const entry = toPutEventsEntry(event, this.options.eventBusName);
+        deliveries.push(holdMs === undefined ? session.batcher.add(entry, coalescingKey(event), undefined, heldKey(event)) : session.batcher.add(entry, heldKey(event), holdMs));
       } catch (error) {
         if (error instanceof EventTooLargeError) {
           reportOversize(log, counters, error.bytes, what);

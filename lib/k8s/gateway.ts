@@ -85,7 +85,8 @@ export const actionVerbs: Readonly<Record<ActionKind, readonly ApiAccess[]>> = {
   DeleteJob: [jobs(['delete'])],
   // A merge patch replaces the finalizer list, so the current list is read first.
   RemoveJobFinalizer: [jobs(['get', 'patch'])],
-  CreateService: [{ group: KubeResource.Service.group, resource: KubeResource.Service.plural, verbs: ['create'] }],
+  // A Service that exists already is read, so the pass knows what it holds.
+  CreateService: [{ group: KubeResource.Service.group, resource: KubeResource.Service.plural, verbs: ['create', 'get'] }],
   // A claim that exists already is kept (AlreadyExists is success), so create is the only verb.
   CreatePersistentVolumeClaim: [{ group: KubeResource.PersistentVolumeClaim.group, resource: KubeResource.PersistentVolumeClaim.plural, verbs: ['create'] }],
   PatchJobSetAnnotations: [jobSets(['patch'])],
@@ -135,6 +136,19 @@ export interface KubeClusterGatewayOptions {
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /**
+ * withoutManagedFields: `raw` without metadata.managedFields — about half of a Job's bytes, read
+ * by no decision, so neither the planner inputs kept in memory nor those the journal stores carry
+ * them. (An update that sends no managedFields leaves the server's as they are.)
+ */
+const withoutManagedFields = (raw: unknown): unknown => {
+  if (raw === null || typeof raw !== 'object' || !('metadata' in raw)) return raw;
+  const { metadata } = raw;
+  if (metadata === null || typeof metadata !== 'object' || !('managedFields' in metadata)) return raw;
+  const { managedFields: _dropped, ...rest } = metadata;
+  return { ...raw, metadata: rest };
+};
+
+/**
  * parseObject: `raw` as the schema says, or InvalidObjectError naming what the server sent — a
  * version skew between the cluster's objects and Lineup's schemas, not something to retry.
  */
@@ -144,6 +158,9 @@ export const parseObject = <S extends z.ZodType>(schema: S, raw: unknown, what: 
   const causes = parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
   throw new InvalidObjectError(`${what}: the server returned an object Lineup cannot read: ${causes.map((c) => `${c.path}: ${c.message}`).join('; ')}`, causes);
 };
+
+/** parseForPlanner: parseObject of what the gateway reads or a write answers, without managedFields (the watch keeps them: the forwarder reads them). */
+const parseForPlanner = <S extends z.ZodType>(schema: S, raw: unknown, what: string): z.infer<S> => parseObject(schema, withoutManagedFields(raw), what);
 
 /** isCode: the error is a Lineup error with this code. */
 const isCode = (error: unknown, code: string): boolean => error instanceof LineupError && error.code === code;
@@ -208,6 +225,7 @@ export class KubeClusterGateway implements ClusterGateway {
       this.uids.delete(`${namespace}/${name}`);
       return undefined;
     }
+    if (jobSet.metadata.uid !== undefined) this.uids.set(`${namespace}/${name}`, jobSet.metadata.uid);
     // One LIST costs what one GET does and also folds in the changes whose events are still on
     // their way: their passes then find nothing new (fewer passes, fewer status writes).
     const jobs = since.jobs.length > 0 ? await this.listJobs(namespace, name) : since.observed.jobs;
@@ -233,7 +251,7 @@ export class KubeClusterGateway implements ClusterGateway {
     const raw = await this.orUndefined(
       this.call('get', what, () => this.custom.getNamespacedCustomObject({ ...KubeResource.JobSet, namespace, name }) as Promise<unknown>),
     );
-    return raw === undefined ? undefined : parseObject(JobSetSchema, raw, what);
+    return raw === undefined ? undefined : parseForPlanner(JobSetSchema, raw, what);
   }
 
   /** getJob: the Job, or undefined when there is none. */
@@ -242,7 +260,7 @@ export class KubeClusterGateway implements ClusterGateway {
     const raw = await this.orUndefined(
       this.call('get', what, () => this.custom.getNamespacedCustomObject({ ...KubeResource.Job, namespace, name }) as Promise<unknown>),
     );
-    return raw === undefined ? undefined : parseObject(JobSchema, raw, what);
+    return raw === undefined ? undefined : parseForPlanner(JobSchema, raw, what);
   }
 
   /** listJobs: the Jobs labelled jobset.sigs.k8s.io/jobset-name=<name> in the namespace. */
@@ -254,7 +272,7 @@ export class KubeClusterGateway implements ClusterGateway {
     const items = raw !== null && typeof raw === 'object' && 'items' in raw && Array.isArray(raw.items) ? (raw.items as unknown[]) : [];
     // A list's items carry no apiVersion and kind; a GET's and a write's answer do. Given here,
     // a Job reads the same whichever way it came (the snapshot mixes them).
-    return items.map((item, index) => parseObject(JobSchema, { apiVersion: 'batch/v1', kind: 'Job', ...(item as object) }, `${what}: item ${index}`));
+    return items.map((item, index) => parseForPlanner(JobSchema, { apiVersion: 'batch/v1', kind: 'Job', ...(item as object) }, `${what}: item ${index}`));
   }
 
   /**
@@ -264,7 +282,7 @@ export class KubeClusterGateway implements ClusterGateway {
   async getService(namespace: string, name: string): Promise<Service | undefined> {
     const what = `service ${namespace}/${name}`;
     const model = await this.orUndefined(this.call('get', what, () => this.core.readNamespacedService({ namespace, name })));
-    return model === undefined ? undefined : parseObject(ServiceSchema, JSON.parse(JSON.stringify(model)) as unknown, what);
+    return model === undefined ? undefined : parseForPlanner(ServiceSchema, JSON.parse(JSON.stringify(model)) as unknown, what);
   }
 
   // ---- writes --------------------------------------------------------------------------------
@@ -283,7 +301,7 @@ export class KubeClusterGateway implements ClusterGateway {
         this.custom.createNamespacedCustomObject({ ...KubeResource.Job, namespace: jobNamespace, body, fieldManager: KUBE_FIELD_MANAGER }) as Promise<unknown>,
       );
       // A Job in another namespace is none of the JobSet's observed Jobs.
-      return jobNamespace === namespace ? { kind: 'Job', job: parseObject(JobSchema, created, what) } : undefined;
+      return jobNamespace === namespace ? { kind: 'Job', job: parseForPlanner(JobSchema, created, what) } : undefined;
     },
     ResumeJob: (namespace, _jobSetName, action) => this.resumeJob(namespace, action),
     SuspendJob: (namespace, _jobSetName, action) => this.patchJob(namespace, action.name, { ...this.precondition(action.resourceVersion), spec: { suspend: true } }),
@@ -310,17 +328,21 @@ export class KubeClusterGateway implements ClusterGateway {
           this.core.createNamespacedService({ namespace: serviceNamespace, body: toV1Service(action.service, serviceNamespace), fieldManager: KUBE_FIELD_MANAGER }),
         ),
       );
-      if (created === undefined || serviceNamespace !== namespace) return undefined;
-      return { kind: 'Service', service: parseObject(ServiceSchema, JSON.parse(JSON.stringify(created)) as unknown, what) };
+      if (serviceNamespace !== namespace) return undefined;
+      // One that existed is read, so the pass still knows what it holds (rare: a first pass that assumed none).
+      const service = created === undefined ? await this.getService(serviceNamespace, action.service.metadata.name ?? '') : parseForPlanner(ServiceSchema, JSON.parse(JSON.stringify(created)) as unknown, what);
+      return service === undefined ? undefined : { kind: 'Service', service };
     },
     CreatePersistentVolumeClaim: async (namespace, _jobSetName, action) => {
       const claimNamespace = action.claim.metadata.namespace || namespace;
-      // Upstream's createPVCsIfNecessary: a claim of this name that exists is the one wanted.
+      // Upstream's createPVCsIfNecessary: a claim of this name that exists is the one wanted. The
+      // planner reads no claim, so the answer changes nothing it holds.
       await this.ignoreAlreadyExists(
         this.call('create', `persistentvolumeclaim ${claimNamespace}/${action.claim.metadata.name ?? ''}`, () =>
           this.core.createNamespacedPersistentVolumeClaim({ namespace: claimNamespace, body: toV1PersistentVolumeClaim(action.claim, claimNamespace), fieldManager: KUBE_FIELD_MANAGER }),
         ),
       );
+      return UNCHANGED;
     },
     PatchJobSetAnnotations: async (namespace, jobSetName, action) => {
       const body = { metadata: { annotations: action.annotations, ...this.precondition(action.resourceVersion).metadata } };
@@ -331,7 +353,7 @@ export class KubeClusterGateway implements ClusterGateway {
           mergePatch,
         ) as Promise<unknown>,
       );
-      return { kind: 'JobSet', jobSet: parseObject(JobSetSchema, patched, what) };
+      return { kind: 'JobSet', jobSet: parseForPlanner(JobSetSchema, patched, what) };
     },
     UpdateJobSetStatus: (namespace, jobSetName, action) => this.updateJobSetStatus(namespace, jobSetName, action),
     EmitEvent: async (namespace, jobSetName, action, now) => {
@@ -403,7 +425,7 @@ export class KubeClusterGateway implements ClusterGateway {
         fieldManager: KUBE_FIELD_MANAGER,
       }) as Promise<unknown>,
     );
-    return parseObject(JobSchema, written, what).metadata.resourceVersion;
+    return parseForPlanner(JobSchema, written, what).metadata.resourceVersion;
   }
 
   /**
@@ -452,7 +474,7 @@ export class KubeClusterGateway implements ClusterGateway {
         const written: unknown = await this.call('update', `${what} status`, () =>
           this.custom.replaceNamespacedCustomObjectStatus({ ...KubeResource.JobSet, namespace, name, body, fieldManager: KUBE_FIELD_MANAGER }) as Promise<unknown>,
         );
-        return { kind: 'JobSet', jobSet: parseObject(JobSetSchema, written, what) };
+        return { kind: 'JobSet', jobSet: parseForPlanner(JobSetSchema, written, what) };
       } catch (error) {
         const ownRace = action.resourceVersion === undefined && isCode(error, ErrorCode.STALE_RESOURCE_VERSION);
         if (!ownRace || attempt >= KUBE_RMW_ATTEMPTS) throw error;
@@ -502,7 +524,7 @@ export class KubeClusterGateway implements ClusterGateway {
     const patched: unknown = await this.call('patch', what, () =>
       this.custom.patchNamespacedCustomObject({ ...KubeResource.Job, namespace, name, body, fieldManager: KUBE_FIELD_MANAGER }, mergePatch) as Promise<unknown>,
     );
-    return { kind: 'Job', job: parseObject(JobSchema, patched, what) };
+    return { kind: 'Job', job: parseForPlanner(JobSchema, patched, what) };
   }
 
   /**

@@ -313,11 +313,13 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
     (rjob, index) => jobName(jobSetName, rjob, index),
   );
   const recordWork = recordFinishedJobs(children, record);
+  /** The counts the status write carries: as observed, or as the pass's own Job writes leave them (see the last step). */
+  let statusCounts = counters.status;
   const notes: string[] = parsedRecord.problem ? [parsedRecord.problem] : [];
   const deletes: Action[] = [];
   /** finish: the pass's plan; `cause`, when given, is the reason of its status write and events. */
   const finish = (extra: Action[], reason: string, requeueAfterMs?: number, cause?: ActionReason): Plan => {
-    const statusAndEvents = [...statusAction(counters.status), ...draft.events];
+    const statusAndEvents = [...statusAction(statusCounts), ...draft.events];
     if (cause !== undefined) for (const action of statusAndEvents) if (!because.has(action)) tag(action, cause.code, cause.message);
     return explained({
       ...base,
@@ -511,8 +513,42 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
     evaluation.waitingOn && !suspended ? evaluation.waitingOn.message : undefined,
     suspended ? 'jobset suspended' : undefined,
   ].filter((part): part is string => part !== undefined);
+  // The status counts the Jobs as this pass's writes leave them (created, resumed, suspended),
+  // which run before it and stop the pass if one fails: the pass that sees their echoes then finds
+  // the status right, and the loop settles on the writes' answers without another status write.
+  if (creates.length > 0 || transitions.length > 0) {
+    statusCounts = countReplicatedJobs(
+      replicatedJobs.map((rjob) => rjob.name),
+      childrenAfter(children, creates, transitions),
+      record,
+      (rjob, index) => jobName(jobSetName, rjob, index),
+    ).status;
+  }
   const result = finish([...serviceActions, ...claims, ...creates, ...transitions], summary.length > 0 ? summary.join('; ') : 'nothing to do');
   return { ...result, startup: { form: evaluation.form, gates: evaluation.gates } };
+};
+
+/**
+ * childrenAfter: the JobSet's Jobs as `creates` and `transitions` (ResumeJob, SuspendJob) leave
+ * them — a created Job as constructed, a resumed or suspended one with its new spec.suspend.
+ */
+const childrenAfter = (children: ChildJobs, creates: readonly Action[], transitions: readonly Action[]): ChildJobs => {
+  const suspendAfter = new Map<string, boolean>();
+  for (const action of transitions) {
+    if (action.kind === 'ResumeJob') suspendAfter.set(action.name, false);
+    else if (action.kind === 'SuspendJob') suspendAfter.set(action.name, true);
+  }
+  const created = creates.flatMap((action) => (action.kind === 'CreateJob' ? [action.job] : []));
+  const active = [
+    ...children.active.map((job) => {
+      const suspend = suspendAfter.get(job.metadata.name ?? '');
+      return suspend === undefined ? job : { ...job, spec: { ...job.spec, suspend } };
+    }),
+    ...created,
+  ];
+  const byName = new Map(children.byName);
+  for (const job of created) byName.set(job.metadata.name ?? '', job);
+  return { ...children, active, byName };
 };
 
 /**

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { ConditionType } from '../constants.ts';
 import { CounterName, type Counters } from '../counters.ts';
 import { ErrorCode, LineupError } from '../errors.ts';
+import { changesOf } from '../events/merge.ts';
 import { clusterOfSource, type LineupEventDetail } from '../events/schema.ts';
 import type { Log } from '../log.ts';
 import { conditionIsTrue } from '../plan/conditions.ts';
@@ -16,7 +17,7 @@ import type { Observed, Plan, PlanOptions } from '../plan/types.ts';
 import type { CheckpointStore, HeldLease, JobSetKey, JournalEntry, JournalEvent, JournalTimings, LoopRelease } from '../store/types.ts';
 import { executePlan, type ExecutionResult } from './execute.ts';
 import { inputsDigest, inputsOf, journalEntryOf, type InputsMemory } from './journal.ts';
-import { afterWrites, changedSince, knownOf, nothingChanged } from './snapshot.ts';
+import { afterWrites, changedSince, CREATE_ACTIONS, freshSince, knownOf, nothingChanged } from './snapshot.ts';
 import type { ClusterGateway, ClusterResolver, ObserveSince } from './types.ts';
 
 /** Conflicts (stale resourceVersion) re-planned within one pass loop before giving up to the resync. */
@@ -77,27 +78,31 @@ export type EventOutcome =
   /** The pass budget ran out with the JobSet still dirty; the resync continues. */
   | 'handed-to-resync';
 
-/** journalEventOf: the event as the journal keeps it. */
-export const journalEventOf = (event: IncomingEvent): JournalEvent => {
+/**
+ * journalEventsOf: the event as the journal keeps it — one trigger per object it names (its own
+ * first, then `also`: the forwarder folds a JobSet's changes in a window into one event), each
+ * with the event's id, detail-type and time.
+ */
+export const journalEventsOf = (event: IncomingEvent): JournalEvent[] => {
   const time = event.time === undefined ? Number.NaN : Date.parse(event.time);
-  return {
+  return changesOf(event.detail).map((change) => ({
     ...(event.id !== undefined ? { id: event.id } : {}),
     detailType: event.detailType ?? '',
-    kind: event.detail.kind,
-    name: event.detail.name,
-    resourceVersion: event.detail.resourceVersion,
-    watchType: event.detail.watchType,
+    kind: change.kind,
+    name: change.name,
+    resourceVersion: change.resourceVersion,
+    watchType: change.watchType,
     ...(Number.isNaN(time) ? {} : { time }),
     ...(event.replayName !== undefined ? { replayName: event.replayName } : {}),
-  };
+  }));
 };
 
 /** Triggers of passes that changed nothing, carried on the state item to the JobSet's next journal entry. */
 export const MAX_CARRIED_TRIGGERS = 8;
 
-/** Arrival: the handled event as the journal keeps it, and when it was received. */
+/** Arrival: the handled event as the journal keeps it (a trigger per object it names), and when it was received. */
 interface Arrival {
-  readonly trigger: JournalEvent;
+  readonly triggers: readonly JournalEvent[];
   readonly seenAt: number | undefined;
   readonly eventAt: number | undefined;
   readonly receivedAt: number;
@@ -105,15 +110,18 @@ interface Arrival {
 
 /** arrivalOf: what the journal keeps of the event a handler received at `receivedAt`. */
 const arrivalOf = (event: IncomingEvent, receivedAt: number): Arrival => {
-  const trigger = journalEventOf(event);
-  return { trigger, seenAt: event.detail.seenAt, eventAt: trigger.time, receivedAt };
+  const triggers = journalEventsOf(event);
+  return { triggers, seenAt: event.detail.seenAt, eventAt: triggers[0]?.time, receivedAt };
 };
 
-/** sameTrigger: two notes of one delivery of one event. */
+/** sameTrigger: two notes of one object of one delivery of one event. */
 const sameTrigger = (a: JournalEvent, b: JournalEvent): boolean =>
-  a.id !== undefined || b.id !== undefined
-    ? a.id === b.id
-    : a.kind === b.kind && a.name === b.name && a.resourceVersion === b.resourceVersion && a.watchType === b.watchType;
+  a.kind === b.kind &&
+  a.name === b.name &&
+  (a.id !== undefined || b.id !== undefined ? a.id === b.id : a.resourceVersion === b.resourceVersion && a.watchType === b.watchType);
+
+/** isArrival: a trigger of the handled event. */
+const isArrival = (arrival: Arrival, trigger: JournalEvent): boolean => arrival.triggers.some((own) => sameTrigger(own, trigger));
 
 /** Loop: what one pass loop knows between its passes. */
 interface Loop {
@@ -131,6 +139,8 @@ interface Loop {
   wakeAt: number | undefined;
   /** The last pass left the JobSet settled finished (settledFinished), so a full resync may skip it. */
   finished: boolean;
+  /** The planner has more to do on the last pass's answers: the next pass runs at once, reading nothing. */
+  moreToDo: boolean;
 }
 
 /** takeIn: the lease's pending triggers the loop has not seen yet, added to the untaken ones; returns them. */
@@ -141,9 +151,21 @@ const takeIn = (loop: Loop, pending: readonly JournalEvent[]): JournalEvent[] =>
   return fresh;
 };
 
+/**
+ * isFirstEver: the JobSet's first pass ever — woken by its creation, with nothing on its state
+ * item from an earlier pass (no snapshot token, no journaled inputs) — which may assume it has no
+ * Jobs and no Service yet and read only the JobSet (freshSince).
+ */
+const isFirstEver = (lease: HeldLease, triggers: readonly JournalEvent[]): boolean =>
+  lease.checkpoint.snapshot === undefined &&
+  lease.checkpoint.inputsDigest === undefined &&
+  triggers.length > 0 &&
+  triggers.every((trigger) => trigger.watchType !== 'SYNC') &&
+  triggers.some((trigger) => trigger.kind === 'JobSet' && trigger.watchType === 'ADDED');
+
 /** timingsOf: the hops of a pass; the handled event's hops only for the entry that takes its trigger. */
 const timingsOf = (arrival: Arrival, triggers: readonly JournalEvent[], passStartedAt: number, writesDoneAt: number): JournalTimings => {
-  const own = triggers.some((trigger) => sameTrigger(trigger, arrival.trigger));
+  const own = triggers.some((trigger) => isArrival(arrival, trigger));
   return {
     ...(own && arrival.seenAt !== undefined ? { seenAt: arrival.seenAt } : {}),
     ...(own && arrival.eventAt !== undefined ? { eventAt: arrival.eventAt } : {}),
@@ -206,14 +228,19 @@ const showsOutcome = (observed: Observed, lastDigest: string | undefined): boole
  * with its writes applied. Returns false when the JobSet is gone; throws the first error that is
  * not a conflict.
  */
-const runPass = async (gateway: ClusterGateway, key: JobSetKey, since: ObserveSince | undefined, loop: Loop, arrival: Arrival, deps: ReconcileDeps): Promise<boolean> => {
+const runPass = async (gateway: ClusterGateway, key: JobSetKey, since: ObserveSince | 'fresh' | undefined, loop: Loop, arrival: Arrival, deps: ReconcileDeps): Promise<boolean> => {
   let reading = since;
   for (let conflicts = 0; ; conflicts += 1) {
     const now = deps.now();
-    const observed = await gateway.observe(key.namespace, key.name, now, reading);
+    const observed = await gateway.observe(key.namespace, key.name, now, reading === 'fresh' ? freshSince(key.namespace, key.name, now) : reading);
     if (!observed) return false;
     const plan = planPass(observed, deps.planOptions);
     deps.counters.add(CounterName.Passes);
+    // A first pass on the assumption of no children stands only if its first write creates one.
+    if (reading === 'fresh' && !CREATE_ACTIONS.has(plan.actions[0]?.kind ?? '')) {
+      reading = undefined;
+      continue;
+    }
     loop.wakeAt = plan.requeueAfterMs !== undefined ? now + plan.requeueAfterMs : undefined;
     loop.finished = settledFinished(observed, plan);
     if (plan.actions.length === 0) {
@@ -240,8 +267,16 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, since: ObserveSi
     loop.untaken = [];
     loop.inputsDigest = entry.inputsDigest;
     if (plan.actions.length > 0) {
-      loop.settled = false;
       loop.snapshot = result.error ? undefined : afterWrites(observed, result.written);
+      // Plan again on the writes' answers (pure, no read): settled when that finds nothing to do —
+      // their echoes then name nothing new (and the item knows them) and cost no pass — else the
+      // loop runs that pass at once (a finished JobSet deleting what still runs, a restart
+      // deleting the previous attempt), without waiting for an event: the forwarder does not
+      // send the echo of a status write.
+      const next = loop.snapshot === undefined ? undefined : planPass(loop.snapshot, deps.planOptions);
+      loop.settled = next !== undefined && next.actions.length === 0;
+      loop.moreToDo = next !== undefined && next.actions.length > 0;
+      if (next?.requeueAfterMs !== undefined) loop.wakeAt = now + next.requeueAfterMs;
     }
     await deps.store.appendJournal(entry);
     deps.onPass?.(key, plan, entry);
@@ -258,7 +293,7 @@ const evaluateReplay = async (gateway: ClusterGateway, key: JobSetKey, replayNam
   const observed = await gateway.observe(key.namespace, key.name, now);
   if (!observed) return 'gone';
   const plan = planPass(observed, deps.planOptions);
-  const triggers = [arrival.trigger];
+  const triggers = arrival.triggers;
   const entry = journalEntryOf(
     { key, observed, planOptions: deps.planOptions, plan, applied: false, triggers, timings: timingsOf(arrival, triggers, now, deps.now()), replayName },
     undefined,
@@ -311,7 +346,7 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
 
   const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const owner = `${deps.owner}/${randomUUID()}`;
-  const note = await deps.store.noteEvent(key, arrival.trigger, owner, deps.now(), ttl);
+  const note = await deps.store.noteEvent(key, arrival.triggers, owner, deps.now(), ttl);
   if (note.outcome === 'echo') {
     deps.counters.add(CounterName.Echoes);
     return 'echo';
@@ -325,11 +360,12 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
   const loop: Loop = {
     snapshot: recalled?.observed,
     settled: recalled?.settled ?? false,
-    untaken: [arrival.trigger, ...lease.carried.filter((trigger) => !sameTrigger(trigger, arrival.trigger))],
+    untaken: [...arrival.triggers, ...lease.carried.filter((trigger) => !isArrival(arrival, trigger))],
     consumed: 0,
     inputsDigest: lease.checkpoint.inputsDigest,
     wakeAt: recalled?.wakeAt,
     finished: false,
+    moreToDo: false,
   };
   const maxPasses = deps.maxPasses ?? DEFAULT_MAX_PASSES;
   try {
@@ -337,23 +373,26 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
       const target = lease.dirty;
       const fresh = takeIn(loop, lease.pending);
       const changed = loop.snapshot === undefined ? undefined : changedSince(loop.snapshot, fresh);
-      // Plan unless the planner has nothing to do on what the loop knows. After writes, the next
-      // pass waits for their echoes: by then the Job controller has answered them too, and one
-      // pass (reading nothing the answers already hold) sees both.
-      if (!(loop.settled && changed !== undefined && nothingChanged(changed))) {
+      const moreToDo = loop.moreToDo;
+      loop.moreToDo = false;
+      // Plan when the last pass's answers left more to do, or unless the planner is settled on
+      // what the loop knows and the events name nothing it does not hold.
+      if (moreToDo || !(loop.settled && changed !== undefined && nothingChanged(changed))) {
         if (passes >= maxPasses) {
           await deps.store.failLease(key, owner, 'pass budget exhausted while events kept arriving; resync continues', deps.now(), loop.inputsDigest);
           deps.inputsMemory?.forget(key);
           return 'handed-to-resync';
         }
         passes += 1;
-        const since: ObserveSince | undefined = loop.snapshot !== undefined && changed !== undefined ? { observed: loop.snapshot, ...changed } : undefined;
+        const since: ObserveSince | 'fresh' | undefined =
+          loop.snapshot !== undefined && changed !== undefined ? { observed: loop.snapshot, ...changed } : passes === 1 && isFirstEver(lease, loop.untaken) ? 'fresh' : undefined;
         // Gone: forget its state (decisions stay until their TTL); if the lease moved on, the new holder decides.
         if (!(await runPass(gateway, key, since, loop, arrival, deps))) {
           deps.inputsMemory?.forget(key);
           await deps.store.forgetJobSet(key, owner);
           return 'gone';
         }
+        if (loop.moreToDo) continue;
       }
       const release = await deps.store.releaseLease(key, owner, target, deps.now(), ttl, loop.wakeAt, releaseOf(key, loop, lease, deps));
       if (release.outcome === 'released') return 'reconciled';

@@ -5,7 +5,7 @@
  * and a trigger at the resourceVersion the snapshot already holds (the echo of a write of its
  * own) names nothing. A pass whose write meets a conflict reads everything again.
  */
-import type { Job } from '../jobset/schema.ts';
+import type { Job, JobSet } from '../jobset/schema.ts';
 import type { Observed } from '../plan/types.ts';
 import { objectRef, type JournalEvent } from '../store/types.ts';
 import type { ObserveSince, Written } from './types.ts';
@@ -89,3 +89,18 @@ export const knownOf = (observed: Observed): Record<string, string> | undefined 
   }
   return known;
 };
+
+/**
+ * freshSince: what a JobSet's first pass ever may assume — no Jobs and no Service yet, only the
+ * JobSet to read (its `jobSetChanged` makes every gateway read it; the placeholder is never
+ * planned on). A pass on it stands only if its first write creates a child (lib/reconcile's
+ * runPass checks): a child that exists after all (a crashed first pass made it) then answers
+ * AlreadyExists, and the pass reads everything again.
+ */
+export const freshSince = (namespace: string, name: string, now: number): ObserveSince => {
+  const placeholder: JobSet = { apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', metadata: { namespace, name }, spec: {} };
+  return { observed: { jobSet: placeholder, jobs: [], service: undefined, now }, jobSetChanged: true, jobs: [] };
+};
+
+/** CREATE_ACTIONS: the writes that create a child: a plan starting with one fails first on a child assumed missing that exists. */
+export const CREATE_ACTIONS: ReadonlySet<string> = new Set(['CreateService', 'CreatePersistentVolumeClaim', 'CreateJob']);

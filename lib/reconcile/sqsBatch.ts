@@ -11,12 +11,16 @@
  *   purpose: a forged or stray event must not be retried forever);
  * - duplicate, out of order, replayed: handled like any hint — level-triggered passes on live
  *   state make them harmless; replays are recorded, not applied;
- * - a pass that fails on the cluster or the store: an error line and a batch item failure (retried).
+ * - a pass that fails on the cluster or the store: an error line and a batch item failure (retried);
+ *   on its last receive before the dead-letter queue, when the JobSet's state item records the
+ *   failure, a warning and success: the resync re-queues the JobSet.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { LineupEventBridgeSchema } from '../events/envelope.ts';
+import { RECONCILE_MAX_RECEIVE_COUNT } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
+import { needsResync } from '../store/rules.ts';
 import { handleEvent, type EventOutcome, type ReconcileDeps } from './reconcileJobSet.ts';
 
 /** MalformedEventError: a record whose body is not a Lineup EventBridge event. */
@@ -43,9 +47,27 @@ export const makeSqsBatchHandler = (
   deps: ReconcileDeps,
   onOutcome?: (record: SQSRecord, outcome: EventOutcome | Error) => void,
 ): ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) => {
-  const recordHandler = async (record: SQSRecord): Promise<EventOutcome> => {
+  /**
+   * handedToResync: on a record's last receive before the dead-letter queue, whether its
+   * JobSet's state item records the failed pass (lastError, or events nobody reconciles), so the
+   * resync re-queues it and nothing is lost by letting the record go: a cluster that stays
+   * unreachable for minutes then waits for the resync, not for a person reading the DLQ.
+   */
+  const handedToResync = async (record: SQSRecord, event: ReturnType<typeof parseRecordBody>): Promise<boolean> => {
+    if (Number(record.attributes.ApproximateReceiveCount) < RECONCILE_MAX_RECEIVE_COUNT) return false;
+    const key = { cluster: event.detail.cluster, namespace: event.detail.namespace, name: event.detail.jobSet };
     try {
-      const event = parseRecordBody(record);
+      const state = await deps.store.getState(key);
+      return state !== undefined && needsResync(state, deps.now());
+    } catch (error) {
+      deps.log('error', 'could not read the state item on the last receive; the record goes to the dead-letter queue', { messageId: record.messageId, error: (error as Error).message });
+      return false;
+    }
+  };
+  const recordHandler = async (record: SQSRecord): Promise<EventOutcome> => {
+    let event: ReturnType<typeof parseRecordBody> | undefined;
+    try {
+      event = parseRecordBody(record);
       const outcome = await handleEvent(
         { source: event.source, detail: event.detail, replayName: event['replay-name'], id: event.id, detailType: event['detail-type'], time: event.time },
         deps,
@@ -53,6 +75,16 @@ export const makeSqsBatchHandler = (
       onOutcome?.(record, outcome);
       return outcome;
     } catch (error) {
+      if (!(error instanceof MalformedEventError) && event !== undefined && (await handedToResync(record, event))) {
+        deps.log('warn', 'reconcile failed on the last receive; the resync retries the jobset', {
+          messageId: record.messageId,
+          jobSet: `${event.detail.namespace}/${event.detail.jobSet}`,
+          error: (error as Error).message,
+          receiveCount: record.attributes.ApproximateReceiveCount,
+        });
+        onOutcome?.(record, 'handed-to-resync');
+        return 'handed-to-resync';
+      }
       const level = error instanceof MalformedEventError ? 'warn' : 'error';
       deps.log(level, error instanceof MalformedEventError ? 'malformed event' : 'reconcile failed; the event will be retried', {
         messageId: record.messageId,

@@ -7,7 +7,7 @@ import type { Job, JobSet } from '../jobset/schema.ts';
 import { Label } from '../constants.ts';
 import type { ListResult, WatchEnd, WatchEvent, WatchedKind, WatchedObject, WatchSource } from '../forwarder/types.ts';
 import type { Action, Observed } from '../plan/types.ts';
-import type { ClusterGateway } from '../reconcile/types.ts';
+import type { ClusterGateway, Written } from '../reconcile/types.ts';
 import type { SimCluster } from './cluster.ts';
 import { SIM_EPOCH_MS } from './constants.ts';
 
@@ -22,8 +22,37 @@ export class SimClusterGateway implements ClusterGateway {
     return this.cluster.observe(namespace, name, now - SIM_EPOCH_MS);
   }
 
-  async apply(namespace: string, jobSetName: string, action: Action, now: number): Promise<void> {
+  /**
+   * apply: carry out the action and answer as the Kubernetes gateway does — the Job, JobSet or
+   * Service written, `Unchanged` for what the planner does not read (an Event, a volume claim),
+   * nothing for a deletion — so a pass loop settles on its writes' answers here as on a cluster.
+   */
+  async apply(namespace: string, jobSetName: string, action: Action, now: number): Promise<Written | void> {
     this.cluster.apply(namespace, jobSetName, action, now - SIM_EPOCH_MS);
+    switch (action.kind) {
+      case 'CreateJob':
+      case 'ResumeJob':
+      case 'SuspendJob':
+      case 'RemoveJobFinalizer': {
+        const job = this.cluster.getJob(namespace, action.kind === 'CreateJob' ? (action.job.metadata.name ?? '') : action.name);
+        return job === undefined ? undefined : { kind: 'Job', job: structuredClone(job) };
+      }
+      case 'UpdateJobSetStatus':
+      case 'PatchJobSetAnnotations': {
+        const jobSet = this.cluster.getJobSet(namespace, jobSetName);
+        return jobSet === undefined ? undefined : { kind: 'JobSet', jobSet: structuredClone(jobSet) };
+      }
+      case 'CreateService': {
+        const service = this.cluster.getService(action.service.metadata.namespace ?? namespace, action.service.metadata.name ?? '');
+        return service === undefined || (action.service.metadata.namespace ?? namespace) !== namespace ? undefined : { kind: 'Service', service: structuredClone(service) };
+      }
+      case 'EmitEvent':
+      case 'CreatePersistentVolumeClaim':
+        return { kind: 'Unchanged' };
+      case 'DeleteJob':
+      case 'DeleteJobSet':
+        return undefined;
+    }
   }
 }
 

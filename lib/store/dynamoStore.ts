@@ -186,7 +186,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
    * image says whose it is. Only a lease whose holder let it lapse costs a second write: the
    * conditional takeover of tryAcquireLease.
    */
-  async noteEvent(key: JobSetKey, trigger: JournalEvent, owner: string, now: number, ttlMs: number): Promise<EventNote> {
+  async noteEvent(key: JobSetKey, triggers: readonly JournalEvent[], owner: string, now: number, ttlMs: number): Promise<EventNote> {
     const update = [
       `ADD #${Attr.dirty} :one`,
       `SET #${Attr.reconciled} = if_not_exists(#${Attr.reconciled}, :zero), ${IDENTITY_SETS},`,
@@ -194,10 +194,15 @@ export class DynamoCheckpointStore implements CheckpointStore {
       `#${Attr.pending} = list_append(if_not_exists(#${Attr.pending}, :empty), :trigger),`,
       `#${Attr.leaseOwner} = if_not_exists(#${Attr.leaseOwner}, :me), #${Attr.leaseExpiresAt} = if_not_exists(#${Attr.leaseExpiresAt}, :expiresAt)`,
     ].join(' ');
-    // A deletion may carry the last version seen of its object: never an echo.
-    const echoable = mayBeEcho(trigger);
-    const condition = echoable ? `attribute_not_exists(#${Attr.known}.#ref) OR #${Attr.known}.#ref <> :rv` : undefined;
-    const names = echoable ? { ...expressionNames(update, condition ?? ''), '#ref': objectRef(trigger.kind, trigger.name) } : expressionNames(update);
+    // An echo only when the item knows every object the event names at its version (isEcho); a
+    // deletion may carry the last version seen of its object, so an event naming one never is.
+    const echoable = triggers.length > 0 && triggers.every(mayBeEcho);
+    const condition = echoable
+      ? triggers.map((_, index) => `attribute_not_exists(#${Attr.known}.#ref${index}) OR #${Attr.known}.#ref${index} <> :rv${index}`).join(' OR ')
+      : undefined;
+    const refNames = Object.fromEntries(triggers.map((trigger, index) => [`#ref${index}`, objectRef(trigger.kind, trigger.name)]));
+    const refValues = Object.fromEntries(triggers.map((trigger, index) => [`:rv${index}`, trigger.resourceVersion]));
+    const names = echoable ? { ...expressionNames(update, condition ?? ''), ...refNames } : expressionNames(update);
     const expiresAt = now + ttlMs;
     const attributes = await this.update(
       {
@@ -212,10 +217,10 @@ export class DynamoCheckpointStore implements CheckpointStore {
           ':shard': resyncShardOf(jobSetPk(key)),
           ':now': now,
           ':empty': [],
-          ':trigger': [definedOnly({ ...trigger })],
+          ':trigger': triggers.map((trigger) => definedOnly({ ...trigger })),
           ':me': owner,
           ':expiresAt': expiresAt,
-          ...(echoable ? { ':rv': trigger.resourceVersion } : {}),
+          ...(echoable ? refValues : {}),
           ...identityValues(key),
         },
         ReturnValues: 'ALL_NEW',

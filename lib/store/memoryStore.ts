@@ -13,13 +13,12 @@ import {
   journalSuffix,
   journalEntryToKeep,
   leaseIsFree,
-  mayBeEcho,
+  isEcho,
   needsResync,
 } from './rules.ts';
 import { journalAttributes, journalEntryFromItem, journalItemChars, type Item } from './items.ts';
 import { journalSk, jobSetPk } from './table.ts';
 import {
-  objectRef,
   type CheckpointStore,
   type ClusterRecord,
   type EventNote,
@@ -114,13 +113,13 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 
   /** noteEvent: the DynamoDB store's conditional write — echo, or count, queue and take a free lease (a lapsed one by takeover). */
-  async noteEvent(key: JobSetKey, trigger: JournalEvent, owner: string, now: number, ttlMs: number): Promise<EventNote> {
+  async noteEvent(key: JobSetKey, triggers: readonly JournalEvent[], owner: string, now: number, ttlMs: number): Promise<EventNote> {
     const existing = this.states.get(jobSetPk(key));
-    if (mayBeEcho(trigger) && existing?.known?.[objectRef(trigger.kind, trigger.name)] === trigger.resourceVersion) return { outcome: 'echo' };
+    if (isEcho(existing?.known, triggers)) return { outcome: 'echo' };
     const record = this.stateRecord(key, now);
     record.dirty += 1;
     record.updatedAt = now;
-    record.pending.push(structuredClone(definedOnly({ ...trigger })));
+    for (const trigger of triggers) record.pending.push(structuredClone(definedOnly({ ...trigger })));
     const taken = await this.tryAcquireLease(key, owner, now, ttlMs);
     return taken === undefined ? { outcome: 'deferred' } : { outcome: 'leased', lease: taken };
   }

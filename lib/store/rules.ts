@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MAX_JOURNAL_ITEM_CHARS } from '../constants.ts';
-import type { ClusterRecord, JournalEntry, JournalEvent, JobSetKey, JobSetState } from './types.ts';
+import { objectRef, type ClusterRecord, type JournalEntry, type JournalEvent, type JobSetKey, type JobSetState } from './types.ts';
 
 /** leaseIsFree: true when nobody holds the lease, the holder let it lapse at or before `now`, or `owner` holds it already. */
 export const leaseIsFree = (
@@ -37,6 +37,13 @@ export const needsResync = (state: JobSetState, now: number): boolean =>
  * object) nor a Sync (it names no version).
  */
 export const mayBeEcho = (trigger: JournalEvent): boolean => trigger.watchType !== 'DELETED' && trigger.watchType !== 'SYNC' && trigger.resourceVersion !== '';
+
+/**
+ * isEcho: an event is an echo when the state item's `known` map holds every object it names at
+ * the resourceVersion it names (an event naming nothing, or a deletion or Sync, never is).
+ */
+export const isEcho = (known: Readonly<Record<string, string>> | undefined, triggers: readonly JournalEvent[]): boolean =>
+  triggers.length > 0 && triggers.every((trigger) => mayBeEcho(trigger) && known?.[objectRef(trigger.kind, trigger.name)] === trigger.resourceVersion);
 
 /** compareJobSetKeys: listing order — cluster, then namespace, then name. */
 export const compareJobSetKeys = (a: JobSetKey, b: JobSetKey): number =>

@@ -193,12 +193,13 @@ export interface ClusterRecord {
 /** CheckpointStore: everything the pipeline keeps between invocations. */
 export interface CheckpointStore {
   /**
-   * noteEvent: one conditional write per event — unless the item knows `trigger`'s object at its
-   * resourceVersion ('echo', nothing written): bump the dirty counter, append the trigger to the
-   * pending list, and take the lease when nobody holds it or it expired ('leased', with what the
-   * item carries) — else 'deferred' (the holder's next release sees the bump).
+   * noteEvent: one conditional write per event — unless the item knows every object the event's
+   * `triggers` name (one per object) at its resourceVersion ('echo', nothing written): bump the
+   * dirty counter, append the triggers to the pending list, and take the lease when nobody holds
+   * it or it expired ('leased', with what the item carries) — else 'deferred' (the holder's next
+   * release sees the bump).
    */
-  noteEvent(key: JobSetKey, trigger: JournalEvent, owner: string, now: number, ttlMs: number): Promise<EventNote>;
+  noteEvent(key: JobSetKey, triggers: readonly JournalEvent[], owner: string, now: number, ttlMs: number): Promise<EventNote>;
   /** markDirty: bump the JobSet's dirty counter (creating its item); returns the new value. */
   markDirty(key: JobSetKey, now: number): Promise<number>;
   /**

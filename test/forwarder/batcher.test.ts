@@ -45,7 +45,7 @@ const entry = (n: number, padBytes = 0): PutEventsEntry => ({
   Detail: JSON.stringify({ n, pad: 'x'.repeat(padBytes) }),
 });
 
-const setup = (sink: EventSink, windowMs = 5) => {
+const setup = (sink: EventSink, windowMs = 5, merge?: (waiting: PutEventsEntry, incoming: PutEventsEntry) => PutEventsEntry | undefined) => {
   const counters = new Counters();
   const logs: { level: LogLevel; message: string; fields?: Record<string, unknown> | undefined }[] = [];
   const sleeps: number[] = [];
@@ -59,6 +59,7 @@ const setup = (sink: EventSink, windowMs = 5) => {
     },
     // The fixed half of PUT_RETRY's equal jitter: the schedule is exact.
     random: () => 0,
+    merge,
   });
   return { batcher, counters, logs, sleeps };
 };
@@ -112,6 +113,46 @@ describe('forwarder batcher', () => {
     assert.equal(pendingBefore, 5);
     assert.deepEqual(resolved.toSorted((x, y) => x - y), range(7));
     assert.deepEqual({ coalesced: counters.get(CounterName.EventsCoalesced), put: counters.get(CounterName.EventsPut), calls: counters.get(CounterName.PutEventsCalls) }, { coalesced: 2, put: 5, calls: 1 });
+  });
+
+  it('folds a key’s entries with the merge given, and keeps them apart from the entry on where the merge refuses', async () => {
+    // Prepare: the merge sums n, and refuses once the sum would pass 10.
+    const sink = new ScriptedSink();
+    const sum = (waiting: PutEventsEntry, incoming: PutEventsEntry): PutEventsEntry | undefined => {
+      const total = (JSON.parse(waiting.Detail) as { n: number }).n + (JSON.parse(incoming.Detail) as { n: number }).n;
+      return total > 10 ? undefined : entry(total);
+    };
+    const { batcher, counters } = setup(sink, 60_000, sum);
+    const resolved: number[] = [];
+    const add = (n: number, key?: string) => batcher.add(entry(n), key).then(() => void resolved.push(n));
+    // Act: ml/a gets 1 + 2 + 3 (= 6), then 7 (6 + 7 > 10: apart), then 1 (7 + 1); ml/b its own.
+    const adds = [add(1, 'ml/a'), add(2, 'ml/a'), add(5, 'ml/b'), add(3, 'ml/a'), add(7, 'ml/a'), add(1, 'ml/a')];
+    await batcher.flush();
+    await Promise.all(adds);
+    // Assess
+    assert.deepEqual(sink.numbers(), [[6, 5, 8]], 'the merged entry waits in the first one’s place; the one the merge refused starts a new entry of the key');
+    assert.equal(resolved.length, 6, 'every add resolves on its delivery');
+    assert.deepEqual({ coalesced: counters.get(CounterName.EventsCoalesced), put: counters.get(CounterName.EventsPut) }, { coalesced: 3, put: 3 });
+  });
+
+  it('folds a held entry of another key into a later entry that absorbs it, resolving its add with that one’s delivery', async () => {
+    // Prepare: a JobSet's held changes (summed by the merge) wait for a minute under their own key.
+    const sink = new ScriptedSink();
+    const sum = (waiting: PutEventsEntry, incoming: PutEventsEntry): PutEventsEntry => entry((JSON.parse(waiting.Detail) as { n: number }).n + (JSON.parse(incoming.Detail) as { n: number }).n);
+    const { batcher, counters } = setup(sink, 10, sum);
+    const heldA = batcher.add(entry(1), 'ml/train#held', 60_000);
+    const heldB = batcher.add(entry(2), 'ml/train#held', 60_000);
+    const heldOther = batcher.add(entry(100), 'ml/other#held', 60_000);
+    // Act: train's next change goes under the JobSet's key and takes its held changes along.
+    const change = batcher.add(entry(10), 'ml/train', undefined, 'ml/train#held');
+    await Promise.all([heldA, heldB, change]);
+    // Assess
+    assert.deepEqual(sink.numbers(), [[13]], 'one entry: the change with the held ones folded in, in its window; other’s still held');
+    assert.equal(batcher.pending, 1);
+    assert.equal(counters.get(CounterName.EventsCoalesced), 2);
+    await batcher.flush();
+    await heldOther;
+    assert.deepEqual(sink.numbers(), [[13], [100]]);
   });
 
   it('holds an entry added with a hold past the window, until its key’s next entry takes it along or its hold ends', async () => {

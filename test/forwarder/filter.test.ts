@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { DEFAULT_CONTROLLER_NAME, UPSTREAM_CONTROLLER_NAME } from '../../lib/constants.ts';
 import { LineupEventDetailSchema } from '../../lib/events/schema.ts';
-import { changeDigest, othersDigest, slimJob, slimJobSet } from '../../lib/events/slim.ts';
+import { changeDigest, decisionDigest, othersDigest, slimJob, slimJobSet } from '../../lib/events/slim.ts';
 import {
   DropReason,
   filterEvent,
@@ -39,7 +39,7 @@ interface Case {
   readonly managed?: Record<string, boolean>;
   readonly options?: PlanOptions;
   readonly want:
-    | { readonly forward: true; readonly detailType: string; readonly watchType: string; readonly ownWrite?: boolean }
+    | { readonly forward: true; readonly detailType: string; readonly watchType: string; readonly ownWrite?: boolean; readonly statusOnly?: boolean }
     | { readonly forward: false; readonly reason: DropReasonName };
 }
 
@@ -123,10 +123,10 @@ const cases: Case[] = [
     want: { forward: true, detailType: 'JobSet Changed', watchType: 'MODIFIED' },
   },
   {
-    name: 'a JobSet counter change (restarts 0 → 1) is forwarded',
+    name: 'a JobSet counter change (restarts 0 → 1) is Lineup’s own status write: dropped, the pass that wrote it acts on it',
     change: { kind: 'JobSet', type: 'MODIFIED', object: jobSet().status({ restarts: 1 }).obj() },
     before: jobSet().status({ restarts: 0 }).obj(),
-    want: { forward: true, detailType: 'JobSet Changed', watchType: 'MODIFIED' },
+    want: { forward: false, reason: DropReason.OwnStatusWrite },
   },
   {
     name: 'a JobSet condition whose only change is its transition time and message is dropped',
@@ -186,16 +186,27 @@ const cases: Case[] = [
     want: { forward: false, reason: DropReason.Unchanged },
   },
   {
-    name: 'a JobSet status write turning Completed True is forwarded: the next pass deletes what still runs and applies the TTL',
+    name: 'a JobSet status write turning Completed True is dropped: the pass that wrote it deletes what still runs and applies the TTL',
     change: { kind: 'JobSet', type: 'MODIFIED', object: jobSet().status({ terminalState: 'Completed', conditions: [condition('StartupPolicyCompleted', 'True'), condition('Completed', 'True')] }).obj() },
     before: jobSet().status({ conditions: [condition('StartupPolicyCompleted', 'True')] }).obj(),
+    want: { forward: false, reason: DropReason.OwnStatusWrite },
+  },
+  {
+    name: 'a JobSet status write turning Failed True is dropped likewise',
+    change: { kind: 'JobSet', type: 'MODIFIED', object: jobSet().status({ conditions: [condition('Failed', 'True')] }).obj() },
+    before: jobSet().status({ conditions: [] }).obj(),
+    want: { forward: false, reason: DropReason.OwnStatusWrite },
+  },
+  {
+    name: 'a JobSet seen for the first time with a terminal status is forwarded (the status cannot be told from what came before)',
+    change: { kind: 'JobSet', type: 'MODIFIED', object: jobSet().status({ conditions: [condition('Failed', 'True')] }).obj() },
     want: { forward: true, detailType: 'JobSet Changed', watchType: 'MODIFIED' },
   },
   {
-    name: 'a JobSet status write turning Failed True is forwarded',
-    change: { kind: 'JobSet', type: 'MODIFIED', object: jobSet().status({ conditions: [condition('Failed', 'True')] }).obj() },
-    before: jobSet().status({ conditions: [] }).obj(),
-    want: { forward: true, detailType: 'JobSet Changed', watchType: 'MODIFIED' },
+    name: 'a running Job whose pods started (active 0 → 1, Suspended False) is forwarded as status-only: no gate or policy reads it',
+    change: { kind: 'Job', type: 'MODIFIED', object: running().status({ active: 1, conditions: [condition('Suspended', 'False')] }).obj() },
+    before: running().status({ active: 0, conditions: [condition('Suspended', 'True')] }).obj(),
+    want: { forward: true, detailType: 'Job Changed', watchType: 'MODIFIED', statusOnly: true },
   },
   {
     name: 'a DELETED JobSet is forwarded',
@@ -238,9 +249,9 @@ describe('forwarder filter', () => {
     it(tc.name, () => {
       const decision = filterEvent(tc.change, contextFor(tc));
       const got = decision.forward
-        ? { forward: true, detailType: decision.event.detailType, watchType: decision.event.detail.watchType, ownWrite: decision.ownWrite }
+        ? { forward: true, detailType: decision.event.detailType, watchType: decision.event.detail.watchType, ownWrite: decision.ownWrite, statusOnly: decision.statusOnly }
         : { forward: false, reason: decision.reason };
-      assert.deepEqual(got, tc.want.forward ? { ownWrite: false, ...tc.want } : tc.want);
+      assert.deepEqual(got, tc.want.forward ? { ownWrite: false, statusOnly: false, ...tc.want } : tc.want);
     });
   }
 
@@ -281,6 +292,7 @@ describe('forwarder filter', () => {
     assert.deepEqual(decision.seen, {
       kind: 'Job',
       digest: changeDigest(slimJob(object)),
+      decisionDigest: decisionDigest(slimJob(object)),
       namespace: 'ml',
       name: 'train-workers-0',
       jobSet: 'train',
@@ -302,7 +314,7 @@ describe('forwarder filter', () => {
       const decision = filterEvent(tc.change, contextFor(tc));
       return decision.forward ? [decision.event] : [];
     });
-    const seen = { kind: 'Job' as const, digest: 'd', othersDigest: 'd', namespace: 'ml', name: 'train-workers-0', jobSet: 'train', jobSetUid: 'uid-train' };
+    const seen = { kind: 'Job' as const, digest: 'd', othersDigest: 'd', decisionDigest: 'd', namespace: 'ml', name: 'train-workers-0', jobSet: 'train', jobSetUid: 'uid-train' };
     const built = [
       ...forwarded,
       syncEvent(jobSet().obj(), cluster),

@@ -1,5 +1,6 @@
 /** Forwarder test helpers shared by the unit tests and the real-server tests. */
 import type { PutEventsEntry } from '../../lib/events/envelope.ts';
+import { changesOf } from '../../lib/events/merge.ts';
 import { LineupEventDetailSchema } from '../../lib/events/schema.ts';
 import type { EventSink, PutResult } from '../../lib/forwarder/types.ts';
 
@@ -17,11 +18,16 @@ export class RecordingSink implements EventSink {
     return { failed: [] };
   }
 
-  /** summary: every delivered event as `detail-type watchType kind/name@resourceVersion`, its detail validated. */
+  /**
+   * summary: every delivered event as `detail-type watchType kind/name@resourceVersion`, its
+   * detail validated, followed by ` + watchType kind/name@resourceVersion` for each other object
+   * it names (`also`: the forwarder folds a JobSet's changes in one window into one event).
+   */
   summary(): string[] {
     return this.entries.map((entry) => {
       const detail = LineupEventDetailSchema.parse(JSON.parse(entry.Detail));
-      return `${entry.DetailType} ${detail.watchType} ${detail.kind}/${detail.name}@${detail.resourceVersion}`;
+      const also = (detail.also ?? []).map((change) => ` + ${change.watchType} ${change.kind}/${change.name}@${change.resourceVersion}`).join('');
+      return `${entry.DetailType} ${detail.watchType} ${detail.kind}/${detail.name}@${detail.resourceVersion}${also}`;
     });
   }
 
@@ -38,10 +44,13 @@ export class RecordingSink implements EventSink {
     return last;
   }
 
-  /** about: the summaries without resourceVersions, for events about `name`. */
+  /** about: what the delivered events said about the object `name` (its own or in `also`), as `detail-type watchType kind/name`. */
   about(name: string): string[] {
-    return this.summary()
-      .map((line) => line.replace(/@.*$/, ''))
-      .filter((line) => line.endsWith(`/${name}`));
+    return this.entries.flatMap((entry) => {
+      const detail = LineupEventDetailSchema.parse(JSON.parse(entry.Detail));
+      return changesOf(detail)
+        .filter((change) => change.name === name)
+        .map((change) => `${entry.DetailType} ${change.watchType} ${change.kind}/${change.name}`);
+    });
   }
 }

@@ -167,7 +167,7 @@ describe('reconcile/reconcileJobSet', () => {
     });
     const MQ = `${NAME}-messagequeue-0`;
 
-    it('plans on its writes\' answers when their echoes come, reading nothing, and once settled drops further echoes in one store write each', async () => {
+    it('settles on its writes\' answers when the planner has nothing more to do on them, and drops their echoes in one store write each', async () => {
       const world = simWorld([story2()]);
       const { gateway, reads } = answeringGateway(world);
       const store = new MemoryCheckpointStore();
@@ -177,17 +177,14 @@ describe('reconcile/reconcileJobSet', () => {
       const outcomes: string[] = [];
       for (const job of world.cluster.jobsOf('default', NAME)) outcomes.push(await handleEvent(jobEvent(world, job.metadata.name ?? '', `echo-${job.metadata.name}`), deps));
       assert.deepEqual(reads, { full: 1, jobSet: 0, jobLists: 0 }, 'one full read; the echoes name what the writes answered');
-      assert.deepEqual(outcomes, ['reconciled', 'reconciled', 'echo', 'echo', 'echo'], 'a pass that counts the Jobs in the status, one that finds nothing to do, then echoes');
-      assert.equal(counters.get(CounterName.Echoes), 3);
-      assert.equal(counters.get(CounterName.Passes), 3);
+      assert.deepEqual(outcomes, ['echo', 'echo', 'echo', 'echo', 'echo'], 'the creating pass’s status counted the Jobs it created: settled on its answers, every echo dropped by the store');
+      assert.equal(counters.get(CounterName.Echoes), 5);
+      assert.equal(counters.get(CounterName.Passes), 1);
       const entries = await store.listJournal(key);
       assert.deepEqual(
         entries.map((entry) => [entry.triggers.map((trigger) => trigger.id), entry.actions.map((action) => action.kind).at(-2)]),
-        [
-          [['created'], 'UpdateJobSetStatus'],
-          [[`echo-${NAME}-messagequeue-0`], undefined],
-        ],
-        'the pass that changed nothing wrote no entry',
+        [[['created'], 'UpdateJobSetStatus']],
+        'one entry: the creating pass',
       );
       const dirty = (await store.getState(key))?.dirty;
       assert.equal(await handleEvent(jobEvent(world, `${NAME}-worker-1`, 'again'), deps), 'echo');
@@ -216,6 +213,64 @@ describe('reconcile/reconcileJobSet', () => {
       assert.deepEqual(opened?.triggers.map((trigger) => trigger.id).filter((id) => id?.startsWith('echo-') !== true), ['mq-ready', 'driver-suspended']);
       assert.ok(opened?.timings.receivedAt !== undefined, "the handled event's hops are the entry's");
       assert.deepEqual(opened?.actions.filter((action) => action.kind === 'ResumeJob').map((action) => action.target), [`${NAME}-driver-0`, `${NAME}-driver-1`]);
+    });
+
+    it('one event naming several Jobs (the forwarder folds a JobSet’s window) is one store write and at most one pass, reading the Jobs once', async () => {
+      const world = simWorld([story2()]);
+      const { gateway, reads } = answeringGateway(world);
+      const store = new MemoryCheckpointStore();
+      const { deps, counters } = reconcileDeps(store, gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
+      await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME), id: 'created' }, deps);
+      const changeOf = (job: string) => {
+        const current = world.cluster.getJob('default', job);
+        return { kind: 'Job' as const, name: job, uid: current?.metadata.uid ?? '', resourceVersion: current?.metadata.resourceVersion ?? '', watchType: 'MODIFIED' as const };
+      };
+      const folded = (id: string, jobs: readonly string[]) => {
+        const [own, ...also] = jobs.map(changeOf);
+        assert.ok(own, 'an event names at least one object');
+        return { source: `lineup.${CLUSTER}`, detail: detailFor(NAME, { ...own, ...(also.length > 0 ? { also } : {}) }), id, detailType: 'Job Changed' };
+      };
+      const jobs = world.cluster.jobsOf('default', NAME).map((job) => job.metadata.name ?? '');
+      // The echoes of the five creates, as one event: the item knows every object it names at its version.
+      const dirty = (await store.getState(key))?.dirty;
+      assert.equal(await handleEvent(folded('echoes', jobs), deps), 'echo');
+      assert.deepEqual(reads, { full: 1, jobSet: 0, jobLists: 0 }, 'nothing read');
+      assert.equal((await store.getState(key))?.dirty, dirty, 'an echo writes nothing');
+      // The messagequeue turns ready and the drivers are marked Suspended in one window: one event, one LIST, one pass that opens the drivers' gate.
+      world.cluster.writeJobStatus('default', MQ, { ...world.cluster.getJob('default', MQ)?.status, active: 1, ready: 1 }, world.queue.now());
+      const drivers = [`${NAME}-driver-0`, `${NAME}-driver-1`];
+      for (const driver of drivers) world.cluster.writeJobStatus('default', driver, { ...world.cluster.getJob('default', driver)?.status, conditions: [{ type: 'Suspended', status: 'True' }] }, world.queue.now());
+      const passesBefore = counters.get(CounterName.Passes);
+      assert.equal(await handleEvent(folded('mq-ready', [MQ, ...drivers]), deps), 'reconciled');
+      assert.deepEqual(reads, { full: 1, jobSet: 0, jobLists: 1 }, 'one LIST for the three Jobs the event names');
+      assert.equal(counters.get(CounterName.Passes) - passesBefore, 1);
+      const opened = (await store.listJournal(key)).find((entry) => entry.actions.some((action) => action.kind === 'ResumeJob'));
+      assert.deepEqual(
+        opened?.triggers.map((trigger) => `${trigger.id} ${trigger.kind}/${trigger.name}`).filter((line) => !line.startsWith('echoes-')),
+        [`mq-ready Job/${MQ}`, ...drivers.map((driver) => `mq-ready Job/${driver}`)],
+        'the entry names every object of the event that caused it (after those of the pass that changed nothing)',
+      );
+    });
+
+    it('a JobSet’s first pass ever, woken by its creation, reads only the JobSet; one whose children a crashed pass made reads them all after AlreadyExists', async () => {
+      const created = { source: `lineup.${CLUSTER}`, detail: detailFor(NAME, { watchType: 'ADDED' }), id: 'created', detailType: 'JobSet Changed' };
+      // A new JobSet: one GET, then the Service and five Jobs created.
+      const world = simWorld([story2()]);
+      const { gateway, reads } = answeringGateway(world);
+      const { deps } = reconcileDeps(new MemoryCheckpointStore(), gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
+      assert.equal(await handleEvent(created, deps), 'reconciled');
+      assert.deepEqual(reads, { full: 0, jobSet: 1, jobLists: 0 }, 'the JobSet alone: it has no children yet');
+      assert.equal(world.cluster.jobsOf('default', NAME).length, 5);
+
+      // The same JobSet, its children made by a pass that crashed before its state item recorded
+      // anything: the first create meets AlreadyExists and the pass reads everything again.
+      const uids = world.cluster.jobsOf('default', NAME).map((job) => job.metadata.uid);
+      const crashed = answeringGateway(world);
+      const { deps: next, counters } = reconcileDeps(new MemoryCheckpointStore(), crashed.gateway, world.now, 'next', { inputsMemory: new InputsMemory() });
+      assert.equal(await handleEvent(created, next), 'reconciled');
+      assert.deepEqual(crashed.reads, { full: 1, jobSet: 1, jobLists: 0 }, 'the JobSet, then everything after AlreadyExists');
+      assert.deepEqual(world.cluster.jobsOf('default', NAME).map((job) => job.metadata.uid), uids, 'no Job created twice');
+      assert.ok(counters.get(CounterName.Passes) >= 2);
     });
 
     it('a deferred event is taken into the holder\'s next pass, and named by the entry that pass writes', async () => {

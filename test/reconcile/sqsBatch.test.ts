@@ -5,7 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { RECONCILE_MAX_RECEIVE_COUNT } from '../../lib/constants.ts';
 import { makeSqsBatchHandler } from '../../lib/reconcile/sqsBatch.ts';
+import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
+import { needsResync } from '../../lib/store/rules.ts';
 import { DynamoCheckpointStore } from '../../lib/store/dynamoStore.ts';
 import { ensureCheckpointTable, startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded.ts';
 import { CLUSTER, detailFor, eventBridgeEvent, reconcileDeps, simWorld, sqsEvent, story2 } from './fixtures.ts';
@@ -105,5 +108,33 @@ describe('reconcile/sqsBatch', () => {
     const response = await makeSqsBatchHandler(deps)(sqsEvent([JSON.stringify(eventBridgeEvent(detailFor(NAME)))]));
     assert.deepEqual(response.batchItemFailures, [{ itemIdentifier: 'm0' }]);
     assert.equal(lines.at(-1)?.message, 'reconcile failed; the event will be retried');
+  });
+
+  it('on the last receive before the dead-letter queue, hands a JobSet whose failed pass its state item records to the resync', async () => {
+    const world = simWorld([story2()]);
+    const store = await freshStore();
+    const { deps, lines } = reconcileDeps(store, { observe: () => Promise.reject(new Error('connect ECONNREFUSED')), apply: () => Promise.resolve() }, world.now);
+    const receivedAt = (count: number) => {
+      const event = sqsEvent([JSON.stringify(eventBridgeEvent(detailFor(NAME)))]);
+      return { Records: event.Records.map((record) => ({ ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(count) } })) };
+    };
+    const handler = makeSqsBatchHandler(deps);
+    assert.deepEqual((await handler(receivedAt(RECONCILE_MAX_RECEIVE_COUNT - 1))).batchItemFailures, [{ itemIdentifier: 'm0' }], 'retried while receives are left');
+    assert.deepEqual((await handler(receivedAt(RECONCILE_MAX_RECEIVE_COUNT))).batchItemFailures, [], 'the last receive lets the record go');
+    assert.equal(lines.at(-1)?.message, 'reconcile failed on the last receive; the resync retries the jobset');
+    const state = await store.getState(key);
+    assert.ok(state !== undefined && needsResync(state, world.now()), `the resync will re-queue it: ${JSON.stringify(state)}`);
+  });
+
+  it('on the last receive, lets a record whose JobSet the store could not mark go to the dead-letter queue', async () => {
+    const world = simWorld([story2()]);
+    const { deps } = reconcileDeps(new MemoryCheckpointStore(), { observe: () => Promise.reject(new Error('connect ECONNREFUSED')), apply: () => Promise.resolve() }, world.now);
+    const failing = Object.assign(Object.create(deps.store) as typeof deps.store, {
+      noteEvent: () => Promise.reject(new Error('dynamodb unavailable')),
+      getState: () => Promise.reject(new Error('dynamodb unavailable')),
+    });
+    const event = sqsEvent([JSON.stringify(eventBridgeEvent(detailFor(NAME)))]);
+    const last = { Records: event.Records.map((record) => ({ ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(RECONCILE_MAX_RECEIVE_COUNT) } })) };
+    assert.deepEqual((await makeSqsBatchHandler({ ...deps, store: failing })(last)).batchItemFailures, [{ itemIdentifier: 'm0' }]);
   });
 });

@@ -121,7 +121,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     it('counts the event, queues its trigger and takes a free lease in one write', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      const note = await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
+      const note = await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
       assert.deepEqual(note, { outcome: 'leased', lease: { owner: 'r1', expiresAt: T0 + TTL, dirty: 1, pending: [trigger('js-a-0', '7')], carried: [], checkpoint: {} } });
       assert.deepEqual(await store.getState(key), { key, dirty: 1, reconciled: 0, lease: { owner: 'r1', expiresAt: T0 + TTL }, updatedAt: T0 });
     });
@@ -129,9 +129,9 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     it('defers to a live holder, and the holder finds the deferred trigger when it cannot release', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      const first = await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
+      const first = await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
       assert.equal(first.outcome, 'leased');
-      assert.deepEqual(await store.noteEvent(key, trigger('js-a-1', '8'), 'r2', T0 + TTL - 1, TTL), { outcome: 'deferred' });
+      assert.deepEqual(await store.noteEvent(key, [trigger('js-a-1', '8')], 'r2', T0 + TTL - 1, TTL), { outcome: 'deferred' });
       const released = await store.releaseLease(key, 'r1', 1, T0 + 10, TTL);
       assert.equal(released.outcome, 'dirty');
       assert.deepEqual(released.lease?.pending, [trigger('js-a-0', '7'), trigger('js-a-1', '8')]);
@@ -142,8 +142,8 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     it("takes over a lease its holder let lapse", async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
-      const note = await store.noteEvent(key, trigger('js-a-0', '9'), 'r2', T0 + TTL, TTL);
+      await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
+      const note = await store.noteEvent(key, [trigger('js-a-0', '9')], 'r2', T0 + TTL, TTL);
       assert.equal(note.outcome, 'leased');
       assert.deepEqual(note.outcome === 'leased' ? [note.lease.owner, note.lease.dirty, note.lease.pending.length] : [], ['r2', 2, 2]);
       assert.equal((await store.getState(key))?.lease?.owner, 'r2');
@@ -152,52 +152,71 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     it('drops an event whose object the last release knew at that resourceVersion, writing nothing', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      await store.noteEvent(key, trigger('js', '3', 'JobSet'), 'r1', T0, TTL);
+      await store.noteEvent(key, [trigger('js', '3', 'JobSet')], 'r1', T0, TTL);
       const known = { 'JobSet/js': '5', 'Job/js-a-0': '7' };
       assert.deepEqual(await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { known, snapshot: 'token-1', inputsDigest: 'digest-1' }), { outcome: 'released' });
       const before = await store.getState(key);
-      assert.deepEqual(await store.noteEvent(key, trigger('js-a-0', '7'), 'r2', T0 + 20, TTL), { outcome: 'echo' });
-      assert.deepEqual(await store.noteEvent(key, trigger('js', '5', 'JobSet'), 'r2', T0 + 20, TTL), { outcome: 'echo' });
+      assert.deepEqual(await store.noteEvent(key, [trigger('js-a-0', '7')], 'r2', T0 + 20, TTL), { outcome: 'echo' });
+      assert.deepEqual(await store.noteEvent(key, [trigger('js', '5', 'JobSet')], 'r2', T0 + 20, TTL), { outcome: 'echo' });
       assert.deepEqual(await store.getState(key), before);
-      const note = await store.noteEvent(key, trigger('js-a-0', '8'), 'r2', T0 + 30, TTL);
+      const note = await store.noteEvent(key, [trigger('js-a-0', '8')], 'r2', T0 + 30, TTL);
       assert.deepEqual(note, {
         outcome: 'leased',
         lease: { owner: 'r2', expiresAt: T0 + 30 + TTL, dirty: 2, pending: [trigger('js-a-0', '8')], carried: [], checkpoint: { known, snapshot: 'token-1', inputsDigest: 'digest-1' } },
       });
     });
 
+    it('an event naming several objects is an echo only when the item knows every one of them at its version, and queues them all', async () => {
+      const store = await makeStore();
+      const key = jobSet('js');
+      await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
+      const known = { 'JobSet/js': '5', 'Job/js-a-0': '7', 'Job/js-a-1': '8' };
+      await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { known });
+      const before = await store.getState(key);
+      assert.deepEqual(await store.noteEvent(key, [trigger('js-a-1', '8'), trigger('js-a-0', '7'), trigger('js', '5', 'JobSet')], 'r2', T0 + 20, TTL), { outcome: 'echo' });
+      assert.deepEqual(await store.getState(key), before, 'an echo writes nothing');
+      // One object at a newer version: the event counts, with every trigger queued.
+      const both = [trigger('js-a-1', '9'), trigger('js-a-0', '7')];
+      const note = await store.noteEvent(key, both, 'r2', T0 + 30, TTL);
+      assert.deepEqual(note.outcome === 'leased' ? [note.lease.dirty, note.lease.pending] : note, [2, both]);
+      await store.releaseLease(key, 'r2', 2, T0 + 40, TTL, undefined, { known });
+      // A deletion among them: never an echo, whatever the item knows.
+      const withDeletion = [trigger('js-a-1', '8'), { ...trigger('js-a-0', '7'), watchType: 'DELETED' as const }];
+      assert.equal((await store.noteEvent(key, withDeletion, 'r3', T0 + 50, TTL)).outcome, 'leased');
+    });
+
     it('never takes a Sync (no resourceVersion), a deletion or another object for an echo', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
+      await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
       await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { known: { 'Job/js-a-0': '7', 'JobSet/js': '' } });
       const sync: JournalEvent = { detailType: 'JobSet Sync', kind: 'JobSet', name: 'js', resourceVersion: '', watchType: 'SYNC' };
-      assert.equal((await store.noteEvent(key, sync, 'r2', T0 + 20, TTL)).outcome, 'leased');
-      assert.equal((await store.noteEvent(key, trigger('js-a-1', '7'), 'r3', T0 + 20, TTL)).outcome, 'deferred');
-      assert.equal((await store.noteEvent(key, { ...trigger('js-a-0', '7'), watchType: 'DELETED' }, 'r3', T0 + 20, TTL)).outcome, 'deferred');
+      assert.equal((await store.noteEvent(key, [sync], 'r2', T0 + 20, TTL)).outcome, 'leased');
+      assert.equal((await store.noteEvent(key, [trigger('js-a-1', '7')], 'r3', T0 + 20, TTL)).outcome, 'deferred');
+      assert.equal((await store.noteEvent(key, [{ ...trigger('js-a-0', '7'), watchType: 'DELETED' }], 'r3', T0 + 20, TTL)).outcome, 'deferred');
       assert.equal((await store.getState(key))?.dirty, 4);
     });
 
     it('carries the triggers a release hands over, forgets known and snapshot not given again, keeps the last inputs digest', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
+      await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
       await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { carry: [trigger('js-a-0', '7')], known: { 'Job/js-a-0': '7' }, snapshot: 's1', inputsDigest: 'd1' });
-      const second = await store.noteEvent(key, trigger('js-a-1', '2'), 'r2', T0 + 20, TTL);
+      const second = await store.noteEvent(key, [trigger('js-a-1', '2')], 'r2', T0 + 20, TTL);
       assert.deepEqual(second.outcome === 'leased' ? [second.lease.pending, second.lease.carried] : [], [[trigger('js-a-1', '2')], [trigger('js-a-0', '7')]]);
       await store.releaseLease(key, 'r2', 2, T0 + 30, TTL);
-      const third = await store.noteEvent(key, trigger('js-a-0', '7'), 'r3', T0 + 40, TTL);
+      const third = await store.noteEvent(key, [trigger('js-a-0', '7')], 'r3', T0 + 40, TTL);
       assert.deepEqual(third.outcome === 'leased' ? [third.lease.pending, third.lease.carried, third.lease.checkpoint] : [], [[trigger('js-a-0', '7')], [], { inputsDigest: 'd1' }]);
     });
 
     it('after failLease takes no event for an echo: the failed loop\'s view is not trusted', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      await store.noteEvent(key, trigger('js-a-0', '7'), 'r1', T0, TTL);
+      await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
       await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { known: { 'Job/js-a-0': '7' }, snapshot: 's1' });
-      await store.noteEvent(key, trigger('js-a-0', '8'), 'r2', T0 + 20, TTL);
+      await store.noteEvent(key, [trigger('js-a-0', '8')], 'r2', T0 + 20, TTL);
       await store.failLease(key, 'r2', 'boom', T0 + 30, 'digest-of-the-failed-pass');
-      const note = await store.noteEvent(key, trigger('js-a-0', '7'), 'r3', T0 + 40, TTL);
+      const note = await store.noteEvent(key, [trigger('js-a-0', '7')], 'r3', T0 + 40, TTL);
       assert.equal(note.outcome, 'leased');
       assert.deepEqual(note.outcome === 'leased' ? note.lease.checkpoint : undefined, { inputsDigest: 'digest-of-the-failed-pass' });
     });

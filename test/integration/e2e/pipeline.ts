@@ -246,6 +246,8 @@ export interface PipelineOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** The rule pattern and redrive count to deploy: `await synthesizedRule()`, the stack's own. */
   readonly rule: RuleSource;
+  /** The forwarder's batch window and checkpoint interval as deployed, not the tests' shorter ones (the benchmark's). @default false */
+  readonly deployedForwarderTimings?: boolean;
   /** Called with the pipeline's AWS clients before their first call, e.g. to add a middleware that counts calls (the benchmark's). */
   readonly instrument?: (clients: PipelineClients) => void;
 }
@@ -387,8 +389,9 @@ export class Pipeline {
       counters: this.counters,
       log: this.log,
       now: Date.now,
-      batchWindowMs: 20,
-      checkpointIntervalMs: 200,
+      // The tests' short window and checkpoint interval, or the deployed defaults (the benchmark's).
+      batchWindowMs: this.options.deployedForwarderTimings === true ? undefined : 20,
+      checkpointIntervalMs: this.options.deployedForwarderTimings === true ? undefined : 200,
       reconnectDelayMs: 50,
       watchRetry: { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 100, maxDelayMs: 1_000, jitter: 'none' },
     });

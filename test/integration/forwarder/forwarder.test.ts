@@ -243,7 +243,8 @@ describe('Forwarder (kube-apiserver behind a flaky connection)', () => {
       await eventually('the resume seen', () => passed(run.counters) === passedBefore + 2, run.seen);
       await settle();
       const heldBack = run.sink.about('js-own-workers-0').length;
-      await mergePatch(kube, `${JOBS}/js-own-workers-0/status`, { status: { active: 1 } });
+      // The Job controller's change a gate waits for: its pod ready (pods merely started would be held too).
+      await mergePatch(kube, `${JOBS}/js-own-workers-0/status`, { status: { active: 1, ready: 1 } });
       await eventually('the Job controller’s change on the bus', () => run.sink.about('js-own-workers-0').length === 1, run.seen);
       // Assess
       assert.equal(heldBack, 0, 'the create and the resume were held back, not put at their windows');
