@@ -175,9 +175,12 @@ const timingsOf = (arrival: Arrival, triggers: readonly JournalEvent[], passStar
   };
 };
 
-/** isRetryableConflict: a stale read — re-observe and re-plan at once. */
+/**
+ * isRetryableConflict: a stale read — re-observe and re-plan at once. NOT_FOUND too: the object
+ * written was deleted since the pass read it (a JobSet deleted mid-pass: the re-read finds it gone).
+ */
 const isRetryableConflict = (error: LineupError): boolean =>
-  error.code === ErrorCode.STALE_RESOURCE_VERSION || error.code === ErrorCode.ALREADY_EXISTS;
+  error.code === ErrorCode.STALE_RESOURCE_VERSION || error.code === ErrorCode.ALREADY_EXISTS || error.code === ErrorCode.NOT_FOUND;
 
 /**
  * settledFinished: after this pass the JobSet is finished (Completed or Failed, as the pass wrote

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CounterName } from '../../lib/counters.ts';
-import { ConflictError, UnavailableError } from '../../lib/errors.ts';
+import { ConflictError, NotFoundError, UnavailableError } from '../../lib/errors.ts';
 import type { Action } from '../../lib/plan/types.ts';
 import { InputsMemory } from '../../lib/reconcile/journal.ts';
 import { handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';
@@ -131,6 +131,30 @@ describe('reconcile/reconcileJobSet', () => {
     assert.equal(names.length, 5, 'every Job exists once');
     assert.equal(new Set(names).size, 5);
     assert.ok(world.cluster.getJobSet('default', NAME)?.status?.conditions?.length, 'status written by the re-plan');
+  });
+
+  it('a JobSet deleted while its pass writes (404 on its status) is re-read, found gone, and forgotten: no error, no retry', async () => {
+    // Prepare: the user deletes the JobSet (background propagation: it vanishes at once) between
+    // the pass's read and its status write, as the end-to-end tier's real garbage collector showed.
+    const world = simWorld([story2()]);
+    let deleted = false;
+    const deleting: ClusterGateway = {
+      observe: (namespace, name, now) => (deleted ? Promise.resolve(undefined) : world.gateway.observe(namespace, name, now)),
+      apply: async (namespace, name, action: Action, now) => {
+        if (action.kind === 'UpdateJobSetStatus') {
+          deleted = true;
+          throw new NotFoundError(`jobset ${namespace}/${name} status: jobsets.jobset.x-k8s.io "${name}" not found`);
+        }
+        return world.gateway.apply(namespace, name, action, now);
+      },
+    };
+    const store = new MemoryCheckpointStore();
+    const { deps } = reconcileDeps(store, deleting, world.now);
+    // Act
+    const outcome = await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME) }, deps);
+    // Assess
+    assert.equal(outcome, 'gone');
+    assert.equal(await store.getState(key), undefined, 'its state forgotten, nothing left for the resync');
   });
 
   it('records the error and gives the lease up when the cluster keeps failing, so the event is retried', async () => {

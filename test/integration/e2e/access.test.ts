@@ -2,10 +2,12 @@
  * The whole pipeline with exactly what infra ships: Lineup's user bound only to the ClusterRoles
  * of infra/manifests/clusterrole.yaml, and the ValidatingAdmissionPolicy of
  * infra/manifests/validating-admission-policy.yaml in force.
- * - One JobSet is driven through every action the reconciler has (create, resume with the
- *   startTime cleared, suspend, delete on restart, finalizer release and finished-jobs record
- *   after a Job's TTL, status, Events, the Service, a volume claim, and the JobSet's own TTL), so a verb missing
- *   from the shipped role fails here, not in a customer's cluster.
+ * - One JobSet is driven through every action the reconciler has (create, suspend, resume,
+ *   delete on restart, finalizer release and finished-jobs record after a Job's TTL, status,
+ *   Events, the Service, a volume claim, and the JobSet's own TTL), so a verb missing from the
+ *   shipped role fails here, not in a customer's cluster. The real control plane runs: the Job
+ *   controller, the TTL-after-finished controller, the garbage collector, and the volume binder
+ *   that binds the claim to a volume the test provides, so the scheduler places its Pods.
  * - Writes outside the role are refused with 403.
  * - With the policy refusing at admission what CEL can check (every rule is tested in
  *   test/integration/admission/policy.test.ts), what it cannot — the startup-rules annotation's
@@ -79,7 +81,7 @@ describe('end to end with exactly the shipped ClusterRoles and admission policy'
 
   after(async () => {
     await pipeline?.stop();
-    await Promise.all([cluster?.kube.stop(), moto?.stop(), dynamo?.stop()]);
+    await Promise.all([cluster?.stop(), moto?.stop(), dynamo?.stop()]);
   });
 
   it('Lineup’s user is bound to the shipped ClusterRoles and nothing else', () => {
@@ -93,39 +95,41 @@ describe('end to end with exactly the shipped ClusterRoles and admission policy'
     // own; both mount a volumeClaimPolicies claim.
     const jobSet = mountingClaim(
       makeJobSet('every-verb')
-        .replicatedJob('prep', 1, { jobSpec: { ttlSecondsAfterFinished: 0 } })
+        .replicatedJob('prep', 1, { jobSpec: { ttlSecondsAfterFinished: 0, backoffLimit: 0 } })
         .replicatedJob('work', 1, { dependsOn: [{ name: 'prep', status: 'Complete' }] })
         .spec({ failurePolicy: { maxRestarts: 1 }, ttlSecondsAfterFinished: 1, volumeClaimPolicies: [{ templates: [{ metadata: { name: 'scratch' }, spec: CLAIM_SPEC }] }] })
         .obj(),
       'scratch',
     );
+    // A volume for the claim, bound to it alone (a Pod mounting an unbound claim is not scheduled).
+    const volume = await cluster.kube.request('POST', '/api/v1/persistentvolumes', {
+      metadata: { name: 'scratch-every-verb' },
+      spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/mnt/lineup-e2e-scratch' }, claimRef: { namespace: 'every-verb', name: 'scratch-every-verb' } },
+    });
+    assert.equal(volume.status, 201, volume.body.slice(0, 300));
     const s = await Scenario.start(cluster, pipeline, 'every-verb', jobSet);
     // CreatePersistentVolumeClaim, CreateJob, CreateService, UpdateJobSetStatus, EmitEvent.
     await s.expectFlags('prep running, work held', { prep: 'R', work: 'S' });
     assert.ok(await cluster.admin.serviceExists(s.namespace, s.name), 'the headless Service');
     assert.equal((await claimOf(cluster, s.namespace, 'scratch-every-verb')).status, 200, 'the volume claim');
 
-    // SuspendJob; then ResumeJob of a Job that ran (its startTime cleared through jobs/status).
+    // SuspendJob; then ResumeJob of a Job that ran (the Job controller reset its startTime on suspension).
     await cluster.jobs.markReady(s.namespace, s.job('prep'));
     await cluster.jobs.setJobSetSuspend(s.namespace, s.name, true);
     await s.expectFlags('suspended', { prep: 'S', work: 'S' });
-    await cluster.jobs.markSuspended(s.namespace, s.job('prep'));
+    await cluster.jobs.suspendedByJobController(s.namespace, s.job('prep'));
     await cluster.jobs.setJobSetSuspend(s.namespace, s.name, false);
     await s.expectFlags('resumed', { prep: 'R', work: 'S' });
-    await eventually('the resumed Job’s startTime cleared', async () => assert.equal((await cluster.admin.job(s.namespace, s.job('prep'))).status?.startTime, undefined), STEP_TIMEOUT_MS);
 
     // A failure: restart; DeleteJob of attempt 0 (and RemoveJobFinalizer of the failed one's record finalizer).
-    const attempt0 = Object.keys(await s.uids());
     await cluster.jobs.markFailed(s.namespace, s.job('prep'));
     await eventually('restarts = 1', async () => assert.equal((await s.jobSet()).status?.restarts, 1), STEP_TIMEOUT_MS);
-    // The garbage collector's part (no kube-controller-manager runs): see JobController.collectGarbage.
-    for (const name of attempt0) await cluster.jobs.collectGarbage(s.namespace, name);
+    // The garbage collector deletes attempt 0's Pods, then its Jobs (foreground propagation).
     await eventually('attempt 1 created', async () => assert.deepEqual(Object.values(await s.restartAttempts()), ['1', '1']), STEP_TIMEOUT_MS);
     await s.expectFlags('attempt 1: prep running, work held', { prep: 'R', work: 'S' });
 
-    // prep completes and its TTL deletes it: PatchJobSetAnnotations (the record), RemoveJobFinalizer.
+    // prep completes and its TTL has the TTL controller delete it: PatchJobSetAnnotations (the record), RemoveJobFinalizer.
     await cluster.jobs.markComplete(s.namespace, s.job('prep'));
-    await cluster.jobs.deleteAsTtlController(s.namespace, s.job('prep'));
     await s.expectFlags('prep recorded and gone, work released', { work: 'R' });
     assert.deepEqual(JSON.parse((await s.jobSet()).metadata.annotations?.[LineupKey.FinishedJobsAnnotation] ?? '{}'), { restartAttempt: 1, succeeded: { prep: '0' }, failed: {} });
 
@@ -136,9 +140,8 @@ describe('end to end with exactly the shipped ClusterRoles and admission policy'
       'the JobSet deleted once its TTL passed (the resync wakes it)',
       async () => {
         await pipeline.resync();
-        const stored = await cluster.admin.getJobSet(s.namespace, s.name);
-        // Foreground deletion: without a garbage collector the JobSet keeps its deletionTimestamp.
-        assert.ok(stored === undefined || stored.metadata.deletionTimestamp !== undefined, 'not deleted yet');
+        // Foreground deletion: the garbage collector deletes the Jobs, their Pods and the claim, then the JobSet.
+        assert.equal(await cluster.admin.getJobSet(s.namespace, s.name), undefined, 'not deleted yet');
       },
       STEP_TIMEOUT_MS,
       500,

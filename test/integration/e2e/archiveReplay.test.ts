@@ -41,7 +41,7 @@ describe('end to end: lineup replay --archive on moto (forwarder → bus with ar
 
   before(async () => {
     let rule: RuleSource;
-    [cluster, moto, dynamo, rule] = await Promise.all([startE2eCluster({ controlPlane: true }), startMoto(), startDynalite(), synthesizedRule()]);
+    [cluster, moto, dynamo, rule] = await Promise.all([startE2eCluster(), startMoto(), startDynalite(), synthesizedRule()]);
     pipeline = await Pipeline.start({ kube: cluster.kube, moto, dynamo, clusterId: CLUSTER_ID, rule });
     events = new EventBridgeClient(moto.clientConfig);
     // The archive as the stack's (infra/constructs/lineupBus.ts): the bus's events that match the rule's pattern.

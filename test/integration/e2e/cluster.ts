@@ -1,12 +1,11 @@
 /**
  * The cluster side of the end-to-end scenarios: a kube-apiserver where Lineup's user holds
- * exactly the shipped ClusterRoles (infra/manifests/clusterrole.yaml), plus compact views of a
- * JobSet's progress for assertions. Either the real control plane minus kubelet runs on it
- * (`startE2eCluster({ controlPlane: true })`, harness/controlPlane.ts: the Job controller, the
- * TTL-after-finished controller, the garbage collector, the scheduler and a kwok node; every Pod
- * of a scenario's JobSet is held Pending and runs for ever until the test releases it), or the
- * test stands in for those controllers: Job status written through the status subresource, as
- * upstream JobSet's integration tests do.
+ * exactly the shipped ClusterRoles (infra/manifests/clusterrole.yaml), with the real control
+ * plane minus kubelet on it (harness/controlPlane.ts: the Job controller, the TTL-after-finished
+ * controller, the garbage collector, the scheduler and a kwok node). Every Pod of a scenario's
+ * JobSet is held Pending and runs for ever until the test's JobDriver releases it, lets it
+ * succeed or fail; the real Job controller writes every Job status. Plus compact views of a
+ * JobSet's progress for assertions.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -15,13 +14,13 @@ import { CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node
 import { parse, parseAllDocuments } from 'yaml';
 import { DEFAULT_CONTROLLER_NAME, Label } from '../../../lib/constants.ts';
 import { JobSchema, JobSetSchema } from '../../../lib/jobset/schema.ts';
-import type { Condition, Job, JobSet, JobStatus } from '../../../lib/jobset/schema.ts';
+import type { Job, JobSet } from '../../../lib/jobset/schema.ts';
 import { KubeResource } from '../../../lib/k8s/gateway.ts';
 import { examplePath } from '../../repoFiles.ts';
 import { LINEUP_GROUP, podAnnotations, setPodBehaviour, startControlPlane, startKubeApiServer } from '../harness/index.ts';
 import type { ControlPlane, KubeServer, KubeServerOptions, PodBehaviour } from '../harness/index.ts';
 import { withRestartableApiServer, type RestartableKubeServer } from '../harness/restartApiServer.ts';
-import { Admin, eventually, grantLineupAccess, nowSeconds } from '../k8s/support.ts';
+import { Admin, eventually, grantLineupAccess } from '../k8s/support.ts';
 
 /** SHIPPED_CLUSTERROLE_FILE: the ClusterRoles infra ships (generated from lib/k8s's verb tables). */
 export const SHIPPED_CLUSTERROLE_FILE = fileURLToPath(new URL('../../../infra/manifests/clusterrole.yaml', import.meta.url));
@@ -77,26 +76,19 @@ export interface E2eCluster {
   readonly kube: RestartableKubeServer;
   readonly rbac: RbacSource;
   readonly admin: Admin;
-  readonly jobs: JobController;
-  /** The real control plane minus kubelet, when started with `controlPlane: true`. */
-  readonly controlPlane: ControlPlane | undefined;
-  /** Stops the control plane (if any), then the API server. */
+  readonly jobs: JobDriver;
+  /** The real control plane minus kubelet. */
+  readonly controlPlane: ControlPlane;
+  /** Stops the control plane, then the API server. */
   stop(): Promise<void>;
-}
-
-/** E2eClusterOptions: the API server's options, and whether the real control plane runs on it. */
-export interface E2eClusterOptions extends KubeServerOptions {
-  /** Run kube-controller-manager, kube-scheduler and kwok (harness/controlPlane.ts). @default false */
-  readonly controlPlane?: boolean;
 }
 
 /**
  * startE2eCluster: kube-apiserver (restartable) with the JobSet CRD and the shipped RBAC bound
- * to Lineup's user, and with `controlPlane: true` the real control plane minus kubelet on it.
+ * to Lineup's user, and the real control plane minus kubelet on it.
  */
-export const startE2eCluster = async (options: E2eClusterOptions = {}): Promise<E2eCluster> => {
-  const { controlPlane: withControlPlane = false, ...kubeOptions } = options;
-  const kube = withRestartableApiServer(await startKubeApiServer(kubeOptions));
+export const startE2eCluster = async (options: KubeServerOptions = {}): Promise<E2eCluster> => {
+  const kube = withRestartableApiServer(await startKubeApiServer(options));
   let controlPlane: ControlPlane | undefined;
   const stop = async (): Promise<void> => {
     await controlPlane?.stop();
@@ -105,8 +97,8 @@ export const startE2eCluster = async (options: E2eClusterOptions = {}): Promise<
   try {
     const rbac = await bindShippedRoles(kube);
     const admin = new Admin(kube);
-    if (withControlPlane) controlPlane = await startControlPlane(kube);
-    return { kube, rbac, admin, jobs: new JobController(kube, admin, controlPlane), controlPlane, stop };
+    controlPlane = await startControlPlane(kube);
+    return { kube, rbac, admin, jobs: new JobDriver(kube, admin), controlPlane, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -122,7 +114,7 @@ export const asCreated = (jobSet: JobSet, name?: string): JobSet => {
   return { ...jobSet, metadata: { ...metadata, ...(name === undefined ? {} : { name }) } };
 };
 
-/** HELD_FOR_EVER: the Pods of a scenario on the real control plane: Pending until released, then running until told to end. */
+/** HELD_FOR_EVER: the Pods of a scenario: Pending until released, then running until told to end. */
 export const HELD_FOR_EVER: PodBehaviour = { held: true, outcome: 'Running' };
 
 /** withPodBehaviour: `jobSet` with `behaviour`'s annotations on every replicatedJob's pod template. */
@@ -186,75 +178,85 @@ export const conditionOf = (jobSet: JobSet | undefined, type: string): { status:
   return condition === undefined ? undefined : { status: condition.status, reason: condition.reason, message: condition.message };
 };
 
-// ---------------------------------------------------------------------------------------------
-// Stand-ins for kube-controller-manager.
 
-/** upsertCondition: `conditions` with one of `type` set to `condition` (added when missing). */
-const upsertCondition = (conditions: readonly Condition[] | undefined, condition: Condition): Condition[] => {
-  const others = (conditions ?? []).filter((c) => c.type !== condition.type);
-  return [...others, condition];
-};
+/** jobConditionIsTrue: the Job has condition `type` with status True. */
+export const jobConditionIsTrue = (job: Job | undefined, type: string): boolean => job?.status?.conditions?.some((c) => c.type === type && c.status === 'True') === true;
+
+// ---------------------------------------------------------------------------------------------
+// Driving Jobs through their Pods.
 
 /** POD_STEP_TIMEOUT_MS: how long the real controllers may take to show a released Pod's change in its Job. */
 const POD_STEP_TIMEOUT_MS = 30_000;
 
+/** POLL_MS: how often a wait on the control plane looks again. */
+const POLL_MS = 150;
+
 /**
- * JobController: without a control plane, what the Job controller, the TTL-after-finished
- * controller and the garbage collector would do, done by the admin: status writes replace
- * `.status` whole through the status subresource, the way upstream JobSet's integration tests
- * fake Job progress. With the real control plane, `markReady` and `markComplete` act on the
- * Job's Pods instead (see releasePods) and the real Job controller writes the status.
+ * JobDriver: what the kubelet would make of a Job's Pods, chosen by the test. The real Job
+ * controller creates the Pods (held Pending by kwok, see HELD_FOR_EVER) and writes every Job
+ * status; the driver only changes Pods' behaviour — release them Ready, let them succeed or fail
+ * — and waits until the Job controller's status shows the result. It also holds the test's
+ * read-only views of a JobSet's Jobs and the user's own actions (suspend a JobSet).
  */
-export class JobController {
+export class JobDriver {
   private readonly kube: KubeServer;
   private readonly admin: Admin;
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
-  private readonly controlPlane: ControlPlane | undefined;
 
-  constructor(kube: KubeServer, admin: Admin, controlPlane?: ControlPlane) {
+  constructor(kube: KubeServer, admin: Admin) {
     this.kube = kube;
     this.admin = admin;
     this.custom = admin.custom;
     this.core = admin.core;
-    this.controlPlane = controlPlane;
   }
 
   /** podsOf: the live (not deleting) Pods of a Job. */
-  private async podsOf(namespace: string, job: string): Promise<V1Pod[]> {
+  async podsOf(namespace: string, job: string): Promise<V1Pod[]> {
     const list = await this.core.listNamespacedPod({ namespace, labelSelector: `batch.kubernetes.io/job-name=${job}` });
     return list.items.filter((pod) => pod.metadata?.deletionTimestamp === undefined);
   }
 
+  /** allPodsOf: every Pod of a Job, those being deleted included. */
+  async allPodsOf(namespace: string, job: string): Promise<V1Pod[]> {
+    return (await this.core.listNamespacedPod({ namespace, labelSelector: `batch.kubernetes.io/job-name=${job}` })).items;
+  }
+
   /**
-   * releasePods: on the real control plane, waits until the running Job has its `parallelism`
-   * Pods (created by the Job controller, held Pending by kwok), gives each `behaviour`, then
-   * waits until the Job controller's status shows `done`.
+   * runningPods: waits until the running Job has its `parallelism` live Pods whose phase is
+   * Pending or Running (created by the Job controller, held Pending by kwok until released).
    */
-  private async releasePods(namespace: string, name: string, behaviour: PodBehaviour, what: string, done: (job: Job) => boolean): Promise<Job> {
+  async runningPods(namespace: string, name: string, timeoutMs = POD_STEP_TIMEOUT_MS): Promise<V1Pod[]> {
     const job = await this.admin.job(namespace, name);
     assert.notEqual(job.spec.suspend, true, `job ${namespace}/${name} is suspended; the Job controller would not start its pods`);
     const parallelism = job.spec.parallelism ?? 1;
-    const pods = await eventually(
+    return eventually(
       `job ${namespace}/${name}: ${parallelism} pods created by the Job controller`,
       async () => {
-        const live = await this.podsOf(namespace, name);
-        assert.equal(live.length, parallelism);
+        const live = (await this.podsOf(namespace, name)).filter((pod) => pod.status?.phase === undefined || pod.status.phase === 'Pending' || pod.status.phase === 'Running');
+        assert.equal(live.length, parallelism, JSON.stringify(live.map((pod) => `${pod.metadata?.name ?? ''}:${pod.status?.phase ?? ''}`)));
         return live;
       },
-      POD_STEP_TIMEOUT_MS,
-      150,
+      timeoutMs,
+      POLL_MS,
     );
-    for (const pod of pods) await setPodBehaviour(this.kube, namespace, pod.metadata?.name ?? '', behaviour);
+  }
+
+  /**
+   * drivePods: gives every running Pod of the Job `behaviour`, then waits until the Job
+   * controller's status shows `done` (called with undefined once the Job is gone).
+   */
+  private async drivePods(namespace: string, name: string, behaviour: PodBehaviour, what: string, done: (job: Job | undefined) => boolean): Promise<Job | undefined> {
+    for (const pod of await this.runningPods(namespace, name)) await setPodBehaviour(this.kube, namespace, pod.metadata?.name ?? '', behaviour);
     return eventually(
       `job ${namespace}/${name}: ${what}`,
       async () => {
-        const current = await this.admin.job(namespace, name);
-        assert.ok(done(current), JSON.stringify(current.status));
+        const current = await this.admin.getJob(namespace, name);
+        assert.ok(done(current), JSON.stringify(current?.status ?? 'the job is gone'));
         return current;
       },
       POD_STEP_TIMEOUT_MS,
-      150,
+      POLL_MS,
     );
   }
 
@@ -282,117 +284,62 @@ export class JobController {
       .sort();
   }
 
-  /**
-   * markReady: a running Job whose pods are all ready — active = ready = parallelism (upstream's
-   * integration tests), with the startTime and Suspended=False the Job controller writes when
-   * it starts or resumes a Job.
-   */
+  /** markReady: releases every Pod of a running Job; resolves once the Job controller counts them all Ready. */
   async markReady(namespace: string, name: string): Promise<Job> {
-    if (this.controlPlane !== undefined) {
-      return this.releasePods(namespace, name, { held: false }, 'every pod Ready, counted by the Job controller', (job) => job.status?.ready === (job.spec.parallelism ?? 1));
-    }
-    return this.admin.writeJobStatus(namespace, name, (job) => {
-      assert.notEqual(job.spec.suspend, true, `job ${namespace}/${name} is suspended; the Job controller would not start its pods`);
-      const parallelism = job.spec.parallelism ?? 1;
-      const status: JobStatus = { ...job.status, startTime: job.status?.startTime ?? nowSeconds(), active: parallelism, ready: parallelism };
-      const suspended = job.status?.conditions?.find((c) => c.type === 'Suspended');
-      if (suspended !== undefined) {
-        status.conditions = upsertCondition(job.status?.conditions, { ...suspended, status: 'False', reason: 'JobResumed', message: 'Job resumed', lastProbeTime: nowSeconds(), lastTransitionTime: nowSeconds() });
-      }
-      return status;
-    });
+    const job = await this.drivePods(namespace, name, { held: false }, 'every pod Ready, counted by the Job controller', (current) => current?.status?.ready === (current?.spec.parallelism ?? 1));
+    assert.ok(job, `job ${namespace}/${name} exists`);
+    return job;
   }
 
   /**
-   * markComplete: startTime, completionTime, SuccessCriteriaMet and Complete, succeeded =
-   * completions (upstream's integration tests). Conditions carry lastProbeTime and
-   * lastTransitionTime, as the Job controller's newCondition writes them.
+   * markComplete: every Pod of a running Job succeeds now; resolves once the Job controller marks
+   * the Job Complete, or once the Job is gone or being deleted (a TTL of 0 s may delete it first).
    */
-  async markComplete(namespace: string, name: string): Promise<Job> {
-    if (this.controlPlane !== undefined) {
-      return this.releasePods(namespace, name, { held: false, outcome: 'Succeeded', finishAfterMs: 0 }, 'Complete', (job) =>
-        job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') === true,
-      );
-    }
-    return this.admin.writeJobStatus(namespace, name, (job) => {
-      const at = nowSeconds();
-      const completions = job.spec.completions ?? job.spec.parallelism ?? 1;
-      const indexed = job.spec.completionMode === 'Indexed';
-      return {
-        ...job.status,
-        startTime: job.status?.startTime ?? at,
-        completionTime: at,
-        active: 0,
-        ready: 0,
-        succeeded: completions,
-        ...(indexed ? { completedIndexes: completions === 1 ? '0' : `0-${completions - 1}` } : {}),
-        conditions: [
-          ...(job.status?.conditions ?? []),
-          { type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: at, lastTransitionTime: at },
-          { type: 'Complete', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: at, lastTransitionTime: at },
-        ],
-      };
-    });
-  }
-
-  /** markFailed: startTime, FailureTarget and Failed (BackoffLimitExceeded), as upstream's integration tests fail a Job. */
-  async markFailed(namespace: string, name: string): Promise<Job> {
-    return this.admin.writeJobStatus(namespace, name, (job) => {
-      const at = nowSeconds();
-      const message = 'Job has reached the specified backoff limit';
-      return {
-        ...job.status,
-        startTime: job.status?.startTime ?? at,
-        active: 0,
-        ready: 0,
-        failed: 1,
-        conditions: [
-          ...(job.status?.conditions ?? []),
-          { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded', message, lastProbeTime: at, lastTransitionTime: at },
-          { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message, lastProbeTime: at, lastTransitionTime: at },
-        ],
-      };
-    });
-  }
-
-  /** markSuspended: the status the Job controller writes once a suspended Job's pods are gone. */
-  markSuspended(namespace: string, name: string): Promise<Job> {
-    return this.admin.markSuspended(namespace, name);
+  async markComplete(namespace: string, name: string): Promise<void> {
+    await this.drivePods(namespace, name, { held: false, outcome: 'Succeeded', finishAfterMs: 0 }, 'Complete', (job) =>
+      job === undefined || job.metadata.deletionTimestamp !== undefined || jobConditionIsTrue(job, 'Complete'),
+    );
   }
 
   /**
-   * deleteAsTtlController: delete a finished Job the way the TTL-after-finished controller
-   * does (foreground propagation), then stand in for the garbage collector (see collectGarbage).
+   * failPods: every Pod of a running Job fails now (exit code 1). Resolves once the Job controller
+   * counted `failed` failures of the Job (its backoffLimit decides whether it then retries or fails).
    */
-  async deleteAsTtlController(namespace: string, name: string): Promise<void> {
-    await this.custom.deleteNamespacedCustomObject({ ...KubeResource.Job, namespace, name, body: { propagationPolicy: 'Foreground' } });
-    await this.collectGarbage(namespace, name);
+  async failPods(namespace: string, name: string, failed: number): Promise<Job | undefined> {
+    return this.drivePods(namespace, name, { held: false, outcome: 'Failed', finishAfterMs: 0 }, `${failed} failed pods counted`, (job) =>
+      job === undefined || job.metadata.deletionTimestamp !== undefined || (job.status?.failed ?? 0) >= failed,
+    );
   }
 
   /**
-   * collectGarbage: remove the `foregroundDeletion` finalizer from a Job being deleted in the
-   * foreground. No kube-controller-manager runs in these tests, so no garbage collector does
-   * it: a Job deleted in the foreground would keep its deletionTimestamp and that finalizer
-   * forever. The Jobs have no pods, so the collector would remove it at once; other
-   * finalizers (Lineup's finished-record) stay and keep the Job until their owner lets go.
+   * markFailed: every Pod of a running Job with backoffLimit 0 fails now; resolves once the Job
+   * controller marks the Job Failed, or once it is gone or being deleted (Lineup restarting the JobSet).
    */
-  async collectGarbage(namespace: string, name: string): Promise<void> {
-    await eventually(`foregroundDeletion finalizer removed from job ${namespace}/${name}`, async () => {
-      const job = await this.admin.getJob(namespace, name);
-      if (job === undefined) return;
-      const finalizers = job.metadata.finalizers ?? [];
-      assert.ok(job.metadata.deletionTimestamp !== undefined, `job ${namespace}/${name} is not being deleted`);
-      if (!finalizers.includes('foregroundDeletion')) return;
-      // A merge patch replaces the list: guarded by the resourceVersion it was computed from (409 → try again).
-      const response = await this.kube.request(
-        'PATCH',
-        `/apis/batch/v1/namespaces/${namespace}/jobs/${name}`,
-        { metadata: { resourceVersion: job.metadata.resourceVersion, finalizers: finalizers.filter((f) => f !== 'foregroundDeletion') } },
-        { contentType: 'application/merge-patch+json' },
-      );
-      if (response.status === 404) return;
-      assert.ok(response.status < 300, `removing foregroundDeletion from ${namespace}/${name}: HTTP ${response.status} ${response.body.slice(0, 300)}`);
-    });
+  async markFailed(namespace: string, name: string): Promise<void> {
+    const job = await this.admin.job(namespace, name);
+    assert.equal(job.spec.backoffLimit, 0, `job ${namespace}/${name}: markFailed needs backoffLimit 0 (the Job controller retries a failed pod otherwise)`);
+    await this.drivePods(namespace, name, { held: false, outcome: 'Failed', finishAfterMs: 0 }, 'Failed', (current) =>
+      current === undefined || current.metadata.deletionTimestamp !== undefined || jobConditionIsTrue(current, 'Failed'),
+    );
+  }
+
+  /**
+   * suspendedByJobController: waits until the Job controller has carried out a suspended Job's
+   * suspension — Suspended True, its Pods gone, active 0 and startTime reset — and returns the Job.
+   */
+  async suspendedByJobController(namespace: string, name: string): Promise<Job> {
+    return eventually(
+      `job ${namespace}/${name}: suspended by the Job controller (pods deleted, startTime reset)`,
+      async () => {
+        const job = await this.admin.job(namespace, name);
+        const pods = await this.allPodsOf(namespace, name);
+        const view = { suspend: job.spec.suspend, suspended: jobConditionIsTrue(job, 'Suspended'), active: job.status?.active ?? 0, startTime: job.status?.startTime, pods: pods.length };
+        assert.deepEqual(view, { suspend: true, suspended: true, active: 0, startTime: undefined, pods: 0 });
+        return job;
+      },
+      POD_STEP_TIMEOUT_MS,
+      POLL_MS,
+    );
   }
 
   /** setJobSetSuspend: a user's `kubectl patch jobset --type=merge -p '{"spec":{"suspend":…}}'`. */

@@ -8,7 +8,9 @@
  * - the reconciler killed between two writes of a pass; a new one takes over once the dead
  *   one's lease expires and the resync re-queues the JobSet.
  * Two API servers: one as usual, one compacting etcd every second with the watch cache off
- * (so a watch from an old resourceVersion gets 410, as the forwarder tests provoke it).
+ * (so a watch from an old resourceVersion gets 410, as the forwarder tests provoke it); each runs
+ * the real control plane minus kubelet (one per server, started once for the file), whose Job
+ * controller writes every Job status from the Pods the test steers.
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -78,7 +80,7 @@ describe('end to end under faults: every fault converges with nothing lost', { t
   after(async () => {
     await Promise.all([pipeline?.stop(), compactingPipeline?.stop()]);
     await Promise.all([proxy?.stop(), compactingProxy?.stop()]);
-    await Promise.all([main?.kube.stop(), compacting?.kube.stop(), moto?.stop(), dynamo?.stop()]);
+    await Promise.all([main?.stop(), compacting?.stop(), moto?.stop(), dynamo?.stop()]);
   });
 
   it('kube-apiserver restarted mid-sequence: the sequence goes on, no Job created twice', async (t) => {

@@ -28,13 +28,13 @@ export class Scenario {
   }
 
   /**
-   * start: the namespace, then the JobSet as a user creates it (server-side apply). On the real
-   * control plane its Pods are held Pending until `markReady`/`markComplete` release them.
+   * start: the namespace, then the JobSet as a user creates it (server-side apply). Its Pods are
+   * held Pending until `markReady`/`markComplete`/`markFailed` release them.
    */
   static async start(cluster: E2eCluster, pipeline: Pipeline, namespace: string, jobSet: JobSet): Promise<Scenario> {
     const name = jobSet.metadata.name ?? '';
     await cluster.admin.createNamespace(namespace);
-    const created = asCreated(cluster.controlPlane === undefined ? jobSet : withPodBehaviour(jobSet, HELD_FOR_EVER));
+    const created = asCreated(withPodBehaviour(jobSet, HELD_FOR_EVER));
     await cluster.admin.createJobSet({ ...created, metadata: { ...created.metadata, namespace } }, namespace);
     return new Scenario(cluster, pipeline, namespace, name);
   }

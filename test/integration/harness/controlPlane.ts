@@ -1,7 +1,8 @@
 /**
  * A real Kubernetes control plane minus the kubelet, on a running test API server
  * (`startKubeApiServer`): kube-controller-manager running only the controllers Lineup interacts
- * with (the Job controller, the TTL-after-finished controller and the garbage collector),
+ * with (the Job controller, the TTL-after-finished controller, the garbage collector, and the
+ * volume binder and claim protection for Pods that mount claims; CONTROLLERS),
  * kube-scheduler, and kwok managing one fake node, so that a Job's Pods are created by the real
  * Job controller, bound by the real scheduler, and made Running, Ready, then Succeeded or Failed
  * by kwok's Stages (kwokStages.yaml) after delays each Pod's annotations choose (PodAnnotation).
@@ -82,8 +83,19 @@ export const setPodBehaviour = async (kube: KubeServer, namespace: string, pod: 
   if (response.status !== 200) throw new Error(`setting the behaviour of pod ${namespace}/${pod} answered HTTP ${response.status}: ${response.body.slice(0, 500)}`);
 };
 
-/** CONTROLLERS: kube-controller-manager's controllers that run (--controllers); every other one is off. */
-export const CONTROLLERS = ['job-controller', 'ttl-after-finished-controller', 'garbage-collector-controller'] as const;
+/**
+ * CONTROLLERS: kube-controller-manager's controllers that run (--controllers); every other one is
+ * off. The volume binder binds a claim to a volume a test provides (the scheduler places no Pod
+ * mounting an unbound claim); the claim-protection controller lifts the kubernetes.io/pvc-protection
+ * finalizer of a deleted claim once no Pod mounts it (a JobSet owning a claim is deleted only then).
+ */
+export const CONTROLLERS = [
+  'job-controller',
+  'ttl-after-finished-controller',
+  'garbage-collector-controller',
+  'persistentvolume-binder-controller',
+  'persistentvolumeclaim-protection-controller',
+] as const;
 
 /** KWOK_NODE_ANNOTATION: kwok manages the nodes carrying it (--manage-nodes-with-annotation-selector). */
 const KWOK_NODE_ANNOTATION = { key: 'kwok.x-k8s.io/node', value: 'fake' } as const;
