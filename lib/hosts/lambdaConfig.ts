@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_CONTROLLER_NAME } from '../constants.ts';
+import { HEARTBEAT_INTERVAL_MS } from '../forwarder/heartbeat.ts';
 
 /** Environment variable names, shared with infra/ so both sides agree. */
 export const EnvVar = {
@@ -17,6 +18,8 @@ export const EnvVar = {
   StaticClusters: 'LINEUP_STATIC_CLUSTERS',
   /** The cluster id a forwarder watch session serves. */
   ForwarderCluster: 'LINEUP_FORWARDER_CLUSTER',
+  /** Milliseconds between two heartbeats of a forwarder. */
+  HeartbeatIntervalMs: 'LINEUP_HEARTBEAT_INTERVAL_MS',
 } as const;
 
 const flag = z.enum(['true', 'false']).default('false').transform((value) => value === 'true');
@@ -54,6 +57,7 @@ const LambdaEnvSchema = z.object({
     })
     .pipe(z.array(ClusterRecordSchema)),
   [EnvVar.ForwarderCluster]: z.string().min(1).optional(),
+  [EnvVar.HeartbeatIntervalMs]: z.coerce.number().int().positive().default(HEARTBEAT_INTERVAL_MS),
 });
 
 /** LambdaConfig: the parsed environment. */
@@ -65,6 +69,8 @@ export interface LambdaConfig {
   readonly applyReplays: boolean;
   readonly staticClusters: z.infer<typeof ClusterRecordSchema>[];
   readonly forwarderCluster: string | undefined;
+  /** Forwarders only: the heartbeat interval. */
+  readonly heartbeatIntervalMs: number;
 }
 
 /** readLambdaConfig: parse `env`; throws one error listing every bad variable. */
@@ -82,5 +88,6 @@ export const readLambdaConfig = (env: Readonly<Record<string, string | undefined
     applyReplays: data[EnvVar.ApplyReplays],
     staticClusters: data[EnvVar.StaticClusters],
     forwarderCluster: data[EnvVar.ForwarderCluster],
+    heartbeatIntervalMs: data[EnvVar.HeartbeatIntervalMs],
   };
 };
