@@ -4,6 +4,7 @@
  * says whether the cluster is watched; its newest bookmark's age is the forwarder's lag; the
  * journal gives the last hour's events, passes and errors, and which JobSets are starting now.
  */
+import { Reason } from '../constants.ts';
 import { ActionReasonCode } from '../plan/reasons.ts';
 import type { BookmarkRecord, ClusterHeartbeat, ClusterRecord, JobSetKey, JobSetState, JournalEntry } from '../store/types.ts';
 
@@ -59,7 +60,7 @@ export interface ClusterStatus {
   readonly starting: readonly StartingJobSet[];
 }
 
-/** Codes after which no Job of the JobSet is held back any more (finished, deleted, invalid). */
+/** Codes after which nothing of the JobSet is starting any more (finished, deleted, invalid). */
 const ENDS_STARTUP: ReadonlySet<string> = new Set([
   ActionReasonCode.JobSetFinished,
   ActionReasonCode.TtlExpired,
@@ -68,27 +69,42 @@ const ENDS_STARTUP: ReadonlySet<string> = new Set([
 ]);
 /** Codes that release (or suspend from outside) the Job they name. */
 const RELEASES_JOB: ReadonlySet<string> = new Set([ActionReasonCode.GateOpened, ActionReasonCode.AlreadyRunning, ActionReasonCode.JobSetSuspended]);
+/** The startup condition reasons a ConditionChanged action's message starts with (`<reason>: <message>`). */
+const STARTUP_IN_PROGRESS = [Reason.InOrderStartupPolicyInProgress, Reason.DependsOnStartupInProgress, Reason.StartupRulesInProgress];
+const STARTUP_COMPLETED = [Reason.InOrderStartupPolicyCompleted, Reason.DependsOnStartupCompleted, Reason.StartupRulesCompleted];
+const startsWithReason = (message: string, reasons: readonly string[]): boolean => reasons.some((reason) => message.startsWith(`${reason}:`));
 
 /**
- * startingSince: when the JobSet's current startup began, or undefined when no Job is held back:
- * walking the journal in time order, a Job is held from a StartupRuleHeld action naming it until
- * an action releases it (GateOpened, AlreadyRunning, or JobSetSuspended: the user suspended it);
- * the startup began at the pass that held the first Job while none was held.
+ * startingSince: when the JobSet's current startup began, or undefined when it is not starting.
+ * Walking the applied passes in time order, a JobSet is starting while its startup condition says
+ * in progress (the ConditionChanged actions: InProgress until Completed) or a Job is held back (a
+ * StartupRuleHeld action naming it, until GateOpened, AlreadyRunning or JobSetSuspended names it);
+ * finishing, TTL deletion or rejection ends it. The startup began at the pass that started it.
  */
 export const startingSince = (journal: readonly JournalEntry[]): number | undefined => {
   const held = new Set<string>();
+  let inProgress = false;
   let since: number | undefined;
   for (const entry of [...journal].sort((a, b) => a.at - b.at)) {
     if (!entry.applied) continue;
     for (const action of entry.actions) {
-      if (ENDS_STARTUP.has(action.code)) held.clear();
-      else if (action.code === ActionReasonCode.StartupRuleHeld) {
-        if (held.size === 0) since = entry.at;
-        held.add(action.target);
-      } else if (RELEASES_JOB.has(action.code)) held.delete(action.target);
+      if (ENDS_STARTUP.has(action.code)) {
+        held.clear();
+        inProgress = false;
+      } else if (action.code === ActionReasonCode.ConditionChanged) {
+        if (startsWithReason(action.message, STARTUP_IN_PROGRESS)) inProgress = true;
+        else if (startsWithReason(action.message, STARTUP_COMPLETED)) {
+          inProgress = false;
+          held.clear();
+        }
+      } else if (action.code === ActionReasonCode.StartupRuleHeld) held.add(action.target);
+      else if (RELEASES_JOB.has(action.code)) held.delete(action.target);
     }
+    const starting = inProgress || held.size > 0;
+    if (!starting) since = undefined;
+    else since ??= entry.at;
   }
-  return held.size === 0 ? undefined : since;
+  return since;
 };
 
 /** clusterStatus: the status of one cluster at `now`. */
@@ -107,7 +123,8 @@ export const clusterStatus = (facts: ClusterFacts, now: number, missingAfterMs: 
       events += entry.triggers.length;
       if (entry.error !== undefined) errors += 1;
     }
-    const since = state.finished === true ? undefined : startingSince(journal);
+    // As of `now`: the journal up to then (the state item's `finished` is today's, not then's; a finished startup ends in the journal too).
+    const since = startingSince(journal.filter((entry) => entry.at <= now));
     if (since !== undefined) starting.push({ key: state.key, since });
   }
   starting.sort((a, b) => a.since - b.since || `${a.key.namespace}/${a.key.name}`.localeCompare(`${b.key.namespace}/${b.key.name}`));
