@@ -285,9 +285,11 @@ export const costReport = (fleetInput: Fleet, work: StartupWork): CostReport => 
     },
     { item: 'SQS long polling of the idle event source', kind: 'fixed', monthly: (sqsIdleRequests * Price.sqsRequestsPerMillion) / 1e6 },
     {
-      item: `CloudWatch: ${alarmCount(lambdaForwarders)} alarms, 1 dashboard, ${Assumption.customMetrics} custom metrics`,
+      // Every cluster has a heartbeat alarm and its own Heartbeats series (a custom metric each).
+      item: `CloudWatch: ${alarmCount(lambdaForwarders, fleet.clusters)} alarms, 1 dashboard, ${Assumption.customMetrics + fleet.clusters} custom metrics`,
       kind: 'fixed',
-      monthly: alarmCount(lambdaForwarders) * Price.alarmPerMonth + Price.dashboardPerMonth + Assumption.customMetrics * Price.customMetricPerMonth,
+      monthly:
+        alarmCount(lambdaForwarders, fleet.clusters) * Price.alarmPerMonth + Price.dashboardPerMonth + (Assumption.customMetrics + fleet.clusters) * Price.customMetricPerMonth,
     },
     {
       item: `DynamoDB storage + PITR of ${Assumption.decisionRetentionDays} days of decisions`,

@@ -13,6 +13,13 @@ import { clusterOfSource } from '../events/schema.ts';
 import type { Log } from '../log.ts';
 import type { CheckpointStore } from '../store/types.ts';
 
+/**
+ * HeartbeatMetric: the metric the reconciler Lambda publishes per live heartbeat (namespace
+ * METRICS_NAMESPACE, dimensions service=reconciler and `cluster`), which the stack's
+ * per-cluster heartbeat alarm and dashboard line read.
+ */
+export const HeartbeatMetric = { name: 'Heartbeats', clusterDimension: 'cluster' } as const;
+
 /** What became of one heartbeat record. */
 export type HeartbeatOutcome =
   /** Kept as the cluster's newest heartbeat. */

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_CONTROLLER_NAME } from '../constants.ts';
+import { HEARTBEAT_MISSING_MS } from '../fleet/status.ts';
 import { HEARTBEAT_INTERVAL_MS } from '../forwarder/heartbeat.ts';
 
 /** Environment variable names, shared with infra/ so both sides agree. */
@@ -20,6 +21,8 @@ export const EnvVar = {
   ForwarderCluster: 'LINEUP_FORWARDER_CLUSTER',
   /** Milliseconds between two heartbeats of a forwarder. */
   HeartbeatIntervalMs: 'LINEUP_HEARTBEAT_INTERVAL_MS',
+  /** Milliseconds without a heartbeat after which the resync treats a cluster as unwatched. */
+  HeartbeatMissingMs: 'LINEUP_HEARTBEAT_MISSING_MS',
 } as const;
 
 const flag = z.enum(['true', 'false']).default('false').transform((value) => value === 'true');
@@ -58,6 +61,7 @@ const LambdaEnvSchema = z.object({
     .pipe(z.array(ClusterRecordSchema)),
   [EnvVar.ForwarderCluster]: z.string().min(1).optional(),
   [EnvVar.HeartbeatIntervalMs]: z.coerce.number().int().positive().default(HEARTBEAT_INTERVAL_MS),
+  [EnvVar.HeartbeatMissingMs]: z.coerce.number().int().positive().default(HEARTBEAT_MISSING_MS),
 });
 
 /** LambdaConfig: the parsed environment. */
@@ -71,6 +75,8 @@ export interface LambdaConfig {
   readonly forwarderCluster: string | undefined;
   /** Forwarders only: the heartbeat interval. */
   readonly heartbeatIntervalMs: number;
+  /** The resync only: how long without a heartbeat makes a cluster unwatched. */
+  readonly heartbeatMissingMs: number;
 }
 
 /** readLambdaConfig: parse `env`; throws one error listing every bad variable. */
@@ -89,5 +95,6 @@ export const readLambdaConfig = (env: Readonly<Record<string, string | undefined
     staticClusters: data[EnvVar.StaticClusters],
     forwarderCluster: data[EnvVar.ForwarderCluster],
     heartbeatIntervalMs: data[EnvVar.HeartbeatIntervalMs],
+    heartbeatMissingMs: data[EnvVar.HeartbeatMissingMs],
   };
 };
