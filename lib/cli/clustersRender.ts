@@ -9,8 +9,8 @@ import type { ClusterRecord } from '../store/types.ts';
 /** CLUSTERS_FORMAT: the `format` of `lineup clusters status --output json`. */
 export const CLUSTERS_STATUS_FORMAT = 'lineup.dev/clusters-status/v1';
 
-/** age: a duration rounded to whole seconds, as a person reads it. */
-const age = (ms: number): string => formatDuration(Math.max(0, Math.round(ms / 1000) * 1000));
+/** age: a duration as a person reads it: whole seconds from a second on, milliseconds below. */
+const age = (ms: number): string => formatDuration(Math.max(0, ms < 1000 ? Math.round(ms) : Math.round(ms / 1000) * 1000));
 
 /** iso: epoch ms as ISO 8601 UTC. */
 const iso = (ms: number): string => new Date(ms).toISOString();
