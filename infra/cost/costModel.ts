@@ -295,14 +295,14 @@ export const costReport = (fleetInput: Fleet, work: StartupWork): CostReport => 
     },
     {
       // Each heartbeat is an event, an SQS message, a reconciler invocation (alone: the worst case)
-      // and one PutItem; each resync run reads every registered cluster's heartbeat item.
-      item: `forwarder heartbeats: ${fleet.clusters} clusters, one every ${HEARTBEAT_INTERVAL_MS / 60_000} min (bus, queue, reconciler, a DynamoDB write; the resync's read of each)`,
+      // and one PutItem; each resync run reads every registered cluster's registry and heartbeat items.
+      item: `forwarder heartbeats: ${fleet.clusters} clusters, one every ${HEARTBEAT_INTERVAL_MS / 60_000} min (bus, queue, reconciler, a DynamoDB write; the resync's reads)`,
       kind: 'fixed',
       monthly:
         (heartbeats * (Price.eventBridgeEventsPerMillion + Assumption.sqsRequestsPerMessage * Price.sqsRequestsPerMillion + Price.dynamoWriteUnitsPerMillion)) / 1e6 +
         lambdaCost(heartbeats, reconcilerMs(1, 1, 0), FunctionSizing.reconciler.memoryMb) +
         ((heartbeats * Assumption.logBytesPerInvocation) / GB) * Price.logsIngestedPerGb +
-        (resyncTicks * fleet.clusters * Assumption.stateItemReadUnits * Price.dynamoReadUnitsPerMillion) / 1e6,
+        (resyncTicks * fleet.clusters * 2 * Assumption.stateItemReadUnits * Price.dynamoReadUnitsPerMillion) / 1e6,
     },
     {
       item: `DynamoDB storage + PITR of ${Assumption.decisionRetentionDays} days of decisions`,
