@@ -430,7 +430,7 @@ export const ClustersMessage = {
   alreadyRegistered: (id: string, where: string): string => `lineup clusters add: cluster ${id} is already registered in ${where}: expected a new id (lineup clusters remove ${id} first to replace it)`,
   notRegistered: (id: string, where: string): string => `lineup clusters remove: cluster ${id} is not registered in ${where}: expected one of lineup clusters list`,
   removed: (id: string, where: string): string =>
-    `removed cluster ${id} from ${where}; its JobSets' state, bookmarks and journal stay (the journal until its TTL), and a cluster of the stack's configuration is still served. Uninstall its forwarder (docs/deploy.md, Remove).`,
+    `removed cluster ${id} from ${where}: its events are dropped from now on (a warm reconciler that already connected to it serves it until it restarts); its JobSets' state, bookmarks and journal stay (the journal until its TTL). A cluster of the stack's configuration is removed there, then deployed. Uninstall its forwarder (docs/deploy.md, Remove).`,
   unknown: (id: string, where: string): string => `lineup clusters status: cluster ${id} is unknown in ${where}: not registered, and no heartbeat, bookmark or JobSet recorded`,
 } as const;
 
