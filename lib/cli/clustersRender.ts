@@ -6,7 +6,7 @@ import { formatDuration } from '../sim/duration.ts';
 import type { ClusterStatus } from '../fleet/status.ts';
 import type { ClusterRecord } from '../store/types.ts';
 
-/** CLUSTERS_FORMAT: the `format` of `lineup clusters status --output json`. */
+/** CLUSTERS_STATUS_FORMAT: the `format` of `lineup clusters status --output json`. */
 export const CLUSTERS_STATUS_FORMAT = 'lineup.dev/clusters-status/v1';
 
 /** age: a duration as a person reads it: whole seconds from a second on, milliseconds below. */
