@@ -15,7 +15,7 @@ import { METRICS_NAMESPACE } from '../lib/constants.ts';
 import { Counters } from '../lib/counters.ts';
 import { lambdaStore, lambdaClusters } from '../lib/hosts/lambdaDeps.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
-import { powertoolsLog, publishCounterDeltas } from '../lib/hosts/powertools.ts';
+import { powertoolsLog, publishCounterDeltas, publishHeartbeat } from '../lib/hosts/powertools.ts';
 import { InputsMemory } from '../lib/reconcile/journal.ts';
 import { makeSqsBatchHandler } from '../lib/reconcile/sqsBatch.ts';
 
@@ -34,7 +34,7 @@ const batch = makeSqsBatchHandler({
   counters,
   log: powertoolsLog(logger),
   applyReplays: config.applyReplays,
-});
+}, undefined, (cluster) => publishHeartbeat(metrics, cluster));
 
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
   .use(injectLambdaContext(logger))

@@ -19,7 +19,7 @@ const config = readLambdaConfig(process.env);
 const logger = new Logger({ serviceName: 'lineup-resync' });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'resync' });
 const counters = new Counters();
-const deps = { store: lambdaStore(config, counters), sink: lambdaSink(config), now: Date.now, counters, log: powertoolsLog(logger), eventBusName: config.eventBusName };
+const deps = { store: lambdaStore(config, counters), sink: lambdaSink(config), now: Date.now, counters, log: powertoolsLog(logger), eventBusName: config.eventBusName, heartbeatMissingMs: config.heartbeatMissingMs };
 
 export const handler = middy<{ full?: boolean } | undefined, ResyncResult>()
   .use(injectLambdaContext(logger))

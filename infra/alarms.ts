@@ -18,5 +18,11 @@ export const FixedAlarm = {
   ResyncErrors: 'ResyncErrorsAlarm',
 } as const;
 
-/** alarmCount: the alarms of a deployment with `lambdaForwarders` Lambda watch sessions (each has an errors alarm). */
-export const alarmCount = (lambdaForwarders: number): number => Object.keys(FixedAlarm).length + lambdaForwarders;
+/** heartbeatAlarmId: the construct id of a cluster's missing-heartbeat alarm. */
+export const heartbeatAlarmId = (clusterId: string): string => `HeartbeatMissingAlarm-${clusterId}`;
+
+/**
+ * alarmCount: the alarms of a deployment with `lambdaForwarders` Lambda watch sessions (each has
+ * an errors alarm) and `heartbeatClusters` clusters with a heartbeat alarm.
+ */
+export const alarmCount = (lambdaForwarders: number, heartbeatClusters = 0): number => Object.keys(FixedAlarm).length + lambdaForwarders + heartbeatClusters;

@@ -36,6 +36,8 @@ export const DEFAULT_RESYNC_MINUTES = 1;
 export const DEFAULT_FULL_RESYNC_HOURS = 24;
 /** DEFAULT_LOG_RETENTION_DAYS: how long the functions' log groups keep logs. */
 export const DEFAULT_LOG_RETENTION_DAYS = 30;
+/** DEFAULT_HEARTBEAT_MISSING_MINUTES: minutes without a forwarder heartbeat after which a cluster's heartbeat alarm fires and the resync treats it as unwatched. */
+export const DEFAULT_HEARTBEAT_MISSING_MINUTES = 5;
 /** DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS: age of the queue's oldest message above which the backlog alarm fires. */
 export const DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS = 300;
 
@@ -96,6 +98,11 @@ export const ClusterConfigSchema = z
      * @default none
      */
     forwarderRoleArns: z.array(roleArn).default([]),
+    /**
+     * Alarm (and draw a dashboard line) when the cluster's forwarder sends no heartbeat for
+     * heartbeatMissingMinutes. Off for a cluster no Lineup forwarder watches. @default true
+     */
+    heartbeatAlarm: z.boolean().default(true),
   })
   .superRefine((cluster, ctx) => {
     if (cluster.forwarder === ForwarderMode.Irsa && cluster.oidcProviderArn === undefined) {
@@ -141,6 +148,8 @@ export const LineupConfigSchema = z
     sourceMaps: z.boolean().default(false),
     /** Age of the oldest queued message that raises the backlog alarm. @default DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS */
     oldestMessageAlarmSeconds: z.number().int().min(60).default(DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS),
+    /** Minutes without a forwarder heartbeat that raise the cluster's heartbeat alarm and make the resync treat it as unwatched. @default DEFAULT_HEARTBEAT_MISSING_MINUTES */
+    heartbeatMissingMinutes: z.number().int().min(2).default(DEFAULT_HEARTBEAT_MISSING_MINUTES),
     /** SNS topic every alarm notifies. @default none: alarms only change state */
     alarmTopicArn: z.string().regex(ARN_PATTERN).optional(),
   })

@@ -25,6 +25,8 @@ export const TableActions = {
     'dynamodb:Query',
     // The KEYS_ONLY index hits are read in full with BatchGetItem.
     'dynamodb:BatchGetItem',
+    // getHeartbeat: each registered cluster's newest heartbeat (an unwatched cluster's JobSets are polled).
+    'dynamodb:GetItem',
   ],
   forwarder: [
     // getBookmark; getCluster for the Lambda watch session.
@@ -38,10 +40,10 @@ export const TableActions = {
 export const reconcilerTableStatement = (tableArn: string): iam.PolicyStatement =>
   new iam.PolicyStatement({ actions: [...TableActions.reconciler], resources: [tableArn] });
 
-/** resyncTableStatements: Query on the two indexes, BatchGetItem on the table. */
+/** resyncTableStatements: Query on the two indexes, BatchGetItem and GetItem on the table. */
 export const resyncTableStatements = (tableArn: string, indexArns: readonly string[]): iam.PolicyStatement[] => [
   new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [...indexArns] }),
-  new iam.PolicyStatement({ actions: ['dynamodb:BatchGetItem'], resources: [tableArn] }),
+  new iam.PolicyStatement({ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], resources: [tableArn] }),
 ];
 
 /**

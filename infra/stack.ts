@@ -97,7 +97,7 @@ export class LineupStack extends Stack {
       description: 'Lineup resync: re-queue JobSets the event flow left behind',
       memorySize: FunctionSizing.resync.memoryMb,
       timeout: Duration.millis(FunctionSizing.resync.timeoutMs),
-      environment,
+      environment: { ...environment, [EnvVar.HeartbeatMissingMs]: String(config.heartbeatMissingMinutes * 60_000) },
       logRetentionDays: config.logRetentionDays,
       sourceMaps: config.sourceMaps,
     });
@@ -149,6 +149,8 @@ export class LineupStack extends Stack {
       reconciler: this.reconciler.function,
       resync: this.resync.function,
       forwarders,
+      heartbeatClusters: config.clusters.filter((cluster) => cluster.heartbeatAlarm).map((cluster) => cluster.id),
+      heartbeatMissing: Duration.minutes(config.heartbeatMissingMinutes),
       oldestMessageAlarm: Duration.seconds(config.oldestMessageAlarmSeconds),
       alarmTopicArn: config.alarmTopicArn,
     });

@@ -425,6 +425,15 @@ export const JournalSourceMessage = {
   tableFailed: (command: string, where: string, detail: string): string => `${command}: reading ${where} failed: ${detail}`,
 } as const;
 
+/** ClustersMessage: the lines `lineup clusters` prints about the registry. */
+export const ClustersMessage = {
+  alreadyRegistered: (id: string, where: string): string => `lineup clusters add: cluster ${id} is already registered in ${where}: expected a new id (lineup clusters remove ${id} first to replace it)`,
+  notRegistered: (id: string, where: string): string => `lineup clusters remove: cluster ${id} is not registered in ${where}: expected one of lineup clusters list`,
+  removed: (id: string, where: string): string =>
+    `removed cluster ${id} from ${where}: its events are dropped from now on (a warm reconciler that already connected to it serves it until it restarts); its JobSets' state, bookmarks and journal stay (the journal until its TTL). A cluster of the stack's configuration is removed there, then deployed. Uninstall its forwarder (docs/deploy.md, Remove).`,
+  unknown: (id: string, where: string): string => `lineup clusters status: cluster ${id} is unknown in ${where}: not registered, and no heartbeat, bookmark or JobSet recorded`,
+} as const;
+
 /** ReplayMessage: the one line `lineup export` and `lineup replay` print for unusable input (exit 2). */
 export const ReplayMessage = {
   noState: (command: string, stateDir: string): string => JournalSourceMessage.noState(command, stateDir),
@@ -543,6 +552,8 @@ export const BookmarkResource = {
 
 /** ForwarderLog: what the forwarder logs, each under a note of when. */
 export const ForwarderLog = {
+  /** A heartbeat could not be put; the next interval's one tries again. */
+  heartbeatFailed: 'heartbeat could not be put on the bus; the next one follows after the interval',
   /** An entry alone is over the entry limit: it is dropped whole (never cut) and counted. */
   entryTooLarge: 'event too large for EventBridge, dropped',
   /** Some entries of a put failed; exactly those are retried. */

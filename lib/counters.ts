@@ -42,6 +42,12 @@ export const CounterName = {
   WatchErrors: 'forwarder.watchErrors',
   /** Watch resourceVersions checkpointed (putBookmark calls that succeeded). */
   Checkpoints: 'forwarder.checkpoints',
+  /** Forwarder heartbeats put on the bus (lib/forwarder/heartbeat.ts). */
+  HeartbeatsPut: 'forwarder.heartbeats',
+  /** Forwarder heartbeats whose put failed (logged; the next interval's beat tries again). */
+  HeartbeatsFailed: 'forwarder.heartbeatsFailed',
+  /** Heartbeats the reconciler recorded as its cluster's newest (lib/fleet/heartbeatRecorder.ts). */
+  HeartbeatsRecorded: 'reconciler.heartbeats',
   /** Finished JobSets a full resync left be (lib/reconcile/resync.ts fullResyncWants). */
   ResyncFinishedSkipped: 'resync.finishedSkipped',
 } as const;

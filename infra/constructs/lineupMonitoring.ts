@@ -15,7 +15,8 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CounterName } from '../../lib/counters.ts';
-import { FixedAlarm } from '../alarms.ts';
+import { FixedAlarm, heartbeatAlarmId } from '../alarms.ts';
+import { HeartbeatMetric } from '../../lib/fleet/heartbeatRecorder.ts';
 
 /** ALARM_PERIOD: the window every alarm looks at. */
 export const ALARM_PERIOD = Duration.minutes(5);
@@ -35,12 +36,16 @@ export interface LineupMonitoringProps {
   readonly resync: lambda.IFunction;
   /** Lambda watch sessions by cluster id. */
   readonly forwarders: ReadonlyMap<string, lambda.IFunction>;
+  /** Clusters whose forwarder heartbeats are alarmed on and drawn (one line each). */
+  readonly heartbeatClusters: readonly string[];
+  /** How long without a heartbeat raises a cluster's alarm: the alarm's period. */
+  readonly heartbeatMissing: Duration;
   readonly oldestMessageAlarm: Duration;
   /** Topic every alarm notifies. @default none */
   readonly alarmTopicArn?: string | undefined;
 }
 
-/** LineupMonitoring: the alarms (named by FixedAlarm, plus `ForwarderErrorsAlarm-<cluster>`) and `Dashboard`. */
+/** LineupMonitoring: the alarms (named by FixedAlarm, plus `ForwarderErrorsAlarm-<cluster>` and `HeartbeatMissingAlarm-<cluster>`) and `Dashboard`. */
 export class LineupMonitoring extends Construct {
   readonly alarms: cloudwatch.Alarm[] = [];
   readonly dashboard: cloudwatch.Dashboard;
@@ -77,6 +82,33 @@ export class LineupMonitoring extends Construct {
     alarm(FixedAlarm.ResyncErrors, props.resync.metricErrors(sum), 1, 'a resync run failed');
     for (const [clusterId, forwarder] of props.forwarders) {
       alarm(`ForwarderErrorsAlarm-${clusterId}`, forwarder.metricErrors(sum), 1, `the forwarder watch session of cluster ${clusterId} failed`);
+    }
+
+    // One series per cluster, published by the reconciler for each heartbeat it receives
+    // (lib/hosts/powertools.ts publishHeartbeat). No data for a whole period is the alarm: a
+    // forwarder that stopped, lost its credentials or its bus sends nothing at all.
+    const heartbeatMetric = (clusterId: string, label?: string): cloudwatch.Metric =>
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: HeartbeatMetric.name,
+        dimensionsMap: { service: 'reconciler', [HeartbeatMetric.clusterDimension]: clusterId },
+        statistic: cloudwatch.Stats.SUM,
+        period: props.heartbeatMissing,
+        label,
+      });
+    // Labelled for the dashboard only: a labelled metric would make the alarm a metric-math one.
+    const heartbeats = props.heartbeatClusters.map((clusterId) => heartbeatMetric(clusterId, clusterId));
+    for (const clusterId of props.heartbeatClusters) {
+      const created = new cloudwatch.Alarm(this, heartbeatAlarmId(clusterId), {
+        metric: heartbeatMetric(clusterId),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+        alarmDescription: `Lineup: no forwarder heartbeat from cluster ${clusterId} for ${props.heartbeatMissing.toMinutes()} minutes: its changes are not forwarded (the resync polls its JobSets meanwhile)`,
+      });
+      if (topic) created.addAlarmAction(new actions.SnsAction(topic));
+      this.alarms.push(created);
     }
 
     // Powertools adds the dimension service=<serviceName> (functions/reconciler.ts: 'reconciler').
@@ -142,6 +174,9 @@ export class LineupMonitoring extends Construct {
           }),
           new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 12 }),
         ],
+        ...(heartbeats.length === 0
+          ? []
+          : [[new cloudwatch.GraphWidget({ title: `Forwarder heartbeats per cluster (per ${props.heartbeatMissing.toMinutes()} min)`, left: heartbeats, width: 24 })]]),
       ],
     });
   }

@@ -13,6 +13,7 @@ import { DEFAULT_FULL_RESYNC_HOURS, DEFAULT_RESYNC_MINUTES } from '../config.ts'
 import { FORWARDER_RESOURCES } from '../k8s/names.ts';
 import { FORWARDER_SESSION_RATE_MS, FunctionSizing } from '../sizing.ts';
 import { CounterName } from '../../lib/counters.ts';
+import { HEARTBEAT_INTERVAL_MS } from '../../lib/forwarder/heartbeat.ts';
 import { FINISHED_RECHECK_MS } from '../../lib/reconcile/resync.ts';
 import { RESYNC_SHARD_COUNT } from '../../lib/store/table.ts';
 
@@ -253,6 +254,7 @@ export const costReport = (fleetInput: Fleet, work: StartupWork): CostReport => 
   };
   const startupsPerMonth = fleet.startupsPerDay * DAYS_PER_MONTH;
   const resyncTicks = (HOURS_PER_MONTH * 60) / fleet.resyncMinutes;
+  const heartbeats = (fleet.clusters * HOURS_PER_MONTH * 3_600_000) / HEARTBEAT_INTERVAL_MS;
   const fullResyncs = HOURS_PER_MONTH / fleet.fullResyncHours;
   // The full resync re-queues a JobSet on each run while it is unfinished, then once per
   // FINISHED_RECHECK_MS until it is deleted; it reads every known state item on each run.
@@ -285,9 +287,22 @@ export const costReport = (fleetInput: Fleet, work: StartupWork): CostReport => 
     },
     { item: 'SQS long polling of the idle event source', kind: 'fixed', monthly: (sqsIdleRequests * Price.sqsRequestsPerMillion) / 1e6 },
     {
-      item: `CloudWatch: ${alarmCount(lambdaForwarders)} alarms, 1 dashboard, ${Assumption.customMetrics} custom metrics`,
+      // Every cluster has a heartbeat alarm and its own Heartbeats series (a custom metric each).
+      item: `CloudWatch: ${alarmCount(lambdaForwarders, fleet.clusters)} alarms, 1 dashboard, ${Assumption.customMetrics + fleet.clusters} custom metrics`,
       kind: 'fixed',
-      monthly: alarmCount(lambdaForwarders) * Price.alarmPerMonth + Price.dashboardPerMonth + Assumption.customMetrics * Price.customMetricPerMonth,
+      monthly:
+        alarmCount(lambdaForwarders, fleet.clusters) * Price.alarmPerMonth + Price.dashboardPerMonth + (Assumption.customMetrics + fleet.clusters) * Price.customMetricPerMonth,
+    },
+    {
+      // Each heartbeat is an event, an SQS message, a reconciler invocation (alone: the worst case)
+      // and one PutItem; each resync run reads every registered cluster's registry and heartbeat items.
+      item: `forwarder heartbeats: ${fleet.clusters} clusters, one every ${HEARTBEAT_INTERVAL_MS / 60_000} min (bus, queue, reconciler, a DynamoDB write; the resync's reads)`,
+      kind: 'fixed',
+      monthly:
+        (heartbeats * (Price.eventBridgeEventsPerMillion + Assumption.sqsRequestsPerMessage * Price.sqsRequestsPerMillion + Price.dynamoWriteUnitsPerMillion)) / 1e6 +
+        lambdaCost(heartbeats, reconcilerMs(1, 1, 0), FunctionSizing.reconciler.memoryMb) +
+        ((heartbeats * Assumption.logBytesPerInvocation) / GB) * Price.logsIngestedPerGb +
+        (resyncTicks * fleet.clusters * 2 * Assumption.stateItemReadUnits * Price.dynamoReadUnitsPerMillion) / 1e6,
     },
     {
       item: `DynamoDB storage + PITR of ${Assumption.decisionRetentionDays} days of decisions`,

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, type CliIo } from './io.ts';
+import { clustersAddCommand, clustersListCommand, clustersRemoveCommand, clustersStatusCommand } from './clusters.ts';
 import { runDemoCommand } from './demo.ts';
 import { forwardCommand } from './forward.ts';
 import { runPlan } from './plan.ts';
@@ -17,6 +18,7 @@ import { formatDuration } from '../sim/duration.ts';
 import { runSimulate } from './simulate.ts';
 import { SIMULATE_OUTPUTS } from '../sim/constants.ts';
 import { runValidate } from './validate.ts';
+import { HEARTBEAT_MISSING_MS } from '../fleet/status.ts';
 
 /** What `--until never` means, in the help of the commands that take it. */
 const UNTIL_NEVER_HELP = UntilNeverText.help(formatDuration(UNTIL_NEVER_LIMIT_MS));
@@ -126,6 +128,50 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .addHelpText('after', '\nExit codes: 0 every pass decides the same (--perturb: every run kept the startup order and reached the recorded final state); 1 a pass differs (a run failed); 2 unusable input (truncated file, unknown format version, unknown JobSet, bad --perturb/--seed) or, with --archive, a replay that failed or did not end in time.')
     .action(async (target: string | undefined, options: { stateDir?: string; all?: boolean; since?: string; cluster?: string; output: string; archive?: string; perturb?: string; seed?: string } & Omit<ArchiveReplayFlags, 'archive'>) =>
       exit(options.archive === undefined ? await replayCommand(target, options, io) : await archiveReplayCommand({ ...options, archive: options.archive }, io)),
+    );
+
+  const clusters = program
+    .command('clusters')
+    .description('the cluster registry and the fleet\'s health: list, add and remove clusters, and show each one\'s forwarder heartbeat, lag, last hour and startups')
+    .addHelpText('after', '\nEach verb reads lineup run\'s state directory (--state-dir) or the deployed table (--table NAME --region R).');
+  const sourceOptions = (command: Command): Command =>
+    command
+      .option('--state-dir <dir>', `state directory of lineup run or lineup demo (default: ${DEFAULT_STATE_DIR}, unless --table)`)
+      .option('--table <name>', 'instead: the deployed checkpoint table (stack output TableName); AWS credentials from the default chain')
+      .option('--region <region>', "with --table: the table's AWS region");
+  sourceOptions(clusters.command('list').description('list the registered clusters: id, API endpoint, auth'))
+    .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (options: { stateDir?: string; table?: string; region?: string; output: string }) => exit(await clustersListCommand(options, io)));
+  sourceOptions(
+    clusters
+      .command('add')
+      .description('register a cluster (refused when the id is taken) and print what to install in it next')
+      .argument('<id>', 'cluster id: a DNS label, the event source lineup.<id>')
+      .option('--eks-arn <arn>', 'the EKS cluster (arn:aws:eks:REGION:ACCOUNT:cluster/NAME): the reconciler signs EKS tokens for it')
+      .option('--role-arn <arn>', 'with --eks-arn: a role the reconciler assumes to sign them')
+      .option('--token-secret <arn>', 'instead of --eks-arn: the Secrets Manager secret holding the bearer token of Lineup\'s user')
+      .option('--endpoint <url>', 'the API server (https://…)')
+      .option('--ca <file>', 'a file holding the cluster CA (PEM, or its base64 as in a kubeconfig)'),
+  )
+    .addHelpText('after', '\nExit codes: 0 registered; 2 unusable input (a bad id, ARN, endpoint or CA, or the id already registered).')
+    .action(async (id: string, options: { stateDir?: string; table?: string; region?: string; eksArn?: string; roleArn?: string; tokenSecret?: string; endpoint?: string; ca?: string }) =>
+      exit(await clustersAddCommand(id, options, io)),
+    );
+  sourceOptions(clusters.command('remove').description('remove a cluster from the registry (its state stays)').argument('<id>', 'cluster id'))
+    .addHelpText('after', '\nExit codes: 0 removed; 2 not registered, or unusable input.')
+    .action(async (id: string, options: { stateDir?: string; table?: string; region?: string }) => exit(await clustersRemoveCommand(id, options, io)));
+  sourceOptions(
+    clusters
+      .command('status')
+      .description('per cluster: auth, forwarder heartbeat and lag, events, passes and errors in the last hour, JobSets starting now and the oldest of them')
+      .argument('[id...]', 'clusters to show (default: every registered one, and local when it holds anything)'),
+  )
+    .option('--at <time>', 'as of this time (ISO 8601; default now): a demo\'s state directory keeps virtual time')
+    .option('--missing-after <duration>', 'how long without a heartbeat makes a cluster unwatched', formatDuration(HEARTBEAT_MISSING_MS))
+    .addOption(new Option('--output <format>', 'output format (json: the shape README documents)').choices(['text', 'json']).default('text'))
+    .addHelpText('after', '\nExit codes: 0 every cluster shown is watched; 1 one is not (no heartbeat within --missing-after); 2 unusable input or an unknown cluster.')
+    .action(async (ids: string[], options: { stateDir?: string; table?: string; region?: string; at?: string; missingAfter: string; output: string }) =>
+      exit(await clustersStatusCommand(ids, options, io)),
     );
 
   program

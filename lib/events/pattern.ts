@@ -3,6 +3,7 @@
  * source for the CDK rule, the in-process bus of the local hosts, and the tests — and a
  * matcher for the subset of the pattern language it uses (exact values and prefix).
  */
+import { HEARTBEAT_DETAIL_TYPE } from './heartbeat.ts';
 import { DETAIL_TYPES, EVENT_SOURCE_PREFIX } from './schema.ts';
 
 /** A pattern leaf: a list of exact values or `{prefix}` matchers (EventBridge semantics: any may match). */
@@ -12,10 +13,10 @@ export interface EventPattern {
   readonly [field: string]: readonly PatternValue[] | EventPattern;
 }
 
-/** reconcilerRulePattern: every Lineup event of every cluster, of the three detail-types. */
+/** reconcilerRulePattern: every Lineup event of every cluster, of the three detail-types, and the forwarders' heartbeats. */
 export const reconcilerRulePattern = (): EventPattern => ({
   source: [{ prefix: EVENT_SOURCE_PREFIX }],
-  'detail-type': [...DETAIL_TYPES],
+  'detail-type': [...DETAIL_TYPES, HEARTBEAT_DETAIL_TYPE],
 });
 
 const leafMatches = (value: unknown, matchers: readonly PatternValue[]): boolean =>

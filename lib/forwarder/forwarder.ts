@@ -36,6 +36,7 @@ import type { CounterSink } from '../counters.ts';
 import type { Log } from '../log.ts';
 import { Backoff, sleep, type RetryPolicy, type Sleep } from '../retry.ts';
 import { Batcher, reportOversize } from './batcher.ts';
+import { runHeartbeats } from './heartbeat.ts';
 import {
   changeOf,
   filterEvent,
@@ -72,6 +73,8 @@ export interface ForwarderOptions {
    * whose last pass failed or whose lease lapsed.
    */
   readonly resyncIntervalMs?: number | undefined;
+  /** Put a `Heartbeat` this often while running (lib/forwarder/heartbeat.ts; hosts pass HEARTBEAT_INTERVAL_MS). @default undefined — none */
+  readonly heartbeatIntervalMs?: number | undefined;
   /** EventBusName written into every entry (and counted in its size). @default undefined — the sink's bus */
   readonly eventBusName?: string | undefined;
   /** Pause before reconnecting a watch the server closed. @default WATCH_RECONNECT_DELAY_MS */
@@ -191,7 +194,10 @@ export class Forwarder {
       jobSetManaged: new Map(),
       states: { JobSet: newKindState('JobSet'), Job: newKindState('Job') },
     };
+    const { heartbeatIntervalMs: intervalMs, cluster, now, eventBusName } = this.options;
+    const heartbeats = intervalMs === undefined ? undefined : runHeartbeats({ cluster, sink, now, counters, log, intervalMs, eventBusName, sleep: this.sleep }, signal);
     await Promise.all(WATCHED_KINDS.map((kind) => this.runKind(session, session.states[kind])));
+    await heartbeats;
     await batcher.flush();
     for (const state of Object.values(session.states)) {
       await state.chain;

@@ -11,6 +11,7 @@
 import { ConditionType } from '../constants.ts';
 import { CounterName, Counters } from '../counters.ts';
 import { reconcilerRulePattern } from '../events/pattern.ts';
+import { HEARTBEAT_INTERVAL_MS } from '../forwarder/heartbeat.ts';
 import { Forwarder } from '../forwarder/forwarder.ts';
 import type { EventSink } from '../forwarder/types.ts';
 import type { JobSet, JobSetStatus } from '../jobset/schema.ts';
@@ -178,6 +179,8 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
       now,
       batchWindowMs: 0,
       reconnectDelayMs: 0,
+      // Kept state gets the heartbeats `lineup clusters status` reads (the first at once, stamped in virtual time).
+      heartbeatIntervalMs: options.stateDir === undefined ? undefined : HEARTBEAT_INTERVAL_MS,
     });
 
     for (const jobSet of options.jobSets) cluster.createJobSet(jobSet, 0);

@@ -22,7 +22,7 @@ export const sessionLength = (remainingMs: number): number => Math.max(0, Math.m
 
 /** ForwarderHostDeps: what every host provides. */
 export interface ForwarderHostDeps {
-  readonly config: Pick<LambdaConfig, 'forwarderCluster' | 'staticClusters' | 'controllerName' | 'claimUnmanaged' | 'eventBusName'>;
+  readonly config: Pick<LambdaConfig, 'forwarderCluster' | 'staticClusters' | 'controllerName' | 'claimUnmanaged' | 'eventBusName' | 'heartbeatIntervalMs'>;
   readonly store: CheckpointStore;
   readonly sink: EventSink;
   readonly counters: Counters;
@@ -51,6 +51,7 @@ export const forwarderFor = async (deps: ForwarderHostDeps): Promise<Forwarder> 
     log: deps.log,
     now: Date.now,
     eventBusName: deps.config.eventBusName,
+    heartbeatIntervalMs: deps.config.heartbeatIntervalMs,
   });
 };
 

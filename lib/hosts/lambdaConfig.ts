@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import { DEFAULT_CONTROLLER_NAME } from '../constants.ts';
+import { HEARTBEAT_MISSING_MS } from '../fleet/status.ts';
+import { HEARTBEAT_INTERVAL_MS } from '../forwarder/heartbeat.ts';
 
 /** Environment variable names, shared with infra/ so both sides agree. */
 export const EnvVar = {
@@ -17,6 +19,10 @@ export const EnvVar = {
   StaticClusters: 'LINEUP_STATIC_CLUSTERS',
   /** The cluster id a forwarder watch session serves. */
   ForwarderCluster: 'LINEUP_FORWARDER_CLUSTER',
+  /** Milliseconds between two heartbeats of a forwarder. */
+  HeartbeatIntervalMs: 'LINEUP_HEARTBEAT_INTERVAL_MS',
+  /** Milliseconds without a heartbeat after which the resync treats a cluster as unwatched. */
+  HeartbeatMissingMs: 'LINEUP_HEARTBEAT_MISSING_MS',
 } as const;
 
 const flag = z.enum(['true', 'false']).default('false').transform((value) => value === 'true');
@@ -54,6 +60,8 @@ const LambdaEnvSchema = z.object({
     })
     .pipe(z.array(ClusterRecordSchema)),
   [EnvVar.ForwarderCluster]: z.string().min(1).optional(),
+  [EnvVar.HeartbeatIntervalMs]: z.coerce.number().int().positive().default(HEARTBEAT_INTERVAL_MS),
+  [EnvVar.HeartbeatMissingMs]: z.coerce.number().int().positive().default(HEARTBEAT_MISSING_MS),
 });
 
 /** LambdaConfig: the parsed environment. */
@@ -65,6 +73,10 @@ export interface LambdaConfig {
   readonly applyReplays: boolean;
   readonly staticClusters: z.infer<typeof ClusterRecordSchema>[];
   readonly forwarderCluster: string | undefined;
+  /** Forwarders only: the heartbeat interval. */
+  readonly heartbeatIntervalMs: number;
+  /** The resync only: how long without a heartbeat makes a cluster unwatched. */
+  readonly heartbeatMissingMs: number;
 }
 
 /** readLambdaConfig: parse `env`; throws one error listing every bad variable. */
@@ -82,5 +94,7 @@ export const readLambdaConfig = (env: Readonly<Record<string, string | undefined
     applyReplays: data[EnvVar.ApplyReplays],
     staticClusters: data[EnvVar.StaticClusters],
     forwarderCluster: data[EnvVar.ForwarderCluster],
+    heartbeatIntervalMs: data[EnvVar.HeartbeatIntervalMs],
+    heartbeatMissingMs: data[EnvVar.HeartbeatMissingMs],
   };
 };

@@ -19,6 +19,7 @@ import { Counters } from '../counters.ts';
 import { ErrorCode, LineupError, type ErrorCodeName } from '../errors.ts';
 import { reconcilerRulePattern } from '../events/pattern.ts';
 import { Forwarder } from '../forwarder/forwarder.ts';
+import { HEARTBEAT_INTERVAL_MS } from '../forwarder/heartbeat.ts';
 import { kubeConfigFor } from '../k8s/auth.ts';
 import type { RetryTuning } from '../k8s/gateway.ts';
 import { resolveClusters } from '../k8s/registry.ts';
@@ -126,6 +127,7 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
       counters,
       log: options.log,
       now: Date.now,
+      heartbeatIntervalMs: HEARTBEAT_INTERVAL_MS,
     });
     options.log('info', `watching ${server} as cluster ${options.clusterId}; state in ${options.stateDir}`);
     await forwarder.run(abort.signal);

@@ -5,6 +5,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import { metricName, type Counters } from '../counters.ts';
+import { HeartbeatMetric } from '../fleet/heartbeatRecorder.ts';
 import type { Log } from '../log.ts';
 
 /** powertoolsLog: a Log writing structured lines through the Powertools Logger. */
@@ -24,4 +25,15 @@ export const publishCounterDeltas = (metrics: Metrics, counters: Counters, befor
     const delta = value - (before[name] ?? 0);
     if (delta > 0) metrics.addMetric(metricName(name), MetricUnit.Count, delta);
   }
+};
+
+/**
+ * publishHeartbeat: one `Heartbeats` metric of `cluster` at once (a single metric with the
+ * cluster's dimension beside the default `service`): the per-cluster series the stack's
+ * heartbeat alarm watches, missing data breaching.
+ */
+export const publishHeartbeat = (metrics: Metrics, cluster: string): void => {
+  const single = metrics.singleMetric();
+  single.addDimension(HeartbeatMetric.clusterDimension, cluster);
+  single.addMetric(HeartbeatMetric.name, MetricUnit.Count, 1);
 };

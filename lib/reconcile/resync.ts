@@ -9,12 +9,18 @@
  * would outlive it. Most JobSets a store knows are finished ones waiting to be deleted, so the full
  * resync re-queues a finished JobSet only when its item has not been written for
  * FINISHED_RECHECK_MS — often enough to forget deleted ones, rarely enough to cost little.
+ *
+ * A registered cluster whose forwarder has sent no heartbeat for longer than the missing time
+ * (lib/fleet/status.ts watchState) is unwatched: no event of it will come, so every run — not only
+ * the full one — re-queues each of its JobSets that may still change, and logs the cluster as
+ * unwatched (`lineup clusters status` says the same from the same heartbeat item).
  */
 import { CounterName, type Counters } from '../counters.ts';
 import { UnavailableError } from '../errors.ts';
 import { toPutEventsEntry, type PutEventsEntry } from '../events/envelope.ts';
 import { DetailType, eventSource } from '../events/schema.ts';
 import type { EventSink } from '../forwarder/types.ts';
+import { HEARTBEAT_MISSING_MS, watchState } from '../fleet/status.ts';
 import type { Log } from '../log.ts';
 import type { CheckpointStore, JobSetKey, JobSetState } from '../store/types.ts';
 
@@ -51,6 +57,8 @@ export interface ResyncDeps {
   readonly counters: Counters;
   readonly log: Log;
   readonly eventBusName?: string | undefined;
+  /** How long without a heartbeat makes a cluster unwatched. @default HEARTBEAT_MISSING_MS */
+  readonly heartbeatMissingMs?: number | undefined;
 }
 
 /** putAll: every entry onto the bus, 10 per call, retrying only the failed ones. */
@@ -72,10 +80,12 @@ const putAll = async (entries: readonly PutEventsEntry[], deps: ResyncDeps): Pro
   }
 };
 
-/** ResyncResult: JobSets re-queued, and (full resync) finished ones left be. */
+/** ResyncResult: JobSets re-queued, (full resync) finished ones left be, and the registered clusters without a recent heartbeat. */
 export interface ResyncResult {
   readonly synced: number;
   readonly finishedSkipped: number;
+  /** Ids of the registered clusters treated as unwatched (their JobSets re-queued on this run). */
+  readonly unwatched: readonly string[];
 }
 
 /**
@@ -88,16 +98,27 @@ export const resync = async (deps: ResyncDeps, options: { full: boolean }): Prom
   const keyOf = (key: JobSetKey): string => `${key.cluster}/${key.namespace}/${key.name}`;
   for (const state of await deps.store.listNeedingResync(now)) keys.set(keyOf(state.key), state.key);
   let finishedSkipped = 0;
-  if (options.full) {
-    for (const cluster of await deps.store.listClusters()) {
-      for (const state of await deps.store.listJobSets(cluster.id)) {
-        if (fullResyncWants(state, now)) keys.set(keyOf(state.key), state.key);
-        else if (!keys.has(keyOf(state.key))) finishedSkipped += 1;
-      }
+  const unwatched: string[] = [];
+  const missingAfterMs = deps.heartbeatMissingMs ?? HEARTBEAT_MISSING_MS;
+  for (const cluster of await deps.store.listClusters()) {
+    const heartbeat = await deps.store.getHeartbeat(cluster.id);
+    const watch = watchState(heartbeat, now, missingAfterMs);
+    if (watch !== 'watched') {
+      unwatched.push(cluster.id);
+      deps.log('warn', 'cluster unwatched: no forwarder heartbeat within the missing time; its jobsets are re-queued on every resync', {
+        cluster: cluster.id,
+        lastHeartbeatAt: heartbeat === undefined ? 'never' : new Date(heartbeat.receivedAt).toISOString(),
+        missingAfterMs,
+      });
     }
-    deps.counters.add(CounterName.ResyncFinishedSkipped, finishedSkipped);
+    if (!options.full && watch === 'watched') continue;
+    for (const state of await deps.store.listJobSets(cluster.id)) {
+      if (fullResyncWants(state, now)) keys.set(keyOf(state.key), state.key);
+      else if (options.full && !keys.has(keyOf(state.key))) finishedSkipped += 1;
+    }
   }
+  if (options.full) deps.counters.add(CounterName.ResyncFinishedSkipped, finishedSkipped);
   await putAll([...keys.values()].map((key) => syncEntry(key, deps.eventBusName)), deps);
-  if (keys.size > 0 || finishedSkipped > 0) deps.log('info', 'resync queued jobsets', { count: keys.size, full: options.full, finishedSkipped });
-  return { synced: keys.size, finishedSkipped };
+  if (keys.size > 0 || finishedSkipped > 0) deps.log('info', 'resync queued jobsets', { count: keys.size, full: options.full, finishedSkipped, unwatched });
+  return { synced: keys.size, finishedSkipped, unwatched };
 };

@@ -19,21 +19,26 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { LineupEventBridgeSchema } from '../events/envelope.ts';
 import { RECONCILE_MAX_RECEIVE_COUNT } from '../constants.ts';
+import { isHeartbeatBody } from '../events/heartbeat.ts';
 import { InvalidInputError } from '../errors.ts';
+import { MalformedHeartbeatError, recordHeartbeat, type HeartbeatOutcome } from '../fleet/heartbeatRecorder.ts';
 import { needsResync } from '../store/rules.ts';
 import { handleEvent, type EventOutcome, type ReconcileDeps } from './reconcileJobSet.ts';
 
 /** MalformedEventError: a record whose body is not a Lineup EventBridge event. */
 export class MalformedEventError extends InvalidInputError {}
 
-/** parseRecordBody: the Lineup event in an SQS record, or MalformedEventError saying why not. */
-export const parseRecordBody = (record: SQSRecord) => {
-  let raw: unknown;
+/** parseJsonBody: an SQS record's body as JSON, or MalformedEventError. */
+const parseJsonBody = (record: SQSRecord): unknown => {
   try {
-    raw = JSON.parse(record.body);
+    return JSON.parse(record.body) as unknown;
   } catch (error) {
     throw new MalformedEventError(`message ${record.messageId}: body is not JSON: ${(error as Error).message}`, { cause: error });
   }
+};
+
+/** parseRecordBody: the Lineup event in an SQS record, or MalformedEventError saying why not. */
+export const parseRecordBody = (record: SQSRecord, raw: unknown = parseJsonBody(record)) => {
   const parsed = LineupEventBridgeSchema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
@@ -42,10 +47,15 @@ export const parseRecordBody = (record: SQSRecord) => {
   return parsed.data;
 };
 
-/** makeSqsBatchHandler: the batch handler around `deps`; `onOutcome` sees each record's fate. */
+/**
+ * makeSqsBatchHandler: the batch handler around `deps`; `onOutcome` sees each record's fate;
+ * `onHeartbeat` hears of each live forwarder heartbeat (lib/fleet/heartbeatRecorder.ts), which the
+ * handler records in `deps.store`.
+ */
 export const makeSqsBatchHandler = (
   deps: ReconcileDeps,
-  onOutcome?: (record: SQSRecord, outcome: EventOutcome | Error) => void,
+  onOutcome?: (record: SQSRecord, outcome: EventOutcome | HeartbeatOutcome | Error) => void,
+  onHeartbeat?: (cluster: string) => void,
 ): ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) => {
   /**
    * handedToResync: on a record's last receive before the dead-letter queue, whether its
@@ -64,10 +74,16 @@ export const makeSqsBatchHandler = (
       return false;
     }
   };
-  const recordHandler = async (record: SQSRecord): Promise<EventOutcome> => {
+  const recordHandler = async (record: SQSRecord): Promise<EventOutcome | HeartbeatOutcome> => {
     let event: ReturnType<typeof parseRecordBody> | undefined;
     try {
-      event = parseRecordBody(record);
+      const raw = parseJsonBody(record);
+      if (isHeartbeatBody(raw)) {
+        const beat = await recordHeartbeat(raw, record, { store: deps.store, now: deps.now, counters: deps.counters, log: deps.log, onHeartbeat });
+        onOutcome?.(record, beat);
+        return beat;
+      }
+      event = parseRecordBody(record, raw);
       const outcome = await handleEvent(
         { source: event.source, detail: event.detail, replayName: event['replay-name'], id: event.id, detailType: event['detail-type'], time: event.time },
         deps,
@@ -85,8 +101,8 @@ export const makeSqsBatchHandler = (
         onOutcome?.(record, 'handed-to-resync');
         return 'handed-to-resync';
       }
-      const level = error instanceof MalformedEventError ? 'warn' : 'error';
-      deps.log(level, error instanceof MalformedEventError ? 'malformed event' : 'reconcile failed; the event will be retried', {
+      const malformed = error instanceof MalformedEventError || error instanceof MalformedHeartbeatError;
+      deps.log(malformed ? 'warn' : 'error', malformed ? 'malformed event' : 'reconcile failed; the event will be retried', {
         messageId: record.messageId,
         error: (error as Error).message,
         receiveCount: record.attributes.ApproximateReceiveCount,

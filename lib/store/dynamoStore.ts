@@ -20,8 +20,11 @@ import { CounterName, Counters } from '../counters.ts';
 import { UnavailableError } from '../errors.ts';
 import { Backoff, type RetryPolicy, type RetrySeams } from '../retry.ts';
 import {
+  bookmarkFromItem,
   clusterAttributes,
   clusterFromItem,
+  heartbeatAttributes,
+  heartbeatFromItem,
   heldLeaseFromItem,
   journalAttributes,
   journalEntryFromItem,
@@ -49,7 +52,9 @@ import {
 } from './table.ts';
 import {
   objectRef,
+  type BookmarkRecord,
   type CheckpointStore,
+  type ClusterHeartbeat,
   type ClusterRecord,
   type EventNote,
   type HeldLease,
@@ -502,6 +507,52 @@ export class DynamoCheckpointStore implements CheckpointStore {
     );
   }
 
+  /** listBookmarks: a Query of the cluster's bookmark items. */
+  async listBookmarks(cluster: string): Promise<BookmarkRecord[]> {
+    const condition = `#${TABLE_KEY.partitionKey} = :pk AND begins_with(#${TABLE_KEY.sortKey}, :prefix)`;
+    const items = await this.queryAll({
+      TableName: this.tableName,
+      KeyConditionExpression: condition,
+      ExpressionAttributeNames: expressionNames(condition),
+      ExpressionAttributeValues: { ':pk': clusterPk(cluster), ':prefix': KeyPart.bookmark },
+      ConsistentRead: true,
+    });
+    return items.map((item) => bookmarkFromItem(item, KeyPart.bookmark)).sort((a, b) => a.resource.localeCompare(b.resource));
+  }
+
+  /** putHeartbeat: one PutItem conditional on the stored heartbeat being older (or absent). */
+  async putHeartbeat(heartbeat: ClusterHeartbeat): Promise<boolean> {
+    const condition = `attribute_not_exists(#${TABLE_KEY.partitionKey}) OR #${Attr.sentAt} < :sentAt`;
+    try {
+      await this.send('PutItem', () =>
+        this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              [TABLE_KEY.partitionKey]: clusterPk(heartbeat.cluster),
+              [TABLE_KEY.sortKey]: KeyPart.heartbeat,
+              ...heartbeatAttributes(heartbeat),
+              [Attr.updatedAt]: heartbeat.receivedAt,
+            },
+            ConditionExpression: condition,
+            ExpressionAttributeNames: expressionNames(condition),
+            ExpressionAttributeValues: { ':sentAt': heartbeat.sentAt },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /** getHeartbeat: the cluster's heartbeat item. */
+  async getHeartbeat(cluster: string): Promise<ClusterHeartbeat | undefined> {
+    const item = await this.getItem(tableKey(clusterPk(cluster), KeyPart.heartbeat));
+    return item === undefined ? undefined : heartbeatFromItem(item);
+  }
+
   /** getCluster: the registry entry of `id`. */
   async getCluster(id: string): Promise<ClusterRecord | undefined> {
     const item = await this.getItem(tableKey(clusterPk(id), KeyPart.registry));
@@ -524,6 +575,33 @@ export class DynamoCheckpointStore implements CheckpointStore {
         }),
       ),
     );
+  }
+
+  /** addCluster: putCluster's PutItem, conditional on no registry entry of the id. */
+  async addCluster(record: ClusterRecord): Promise<boolean> {
+    const condition = `attribute_not_exists(#${TABLE_KEY.partitionKey})`;
+    try {
+      await this.send('PutItem', () =>
+        this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              [TABLE_KEY.partitionKey]: clusterPk(record.id),
+              [TABLE_KEY.sortKey]: KeyPart.registry,
+              [LIST_INDEX.partitionKey]: KeyPart.listClusters,
+              [LIST_INDEX.sortKey]: record.id,
+              ...clusterAttributes(record),
+            },
+            ConditionExpression: condition,
+            ExpressionAttributeNames: expressionNames(condition),
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
   }
 
   /** listClusters: every registry entry, ordered by id. */

@@ -1,6 +1,8 @@
 /** The checkpoint store (DESIGN §2): the contract, the DynamoDB store, the embedded server and the in-memory stand-in. */
 export type {
+  BookmarkRecord,
   CheckpointStore,
+  ClusterHeartbeat,
   ClusterAuth,
   ClusterRecord,
   InputsKept,

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { StoreInvalidError } from '../errors.ts';
 import { definedOnly } from './rules.ts';
 import { Attr, TABLE_KEY } from './table.ts';
-import type { ClusterRecord, HeldLease, JournalAction, JournalEntry, JobSetState } from './types.ts';
+import type { BookmarkRecord, ClusterHeartbeat, ClusterRecord, HeldLease, JournalAction, JournalEntry, JobSetState } from './types.ts';
 
 /** Item: an item as the document client reads and writes it. */
 export type Item = Record<string, unknown>;
@@ -225,4 +225,37 @@ export const clusterFromItem = (item: Item): ClusterRecord => {
     ...(parsed[Attr.caData] !== undefined ? { caData: parsed[Attr.caData] } : {}),
     auth: definedOnly(parsed[Attr.auth]),
   };
+};
+
+const HeartbeatItemSchema = z.object({
+  [Attr.cluster]: z.string(),
+  [Attr.sentAt]: z.number(),
+  [Attr.receivedAt]: z.number(),
+  [Attr.intervalMs]: z.number(),
+});
+
+/** heartbeatAttributes: a heartbeat's attributes as stored (no keys). */
+export const heartbeatAttributes = (heartbeat: ClusterHeartbeat): Item => ({
+  [Attr.cluster]: heartbeat.cluster,
+  [Attr.sentAt]: heartbeat.sentAt,
+  [Attr.receivedAt]: heartbeat.receivedAt,
+  [Attr.intervalMs]: heartbeat.intervalMs,
+});
+
+/** heartbeatFromItem: the heartbeat a heartbeat item holds. */
+export const heartbeatFromItem = (item: Item): ClusterHeartbeat => {
+  const parsed = parseItem(HeartbeatItemSchema, item, 'heartbeat');
+  return { cluster: parsed[Attr.cluster], sentAt: parsed[Attr.sentAt], receivedAt: parsed[Attr.receivedAt], intervalMs: parsed[Attr.intervalMs] };
+};
+
+const BookmarkItemSchema = z.object({
+  [TABLE_KEY.sortKey]: z.string(),
+  [Attr.resourceVersion]: z.string(),
+  [Attr.updatedAt]: z.number().optional(),
+});
+
+/** bookmarkFromItem: the bookmark a bookmark item holds; `resource` is its sort key after `prefix` (one written without a time reads as time 0). */
+export const bookmarkFromItem = (item: Item, prefix: string): BookmarkRecord => {
+  const parsed = parseItem(BookmarkItemSchema, item, 'bookmark');
+  return { resource: parsed[TABLE_KEY.sortKey].slice(prefix.length), resourceVersion: parsed[Attr.resourceVersion], updatedAt: parsed[Attr.updatedAt] ?? 0 };
 };

@@ -19,7 +19,9 @@ import {
 import { journalAttributes, journalEntryFromItem, journalItemChars, type Item } from './items.ts';
 import { journalSk, jobSetPk } from './table.ts';
 import {
+  type BookmarkRecord,
   type CheckpointStore,
+  type ClusterHeartbeat,
   type ClusterRecord,
   type EventNote,
   type HeldLease,
@@ -96,7 +98,8 @@ const snapshot = (record: StateRecord): JobSetState => ({
 export class MemoryCheckpointStore implements CheckpointStore {
   private readonly states = new Map<string, StateRecord>();
   private readonly journal = new Map<string, JournalRecord[]>();
-  private readonly bookmarks = new Map<string, string>();
+  private readonly bookmarks = new Map<string, { resourceVersion: string; updatedAt: number }>();
+  private readonly heartbeats = new Map<string, ClusterHeartbeat>();
   private readonly clusters = new Map<string, ClusterRecord>();
   private readonly decisionRetentionMs: number;
 
@@ -229,12 +232,42 @@ export class MemoryCheckpointStore implements CheckpointStore {
 
   /** getBookmark: the checkpointed resourceVersion. */
   async getBookmark(cluster: string, resource: string): Promise<string | undefined> {
-    return this.bookmarks.get(bookmarkKey(cluster, resource));
+    return this.bookmarks.get(bookmarkKey(cluster, resource))?.resourceVersion;
   }
 
   /** putBookmark: replace the checkpoint. */
-  async putBookmark(cluster: string, resource: string, resourceVersion: string, _now: number): Promise<void> {
-    this.bookmarks.set(bookmarkKey(cluster, resource), resourceVersion);
+  async putBookmark(cluster: string, resource: string, resourceVersion: string, now: number): Promise<void> {
+    this.bookmarks.set(bookmarkKey(cluster, resource), { resourceVersion, updatedAt: now });
+  }
+
+  /** listBookmarks: the cluster's bookmarks, ordered by resource. */
+  async listBookmarks(cluster: string): Promise<BookmarkRecord[]> {
+    const prefix = bookmarkKey(cluster, '');
+    return [...this.bookmarks.entries()]
+      .filter(([key]) => key.startsWith(prefix))
+      .map(([key, value]) => ({ resource: key.slice(prefix.length), ...value }))
+      .sort((a, b) => a.resource.localeCompare(b.resource));
+  }
+
+  /** putHeartbeat: keep the heartbeat when it was sent after the stored one. */
+  async putHeartbeat(heartbeat: ClusterHeartbeat): Promise<boolean> {
+    const stored = this.heartbeats.get(heartbeat.cluster);
+    if (stored !== undefined && stored.sentAt >= heartbeat.sentAt) return false;
+    this.heartbeats.set(heartbeat.cluster, { ...heartbeat });
+    return true;
+  }
+
+  /** getHeartbeat: the newest heartbeat kept. */
+  async getHeartbeat(cluster: string): Promise<ClusterHeartbeat | undefined> {
+    const stored = this.heartbeats.get(cluster);
+    return stored === undefined ? undefined : { ...stored };
+  }
+
+  /** addCluster: putCluster, unless the id is registered. */
+  async addCluster(record: ClusterRecord): Promise<boolean> {
+    if (this.clusters.has(record.id)) return false;
+    await this.putCluster(record);
+    return true;
   }
 
   /** getCluster: the registry entry, if any. */

@@ -11,6 +11,7 @@
  * | journal entry (one reconcile pass) | same pk | `JOURNAL#<13-digit epoch ms>#<seq><random>` |
  * | watch bookmark | `CLUSTER#<id>` | `BOOKMARK#<resource>` |
  * | cluster registry entry | `CLUSTER#<id>` | `REGISTRY` |
+ * | forwarder heartbeat (the newest) | `CLUSTER#<id>` | `HEARTBEAT` |
  *
  * Two sparse global secondary indexes, both KEYS_ONLY:
  * - `list` (`listPk`, `listSk`): only state items (`JOBSETS#<cluster>`, `<namespace>#<name>`) and
@@ -88,6 +89,12 @@ export const Attr = {
   endpoint: 'endpoint',
   caData: 'caData',
   auth: 'auth',
+  // Heartbeat items.
+  /** Epoch ms the forwarder sent the heartbeat at. */
+  sentAt: 'sentAt',
+  /** Epoch ms the reconciler recorded it at. */
+  receivedAt: 'receivedAt',
+  intervalMs: 'intervalMs',
 } as const;
 
 /** LIST_INDEX: the sparse KEYS_ONLY index listing a cluster's JobSets and the registered clusters. */
@@ -136,6 +143,7 @@ export const KeyPart = {
   journal: 'JOURNAL#',
   bookmark: 'BOOKMARK#',
   registry: 'REGISTRY',
+  heartbeat: 'HEARTBEAT',
   listJobSets: 'JOBSETS#',
   listClusters: 'CLUSTERS',
   resyncShard: 'RESYNC#',

@@ -190,6 +190,26 @@ export interface ClusterRecord {
   readonly auth: ClusterAuth;
 }
 
+/** A forwarder's watch bookmark with when it was written: its age is how far the forwarder lags (`lineup clusters status`). */
+export interface BookmarkRecord {
+  /** The watched resource kind (BookmarkResource). */
+  readonly resource: string;
+  readonly resourceVersion: string;
+  /** Epoch ms of the write. */
+  readonly updatedAt: number;
+}
+
+/** The last heartbeat a cluster's forwarder sent that reached the reconciler (issue 13). */
+export interface ClusterHeartbeat {
+  readonly cluster: string;
+  /** Epoch ms the forwarder sent it at. */
+  readonly sentAt: number;
+  /** Epoch ms the reconciler recorded it at (sentAt plus the bus and queue's delay). */
+  readonly receivedAt: number;
+  /** The forwarder's heartbeat interval, ms: a heartbeat older than a few of these is missing. */
+  readonly intervalMs: number;
+}
+
 /** CheckpointStore: everything the pipeline keeps between invocations. */
 export interface CheckpointStore {
   /**
@@ -254,9 +274,20 @@ export interface CheckpointStore {
   /** getBookmark / putBookmark: the forwarder's resourceVersion per cluster and resource kind. */
   getBookmark(cluster: string, resource: string): Promise<string | undefined>;
   putBookmark(cluster: string, resource: string, resourceVersion: string, now: number): Promise<void>;
+  /** listBookmarks: every bookmark of a cluster with its write time, ordered by resource. */
+  listBookmarks(cluster: string): Promise<BookmarkRecord[]>;
+  /**
+   * putHeartbeat: one conditional write keeping the newest heartbeat of its cluster: one sent
+   * no later than the stored one (a redelivery, a reordered event) changes nothing; returns whether it was kept.
+   */
+  putHeartbeat(heartbeat: ClusterHeartbeat): Promise<boolean>;
+  /** getHeartbeat: the cluster's newest recorded heartbeat, if any. */
+  getHeartbeat(cluster: string): Promise<ClusterHeartbeat | undefined>;
   /** Cluster registry. */
   getCluster(id: string): Promise<ClusterRecord | undefined>;
   putCluster(record: ClusterRecord): Promise<void>;
+  /** addCluster: one conditional write registering `record` unless its id is registered already; returns whether it was added. */
+  addCluster(record: ClusterRecord): Promise<boolean>;
   listClusters(): Promise<ClusterRecord[]>;
   deleteCluster(id: string): Promise<void>;
 }

@@ -50,19 +50,23 @@ describe('cli/main: a file that is not there', () => {
 
 describe('cli/main: --help and README agree', () => {
   const readme = readFileSync(repoPath('README.md'), 'utf8');
-  /** readmeRows: the first cell of each row of README's commands table, by command. */
+  /** readmeRows: the first cell of each row of README's commands table, by command (`clusters status` for a verb of a command that has verbs). */
   const readmeRows = new Map(
-    [...readme.matchAll(/^\| `lineup ([a-z]+)([^`]*)` \|/gm)].map((match) => [match[1] ?? '', match[2] ?? '']),
+    [...readme.matchAll(/^\| `lineup ([a-z]+(?: [a-z]+)?)([^`]*)` \|/gm)].map((match) => [match[1] ?? '', match[2] ?? '']),
   );
   const program = buildProgram({ stdout: () => undefined, stderr: () => undefined, readFile: () => '' }, () => undefined);
+  /** leaves: every command that runs, named as README names it: a command, or a command and its verb. */
+  const leaves = program.commands.flatMap((command) =>
+    command.commands.length === 0 ? [{ name: command.name(), command }] : command.commands.map((verb) => ({ name: `${command.name()} ${verb.name()}`, command: verb })),
+  );
 
-  it('README has a row for every command and no other', () => {
-    assert.deepEqual([...readmeRows.keys()].sort(), program.commands.map((command) => command.name()).sort());
+  it('README has a row for every command (and every verb of lineup clusters) and no other', () => {
+    assert.deepEqual([...readmeRows.keys()].sort(), leaves.map((leaf) => leaf.name).sort());
   });
 
-  for (const command of program.commands) {
-    it(`lineup ${command.name()}: README shows the flags --help shows, with the same defaults`, () => {
-      const row = readmeRows.get(command.name()) ?? '';
+  for (const { name, command } of leaves) {
+    it(`lineup ${name}: README shows the flags --help shows, with the same defaults`, () => {
+      const row = readmeRows.get(name) ?? '';
       const shown = [...row.matchAll(/\[(--[a-z-]+)(?: ([^\]]+))?\]/g)].map((match) => [match[1], match[2]]);
       assert.deepEqual(
         shown.map(([flag]) => flag),

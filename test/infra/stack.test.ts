@@ -17,6 +17,7 @@ import {
   DEFAULT_ARCHIVE_RETENTION_DAYS,
   DEFAULT_BATCHING_WINDOW_SECONDS,
   DEFAULT_FULL_RESYNC_HOURS,
+  DEFAULT_HEARTBEAT_MISSING_MINUTES,
   DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS,
   DEFAULT_RECONCILER_MAX_CONCURRENCY,
   DEFAULT_RESYNC_MINUTES,
@@ -32,6 +33,8 @@ import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
 import { reconcilerRulePattern } from '../../lib/events/pattern.ts';
 import { eventSource } from '../../lib/events/schema.ts';
 import { EnvVar } from '../../lib/hosts/lambdaConfig.ts';
+import { METRICS_NAMESPACE } from '../../lib/constants.ts';
+import { HeartbeatMetric } from '../../lib/fleet/heartbeatRecorder.ts';
 import { KeyPart, LIST_INDEX, RESYNC_INDEX, TTL_ATTRIBUTE, clusterPk, tableDefinition } from '../../lib/store/table.ts';
 import { FLEET, actionsOf, logicalIdOf, onlyResource, resourcesOf, statementsOfRole, synthStack } from './helpers.ts';
 import type { CfnResource, PolicyStatementJson } from './helpers.ts';
@@ -260,8 +263,8 @@ describe('LineupStack', () => {
   });
 
   describe('alarms and dashboard', () => {
-    it('creates the fixed alarms and one errors alarm per Lambda forwarder', () => {
-      template.resourceCountIs('AWS::CloudWatch::Alarm', alarmCount(1));
+    it('creates the fixed alarms, one errors alarm per Lambda forwarder and one heartbeat alarm per cluster', () => {
+      template.resourceCountIs('AWS::CloudWatch::Alarm', alarmCount(1, FLEET.clusters.length));
       bare.template.resourceCountIs('AWS::CloudWatch::Alarm', alarmCount(0));
       assert.equal(alarmCount(0), Object.keys(FixedAlarm).length);
     });
@@ -301,6 +304,43 @@ describe('LineupStack', () => {
     it('creates one dashboard', () => {
       template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     });
+
+    it("alarms when a cluster's forwarder heartbeat is missing for heartbeatMissingMinutes, no data breaching", () => {
+      for (const { id } of FLEET.clusters) {
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: METRICS_NAMESPACE,
+          MetricName: HeartbeatMetric.name,
+          Dimensions: [
+            { Name: HeartbeatMetric.clusterDimension, Value: id },
+            { Name: 'service', Value: 'reconciler' },
+          ],
+          Statistic: 'Sum',
+          Period: DEFAULT_HEARTBEAT_MISSING_MINUTES * 60,
+          EvaluationPeriods: 1,
+          Threshold: 1,
+          ComparisonOperator: 'LessThanThreshold',
+          TreatMissingData: 'breaching',
+        });
+      }
+      const { template: quick } = synthStack({ heartbeatMissingMinutes: 3, clusters: [{ id: 'a', clusterName: 'a' }, { id: 'b', clusterName: 'b', heartbeatAlarm: false }] });
+      const alarms = Object.values(resourcesOf(quick, 'AWS::CloudWatch::Alarm')).filter((alarm) => alarm.Properties['MetricName'] === HeartbeatMetric.name);
+      assert.deepEqual(alarms.map((alarm) => [alarm.Properties['Dimensions'], alarm.Properties['Period']]), [[[{ Name: 'cluster', Value: 'a' }, { Name: 'service', Value: 'reconciler' }], 180]]);
+      const resync = Object.values(resourcesOf(quick, 'AWS::Lambda::Function')).find((fn) => String(fn.Properties['Description']).startsWith('Lineup resync'));
+      assert.equal((resync?.Properties['Environment'] as { Variables: Record<string, string> }).Variables[EnvVar.HeartbeatMissingMs], '180000', 'the resync calls unwatched what the alarm calls missing');
+    });
+
+    it('draws one heartbeat line per cluster on the dashboard', () => {
+      // The body is JSON inside a CloudFormation Fn::Join, so its quotes come escaped here.
+      const bodyOf = (of: typeof template): string => JSON.stringify(onlyResource(of, 'AWS::CloudWatch::Dashboard', 'Monitoring').Properties['DashboardBody']);
+      const body = bodyOf(template);
+      const line = (id: string): string => String.raw`[\"${METRICS_NAMESPACE}\",\"${HeartbeatMetric.name}\",\"cluster\",\"${id}\",\"service\",\"reconciler\",{\"label\":\"${id}\",\"stat\":\"Sum\"}]`;
+      const at = body.indexOf(String.raw`\"title\":\"Forwarder heartbeats per cluster (per ${DEFAULT_HEARTBEAT_MISSING_MINUTES} min)\"`);
+      assert.ok(at >= 0, 'the heartbeat widget is there');
+      const widget = body.slice(at);
+      for (const { id } of FLEET.clusters) assert.ok(widget.includes(line(id)), `a line for ${id}`);
+      assert.equal(body.split(String.raw`\"${HeartbeatMetric.name}\"`).length - 1, FLEET.clusters.length, 'one line per cluster, no more');
+      assert.equal(bodyOf(bare.template).includes(HeartbeatMetric.name), false, 'no clusters, no heartbeat widget');
+    });
   });
 
   describe('IAM', () => {
@@ -329,12 +369,12 @@ describe('LineupStack', () => {
       assert.deepEqual(statements, [{ Action: [...TableActions.reconciler], Effect: 'Allow', Resource: getAtt(ids.table) }]);
     });
 
-    it('lets the resync query the two indexes by name and batch-read the table', () => {
+    it('lets the resync query the two indexes by name and batch-read and get items of the table', () => {
       const statements = statementsOfRole(template, 'ResyncRole').filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
       const indexArn = (name: string) => ({ 'Fn::Join': ['', [getAtt(ids.table), `/index/${name}`]] });
       assert.deepEqual(statements, [
         { Action: 'dynamodb:Query', Effect: 'Allow', Resource: [indexArn(LIST_INDEX.name), indexArn(RESYNC_INDEX.name)] },
-        { Action: 'dynamodb:BatchGetItem', Effect: 'Allow', Resource: getAtt(ids.table) },
+        { Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Effect: 'Allow', Resource: getAtt(ids.table) },
       ]);
     });
 

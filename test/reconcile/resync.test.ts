@@ -65,6 +65,38 @@ describe('reconcile/resync', () => {
     assert.equal(sink.calls, 1, 'one PutEvents call for up to ten entries');
   });
 
+  it('treats a registered cluster without a recent heartbeat as unwatched: every run re-queues its JobSets that may still change, and says so', async () => {
+    // Prepare: `heard` heartbeated a minute ago, `silent` ten minutes ago, `new` never; each has one settled JobSet, `silent` a finished one too.
+    const store = new MemoryCheckpointStore();
+    for (const id of ['heard', 'silent', 'new']) {
+      await store.putCluster({ id, endpoint: `https://${id}.example`, auth: { type: 'token', token: 't' } });
+      const k = { cluster: id, namespace: 'ns', name: 'settled' };
+      await store.markDirty(k, T0);
+      const lease = await store.tryAcquireLease(k, 'me', T0, 60_000);
+      await store.releaseLease(k, 'me', lease?.dirty ?? 0, T0, 60_000);
+    }
+    const done = { cluster: 'silent', namespace: 'ns', name: 'done' };
+    await store.markDirty(done, T0);
+    const lease = await store.tryAcquireLease(done, 'me', T0, 60_000);
+    await store.releaseLease(done, 'me', lease?.dirty ?? 0, T0, 60_000, undefined, { finished: true });
+    const now = T0 + 20 * 60_000;
+    await store.putHeartbeat({ cluster: 'heard', sentAt: now - 60_000, receivedAt: now - 60_000, intervalMs: 60_000 });
+    await store.putHeartbeat({ cluster: 'silent', sentAt: now - 600_000, receivedAt: now - 600_000, intervalMs: 60_000 });
+    const sink = recordingSink();
+    const { log, lines } = collectingLog();
+    // Act: a plain (not full) run, with a five-minute missing time.
+    const result = await resync({ store, sink, now: () => now, counters: new Counters(), log, heartbeatMissingMs: 5 * 60_000 }, { full: false });
+    // Assess
+    assert.deepEqual(result.unwatched, ['new', 'silent']);
+    const synced = sink.entries.map((entry) => LineupEventDetailSchema.parse(JSON.parse(entry.Detail))).map((d) => `${d.cluster}/${d.jobSet}`).sort();
+    assert.deepEqual(synced, ['new/settled', 'silent/settled'], "the watched cluster's settled JobSet waits for events; a finished one is not polled");
+    const warned = lines.filter((line) => line.level === 'warn' && line.message.startsWith('cluster unwatched'));
+    assert.deepEqual(warned.map((line) => [line.fields?.['cluster'], line.fields?.['lastHeartbeatAt']]), [
+      ['new', 'never'],
+      ['silent', new Date(now - 600_000).toISOString()],
+    ]);
+  });
+
   it('fails (so the scheduler retries) when the bus keeps refusing entries', async () => {
     const store = new MemoryCheckpointStore();
     await store.markDirty({ cluster: 'c1', namespace: 'ns', name: 'x' }, T0);

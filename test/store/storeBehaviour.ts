@@ -572,6 +572,37 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       assert.equal(await store.getBookmark('c2', 'jobsets'), '300');
       assert.equal(await store.getBookmark('c2', 'jobs'), undefined);
     });
+
+    it("lists a cluster's bookmarks with their write times, and no other cluster's", async () => {
+      const store = await makeStore();
+      assert.deepEqual(await store.listBookmarks('c1'), []);
+      await store.putBookmark('c1', 'jobsets', '100', T0);
+      await store.putBookmark('c1', 'jobs', '200', T0 + 5);
+      await store.putBookmark('c10', 'jobs', '900', T0 + 9);
+      await store.putBookmark('c1', 'jobsets', '150', T0 + 7);
+      assert.deepEqual(await store.listBookmarks('c1'), [
+        { resource: 'jobs', resourceVersion: '200', updatedAt: T0 + 5 },
+        { resource: 'jobsets', resourceVersion: '150', updatedAt: T0 + 7 },
+      ]);
+    });
+  });
+
+  describe('heartbeats', () => {
+    it('keeps the newest heartbeat per cluster: an older or repeated one changes nothing', async () => {
+      const store = await makeStore();
+      assert.equal(await store.getHeartbeat('c1'), undefined);
+      assert.equal(await store.putHeartbeat({ cluster: 'c1', sentAt: T0, receivedAt: T0 + 40, intervalMs: 60_000 }), true);
+      assert.equal(await store.putHeartbeat({ cluster: 'c1', sentAt: T0 + 60_000, receivedAt: T0 + 60_100, intervalMs: 60_000 }), true);
+      // A redelivery of the first and the second one again: both refused by the condition.
+      assert.equal(await store.putHeartbeat({ cluster: 'c1', sentAt: T0, receivedAt: T0 + 90_000, intervalMs: 60_000 }), false);
+      assert.equal(await store.putHeartbeat({ cluster: 'c1', sentAt: T0 + 60_000, receivedAt: T0 + 90_000, intervalMs: 60_000 }), false);
+      await store.putHeartbeat({ cluster: 'c2', sentAt: T0 + 5, receivedAt: T0 + 6, intervalMs: 1_000 });
+      assert.deepEqual(await store.getHeartbeat('c1'), { cluster: 'c1', sentAt: T0 + 60_000, receivedAt: T0 + 60_100, intervalMs: 60_000 });
+      assert.deepEqual(await store.getHeartbeat('c2'), { cluster: 'c2', sentAt: T0 + 5, receivedAt: T0 + 6, intervalMs: 1_000 });
+      // Neither a bookmark nor a registry entry.
+      assert.deepEqual(await store.listBookmarks('c1'), []);
+      assert.deepEqual(await store.listClusters(), []);
+    });
   });
 
   describe('cluster registry', () => {
@@ -600,6 +631,16 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       assert.equal(await store.getCluster('c'), undefined);
       assert.deepEqual(await store.listClusters(), []);
       assert.equal(await store.getBookmark('c', 'jobsets'), '1');
+    });
+
+    it('adds an entry only when its id is not registered yet', async () => {
+      const store = await makeStore();
+      assert.equal(await store.addCluster(clusters[1]!), true);
+      assert.equal(await store.addCluster({ ...clusters[1]!, endpoint: 'https://other' }), false);
+      assert.deepEqual(await store.getCluster('bare'), clusters[1]);
+      assert.deepEqual(await store.listClusters(), [clusters[1]]);
+      await store.deleteCluster('bare');
+      assert.equal(await store.addCluster(clusters[1]!), true);
     });
   });
 

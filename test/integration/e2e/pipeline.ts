@@ -248,6 +248,8 @@ export interface PipelineOptions {
   readonly rule: RuleSource;
   /** The forwarder's batch window and checkpoint interval as deployed, not the tests' shorter ones (the benchmark's). @default false */
   readonly deployedForwarderTimings?: boolean;
+  /** The forwarder's heartbeat interval (lib/forwarder/heartbeat.ts). @default none: no heartbeats */
+  readonly heartbeatIntervalMs?: number;
   /** Called with the pipeline's AWS clients before their first call, e.g. to add a middleware that counts calls (the benchmark's). */
   readonly instrument?: (clients: PipelineClients) => void;
 }
@@ -394,9 +396,16 @@ export class Pipeline {
       checkpointIntervalMs: this.options.deployedForwarderTimings === true ? undefined : 200,
       reconnectDelayMs: 50,
       watchRetry: { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 100, maxDelayMs: 1_000, jitter: 'none' },
+      heartbeatIntervalMs: this.options.heartbeatIntervalMs,
     });
     this.forwarder = forwarder;
     this.forwarderRun = forwarder.run(this.forwarderAbort.signal);
+  }
+
+  /** stopForwarder: stop the forwarder alone (flushed, checkpointed): no more events or heartbeats of the cluster. */
+  async stopForwarder(): Promise<void> {
+    this.forwarderAbort.abort();
+    await this.forwarderRun;
   }
 
   // ---- the reconciler ------------------------------------------------------------------------

@@ -1,0 +1,135 @@
+/**
+ * `lineup clusters list | add | remove | status` (issue 13): the cluster registry and the fleet's
+ * health, from a local state directory or the deployed table (`--table NAME --region R`), as
+ * `history` reads them (lib/cli/journalSource.ts).
+ */
+import { ClustersMessage } from '../constants.ts';
+import { InvalidInputError } from '../errors.ts';
+import { readClusterFacts } from '../fleet/facts.ts';
+import { clusterRecordOf, nextSteps, type AddClusterFlags } from '../fleet/registration.ts';
+import { clusterStatus, HEARTBEAT_MISSING_MS, type ClusterStatus } from '../fleet/status.ts';
+import { parseDuration } from '../sim/duration.ts';
+import type { CheckpointStore } from '../store/types.ts';
+import { listJson, listText, statusJson, statusText } from './clustersRender.ts';
+import { ExitCode, type CliIo } from './io.ts';
+import { journalSource, UnusableJournalSource, type JournalSourceFlags } from './journalSource.ts';
+
+/** The cluster `lineup run` records under unless told otherwise: listed by status when it holds anything, registered or not. */
+const DEFAULT_RUN_CLUSTER = 'local';
+
+/** ClustersFlags: where the registry is, and how to print. */
+export interface ClustersFlags extends JournalSourceFlags {
+  readonly output?: string | undefined;
+}
+
+/** StatusFlags: status's own flags. */
+export interface StatusFlags extends ClustersFlags {
+  /** Evaluate as of this time (ISO 8601): a demo's state directory keeps virtual time. @default now */
+  readonly at?: string | undefined;
+  /** How long without a heartbeat makes a cluster unwatched. @default HEARTBEAT_MISSING_MS */
+  readonly missingAfter?: string | undefined;
+}
+
+/** withSource: run `work` on the flags' store; unusable flags or an unreadable source are one line and exit 2. */
+const withSource = async (command: string, flags: JournalSourceFlags, io: CliIo, work: (store: CheckpointStore, where: string) => Promise<number>): Promise<number> => {
+  try {
+    const source = journalSource(command, flags);
+    return await source.read((store) => work(store, source.where));
+  } catch (error) {
+    if (!(error instanceof UnusableJournalSource) && !(error instanceof InvalidInputError)) throw error;
+    io.stderr(`${error instanceof InvalidInputError ? `${command}: ` : ''}${error.message}\n`);
+    return ExitCode.Usage;
+  }
+};
+
+/** clustersListCommand: every registry entry. */
+export const clustersListCommand = (flags: ClustersFlags, io: CliIo): Promise<number> =>
+  withSource('lineup clusters list', flags, io, async (store, where) => {
+    const records = await store.listClusters();
+    io.stdout(flags.output === 'json' ? listJson(records) : listText(records, where));
+    return ExitCode.Ok;
+  });
+
+/** clustersAddCommand: validate and register a cluster (refused when its id is taken), then say what to install next. */
+export const clustersAddCommand = async (id: string, flags: ClustersFlags & AddClusterFlags, io: CliIo): Promise<number> => {
+  let record;
+  try {
+    record = clusterRecordOf(id, flags, io.readFile);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    io.stderr(`lineup clusters add: ${error.message}\n`);
+    return ExitCode.Usage;
+  }
+  return withSource('lineup clusters add', flags, io, async (store, where) => {
+    if (!(await store.addCluster(record))) {
+      io.stderr(`${ClustersMessage.alreadyRegistered(id, where)}\n`);
+      return ExitCode.Usage;
+    }
+    io.stdout(`registered cluster ${id} (${record.auth.type}, ${record.endpoint}) in ${where}\n${nextSteps(record).join('\n')}\n`);
+    return ExitCode.Ok;
+  });
+};
+
+/** clustersRemoveCommand: delete a registry entry; its state stays. */
+export const clustersRemoveCommand = (id: string, flags: ClustersFlags, io: CliIo): Promise<number> =>
+  withSource('lineup clusters remove', flags, io, async (store, where) => {
+    if ((await store.getCluster(id)) === undefined) {
+      io.stderr(`${ClustersMessage.notRegistered(id, where)}\n`);
+      return ExitCode.Usage;
+    }
+    await store.deleteCluster(id);
+    io.stdout(`${ClustersMessage.removed(id, where)}\n`);
+    return ExitCode.Ok;
+  });
+
+/** timeOf: epoch ms of an ISO 8601 --at. */
+const timeOf = (at: string): number => {
+  const ms = Date.parse(at);
+  if (!Number.isFinite(ms)) throw new InvalidInputError(`--at ${JSON.stringify(at)} is not a time: expected ISO 8601, e.g. 2026-01-01T12:00:00Z`);
+  return ms;
+};
+
+/** missingAfterOf: milliseconds of --missing-after, finite and positive. */
+const missingAfterOf = (text: string): number => {
+  const ms = parseDuration(text);
+  if (!Number.isFinite(ms) || ms <= 0) throw new InvalidInputError(`--missing-after ${JSON.stringify(text)}: expected a positive duration, e.g. 5m`);
+  return ms;
+};
+
+/**
+ * clustersStatusCommand: the status of the named clusters, or of every registered one (and
+ * `local` when it holds anything): exit 0 when every one is watched, 1 when one is not.
+ */
+export const clustersStatusCommand = async (ids: readonly string[], flags: StatusFlags, io: CliIo, now: () => number = Date.now): Promise<number> => {
+  let at: number;
+  let missingAfterMs: number;
+  try {
+    at = flags.at === undefined ? now() : timeOf(flags.at);
+    missingAfterMs = flags.missingAfter === undefined ? HEARTBEAT_MISSING_MS : missingAfterOf(flags.missingAfter);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    io.stderr(`lineup clusters status: ${error.message}\n`);
+    return ExitCode.Usage;
+  }
+  return withSource('lineup clusters status', flags, io, async (store, where) => {
+    const records = new Map((await store.listClusters()).map((record) => [record.id, record] as const));
+    let targets = [...ids];
+    if (targets.length === 0) {
+      targets = [...records.keys()];
+      if (!records.has(DEFAULT_RUN_CLUSTER) && ((await store.listJobSets(DEFAULT_RUN_CLUSTER)).length > 0 || (await store.getHeartbeat(DEFAULT_RUN_CLUSTER)) !== undefined)) {
+        targets.unshift(DEFAULT_RUN_CLUSTER);
+      }
+    }
+    const statuses: ClusterStatus[] = [];
+    for (const id of targets) {
+      const facts = await readClusterFacts(store, id, records.get(id), at);
+      if (facts.record === undefined && facts.heartbeat === undefined && facts.jobSets.length === 0 && facts.bookmarks.length === 0) {
+        io.stderr(`${ClustersMessage.unknown(id, where)}\n`);
+        return ExitCode.Usage;
+      }
+      statuses.push(clusterStatus(facts, at, missingAfterMs));
+    }
+    io.stdout(flags.output === 'json' ? statusJson(statuses, where, at, missingAfterMs) : statusText(statuses, where, at, missingAfterMs));
+    return statuses.every((status) => status.watch === 'watched') ? ExitCode.Ok : ExitCode.Invalid;
+  });
+};

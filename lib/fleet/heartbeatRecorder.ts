@@ -1,0 +1,66 @@
+/**
+ * The reconciler's side of the forwarders' heartbeats (issue 13): a `Heartbeat` record from the
+ * queue becomes the cluster's newest heartbeat item (one conditional PutItem; a redelivered or
+ * reordered one changes nothing) and, in the Lambda, one `Heartbeats` metric per cluster that the
+ * stack's per-cluster alarm watches. A heartbeat replayed from the archive says nothing about now
+ * and is dropped; so is one whose source is not its cluster's (a forwarder speaks for itself only).
+ */
+import type { SQSRecord } from 'aws-lambda';
+import { CounterName, type CounterSink } from '../counters.ts';
+import { InvalidInputError } from '../errors.ts';
+import { HeartbeatEventBridgeSchema } from '../events/heartbeat.ts';
+import { clusterOfSource } from '../events/schema.ts';
+import type { Log } from '../log.ts';
+import type { CheckpointStore } from '../store/types.ts';
+
+/**
+ * HeartbeatMetric: the metric the reconciler Lambda publishes per live heartbeat (namespace
+ * METRICS_NAMESPACE, dimensions service=reconciler and `cluster`), which the stack's
+ * per-cluster heartbeat alarm and dashboard line read.
+ */
+export const HeartbeatMetric = { name: 'Heartbeats', clusterDimension: 'cluster' } as const;
+
+/** What became of one heartbeat record. */
+export type HeartbeatOutcome =
+  /** Kept as the cluster's newest heartbeat. */
+  | 'heartbeat-recorded'
+  /** A newer one was kept already (a redelivery, or reordered by the queue). */
+  | 'heartbeat-stale'
+  /** Replayed from the archive, or its source is not its cluster's: logged and dropped. */
+  | 'heartbeat-dropped';
+
+/** HeartbeatRecorderDeps: the store, the clock, and who hears of each heartbeat (the Lambda's metric). */
+export interface HeartbeatRecorderDeps {
+  readonly store: Pick<CheckpointStore, 'putHeartbeat'>;
+  readonly now: () => number;
+  readonly counters: CounterSink;
+  readonly log: Log;
+  /** Called for every live heartbeat of a cluster, kept or stale: the Lambda publishes the per-cluster metric the alarm watches. */
+  readonly onHeartbeat?: ((cluster: string) => void) | undefined;
+}
+
+/** MalformedHeartbeatError: a record whose detail-type says Heartbeat but whose event does not parse as one. */
+export class MalformedHeartbeatError extends InvalidInputError {}
+
+/** recordHeartbeat: keep the heartbeat `raw` (an SQS record's parsed body) carries. */
+export const recordHeartbeat = async (raw: unknown, record: Pick<SQSRecord, 'messageId'>, deps: HeartbeatRecorderDeps): Promise<HeartbeatOutcome> => {
+  const parsed = HeartbeatEventBridgeSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+    throw new MalformedHeartbeatError(`message ${record.messageId}: not a Lineup heartbeat: ${problems}`);
+  }
+  const event = parsed.data;
+  const { cluster, sentAt, intervalMs } = event.detail;
+  if (clusterOfSource(event.source) !== cluster) {
+    deps.log('warn', 'heartbeat dropped: its source does not match its cluster', { cluster, source: event.source });
+    return 'heartbeat-dropped';
+  }
+  if (event['replay-name'] !== undefined) {
+    deps.log('info', 'heartbeat dropped: replayed from the archive, it says nothing about now', { cluster, replayName: event['replay-name'] });
+    return 'heartbeat-dropped';
+  }
+  deps.onHeartbeat?.(cluster);
+  const kept = await deps.store.putHeartbeat({ cluster, sentAt, receivedAt: deps.now(), intervalMs });
+  if (kept) deps.counters.add(CounterName.HeartbeatsRecorded);
+  return kept ? 'heartbeat-recorded' : 'heartbeat-stale';
+};

@@ -1,0 +1,154 @@
+/**
+ * `lineup clusters list | add | remove | status` through the CLI's main(): its help, `add`'s
+ * checks (each bad flag one line and exit 2), and the four verbs against a state directory that
+ * `lineup demo --state-dir` kept (dynalite in process): the demo's heartbeat, lag, last hour and
+ * startups as of a time within its virtual clock, the JSON shape, and watched/unwatched exit codes.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { runCli } from './inProcess.ts';
+
+const CA = fileURLToPath(new URL('../fixtures/cluster-ca.pem', import.meta.url));
+const EKS_ARN = 'arn:aws:eks:eu-west-1:123456789012:cluster/prod';
+const STORY2 = fileURLToPath(new URL('../../examples/story2-messagequeue-driver-worker.yaml', import.meta.url));
+
+describe('lineup clusters', () => {
+  it('--help documents the four verbs', async () => {
+    const help = await runCli(['clusters', '--help']);
+    assert.equal(help.code, 0);
+    for (const verb of ['list', 'add', 'remove', 'status']) assert.match(help.stdout, new RegExp(`\\n  ${verb} `));
+    assert.match(help.stdout, /--state-dir\) or the deployed table \(--table NAME --region R\)/);
+  });
+
+  describe('add refuses what it cannot use, one line each, exit 2, before touching any store', () => {
+    const cases: { name: string; argv: string[]; files?: Record<string, string>; error: RegExp }[] = [
+      { name: 'an id that is not a DNS label', argv: ['Prod_1', '--eks-arn', EKS_ARN], error: /^lineup clusters add: cluster id "Prod_1" is not a DNS label: expected \^/ },
+      { name: 'no credentials', argv: ['prod'], error: /^lineup clusters add: cluster prod: no credentials: expected --eks-arn ARN \(EKS tokens\) or --token-secret ARN/ },
+      { name: 'a malformed EKS ARN', argv: ['prod', '--eks-arn', 'arn:aws:eks:eu-west-1:123:cluster/prod'], error: /^lineup clusters add: --eks-arn "arn:aws:eks:eu-west-1:123:cluster\/prod" is not an EKS cluster ARN: expected arn:aws:eks:REGION:ACCOUNT:cluster\/NAME\n$/ },
+      {
+        name: 'an EKS ARN without endpoint and CA (says how to get them)',
+        argv: ['prod', '--eks-arn', EKS_ARN],
+        error: /^lineup clusters add: cluster prod: --endpoint and --ca missing: .*\(aws eks describe-cluster --name prod --region eu-west-1 --query 'cluster\.\[endpoint,certificateAuthority\.data\]' prints both\)\n$/,
+      },
+      { name: 'an http endpoint', argv: ['prod', '--eks-arn', EKS_ARN, '--endpoint', 'http://10.0.0.1', '--ca', CA], error: /^lineup clusters add: --endpoint http:\/\/10\.0\.0\.1 has protocol http:, expected https:\/\/\n$/ },
+      { name: 'a CA file without a certificate', argv: ['prod', '--eks-arn', EKS_ARN, '--endpoint', 'https://k8s.example', '--ca', 'ca.txt'], files: { 'ca.txt': 'hello' }, error: /^lineup clusters add: --ca ca\.txt: no "-----BEGIN CERTIFICATE-----" in it \(nor in its base64\)/ },
+      {
+        name: 'a CA whose certificate does not parse',
+        argv: ['prod', '--eks-arn', EKS_ARN, '--endpoint', 'https://k8s.example', '--ca', 'ca.pem'],
+        files: { 'ca.pem': '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' },
+        error: /^lineup clusters add: --ca ca\.pem: the certificate does not parse: /,
+      },
+      { name: 'both credentials', argv: ['prod', '--eks-arn', EKS_ARN, '--token-secret', 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:t'], error: /--eks-arn and --token-secret both given: expected one\n$/ },
+      { name: 'a token secret that is not a secret ARN', argv: ['bare', '--token-secret', 'my-secret'], error: /--token-secret "my-secret" is not a Secrets Manager secret ARN/ },
+      { name: 'a role without an EKS cluster', argv: ['bare', '--token-secret', 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:t', '--role-arn', 'arn:aws:iam::123456789012:role/x'], error: /--role-arn arn:aws:iam::123456789012:role\/x without --eks-arn/ },
+    ];
+    for (const tc of cases) {
+      it(tc.name, async () => {
+        const run = await runCli(['clusters', 'add', ...tc.argv, '--state-dir', '/nonexistent/lineup-state'], tc.files);
+        assert.deepEqual([run.code, run.stdout], [2, '']);
+        assert.match(run.stderr, tc.error);
+      });
+    }
+  });
+
+  describe("against lineup demo --state-dir's state", () => {
+    let scratch = '';
+    let stateDir = '';
+
+    before(async () => {
+      scratch = mkdtempSync(join(tmpdir(), 'lineup-clusters-'));
+      stateDir = join(scratch, 'D');
+      const demo = await runCli(['demo', STORY2, '--speed', '0', '--state-dir', stateDir]);
+      assert.equal(demo.code, 0, demo.stderr);
+    });
+
+    after(() => rmSync(scratch, { recursive: true, force: true }));
+
+    it('status as of a moment in the startup: watched, its lag, the last hour, and the JobSet starting since its first pass', async () => {
+      const run = await runCli(['clusters', 'status', '--state-dir', stateDir, '--at', '2026-01-01T00:00:01.500Z']);
+      assert.equal(run.code, 0, run.stderr);
+      const lines = run.stdout.split('\n');
+      assert.equal(lines[0], `${stateDir} at 2026-01-01T00:00:01.500Z`);
+      assert.match(lines[1] ?? '', /^local {2}token {2}watched: heartbeat 2s ago \(every 1m\); lag 0s \(newest bookmark 2026-01-01T00:00:\d\d\.000Z\)$/);
+      assert.match(lines[2] ?? '', /^ {2}last hour: \d+ events, 6 passes, 0 errors; 1 jobsets, 0 failing$/);
+      assert.equal(lines[3], '  starting now: 1, the oldest default/messagequeue-driver-worker since 2026-01-01T00:00:00.000Z (2s)');
+    });
+
+    it('status --output json: the documented shape; after the startup nothing is starting', async () => {
+      const run = await runCli(['clusters', 'status', 'local', '--state-dir', stateDir, '--at', '2026-01-01T00:01:00Z', '--output', 'json']);
+      assert.equal(run.code, 0, run.stderr);
+      const report = JSON.parse(run.stdout) as Record<string, unknown> & { clusters: Record<string, unknown>[] };
+      assert.deepEqual(Object.keys(report), ['format', 'source', 'at', 'missingAfterMs', 'clusters']);
+      assert.equal(report['format'], 'lineup.dev/clusters-status/v1');
+      assert.equal(report['missingAfterMs'], 300_000);
+      const [local] = report.clusters;
+      assert.deepEqual(
+        { ...local, heartbeat: { ...(local?.['heartbeat'] as object), sentAt: 0, receivedAt: 0 }, lag: undefined, lastHour: undefined },
+        {
+          id: 'local',
+          auth: 'token',
+          endpoint: 'https://simulated.invalid',
+          watch: 'watched',
+          heartbeat: { sentAt: 0, receivedAt: 0, ageMs: 60_000, intervalMs: 60_000 },
+          lag: undefined,
+          lastHour: undefined,
+          jobSets: 1,
+          failing: 0,
+          starting: { count: 0, jobSets: [] },
+        },
+      );
+      assert.deepEqual(local?.['lastHour'], { events: (local?.['lastHour'] as { events: number }).events, passes: 14, errors: 0 });
+    });
+
+    it('status now: the demo heartbeat is long past, so the cluster is unwatched (exit 1); --missing-after decides how long is too long', async () => {
+      const now = await runCli(['clusters', 'status', '--state-dir', stateDir]);
+      assert.equal(now.code, 1, now.stderr);
+      assert.match(now.stdout, /\nlocal {2}token {2}UNWATCHED: no heartbeat for \d+h\d+m(\d+s)? \(missing after 5m\), the last sent 2026-01-01T00:00:00\.000Z; the resync polls its jobsets; lag /);
+      const strict = await runCli(['clusters', 'status', '--state-dir', stateDir, '--at', '2026-01-01T00:01:00Z', '--missing-after', '30s']);
+      assert.equal(strict.code, 1);
+      assert.match(strict.stdout, /UNWATCHED: no heartbeat for 1m \(missing after 30s\)/);
+      const bad = await runCli(['clusters', 'status', '--state-dir', stateDir, '--missing-after', 'soon']);
+      assert.deepEqual([bad.code, bad.stdout], [2, '']);
+      assert.match(bad.stderr, /^lineup clusters status: duration "soon" is not valid/);
+      const unknown = await runCli(['clusters', 'status', 'nowhere', '--state-dir', stateDir]);
+      assert.deepEqual([unknown.code, unknown.stderr], [2, `lineup clusters status: cluster nowhere is unknown in ${stateDir}: not registered, and no heartbeat, bookmark or JobSet recorded\n`]);
+    });
+
+    it('list, add, list --output json, a second add of the id refused, remove, remove again refused', async () => {
+      assert.equal((await runCli(['clusters', 'list', '--state-dir', stateDir])).stdout, 'local  https://simulated.invalid  token\n');
+      const added = await runCli(['clusters', 'add', 'prod', '--eks-arn', EKS_ARN, '--role-arn', 'arn:aws:iam::123456789012:role/lineup-signer', '--endpoint', 'https://ABC.gr7.eu-west-1.eks.amazonaws.com', '--ca', CA, '--state-dir', stateDir]);
+      assert.equal(added.code, 0, added.stderr);
+      assert.match(added.stdout, new RegExp(`^registered cluster prod \\(eks, https://ABC\\.gr7\\.eu-west-1\\.eks\\.amazonaws\\.com\\) in ${stateDir}\\nnext, in cluster prod:\\n {2}1\\. kubectl apply -f infra/manifests/clusterrole\\.yaml`));
+      assert.match(added.stdout, /\n {2}3\. the forwarder: infra\/manifests\/forwarder\.yaml with LINEUP_FORWARDER_CLUSTER=prod /);
+      const listed = JSON.parse((await runCli(['clusters', 'list', '--state-dir', stateDir, '--output', 'json'])).stdout) as { clusters: { id: string; caData?: string; auth: unknown }[] };
+      assert.deepEqual(listed.clusters.map((record) => record.id), ['local', 'prod']);
+      assert.deepEqual(listed.clusters[1]?.auth, { type: 'eks', clusterName: 'prod', region: 'eu-west-1', roleArn: 'arn:aws:iam::123456789012:role/lineup-signer' });
+      assert.equal(listed.clusters[1]?.caData, readFileSync(CA, 'utf8').trim());
+      const again = await runCli(['clusters', 'add', 'prod', '--token-secret', 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:t', '--endpoint', 'https://other.example', '--ca', CA, '--state-dir', stateDir]);
+      assert.deepEqual([again.code, again.stdout], [2, '']);
+      assert.match(again.stderr, /^lineup clusters add: cluster prod is already registered in .*: expected a new id \(lineup clusters remove prod first to replace it\)\n$/);
+      // Registered but never heard from: status says so, exit 1.
+      const status = await runCli(['clusters', 'status', 'prod', '--state-dir', stateDir]);
+      assert.equal(status.code, 1);
+      assert.match(status.stdout, /\nprod {2}eks {2}UNWATCHED: no heartbeat ever recorded; the resync polls its jobsets; no bookmark yet\n {2}last hour: 0 events, 0 passes, 0 errors; 0 jobsets, 0 failing\n {2}starting now: none\n$/);
+      const removed = await runCli(['clusters', 'remove', 'prod', '--state-dir', stateDir]);
+      assert.equal(removed.code, 0, removed.stderr);
+      assert.match(removed.stdout, /^removed cluster prod from /);
+      const twice = await runCli(['clusters', 'remove', 'prod', '--state-dir', stateDir]);
+      assert.equal(twice.code, 2);
+      assert.match(twice.stderr, /^lineup clusters remove: cluster prod is not registered in /);
+      assert.equal((await runCli(['clusters', 'list', '--state-dir', stateDir])).stdout, 'local  https://simulated.invalid  token\n');
+    });
+
+    it('a state directory that does not exist, or --table without --region, is one line and exit 2', async () => {
+      const none = await runCli(['clusters', 'list', '--state-dir', join(scratch, 'missing')]);
+      assert.deepEqual([none.code, none.stderr], [2, `lineup clusters list: no state in ${join(scratch, 'missing')}: expected the --state-dir of a lineup run\n`]);
+      const noRegion = await runCli(['clusters', 'status', '--table', 'T']);
+      assert.deepEqual([noRegion.code, noRegion.stderr], [2, "lineup clusters status: --table T without --region: expected the table's AWS region\n"]);
+    });
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * readClusterFacts: what status is computed from — the heartbeat, the bookmarks, every JobSet of
+ * the cluster and the journals worth reading: a finished JobSet quiet for longer than the stats
+ * window is counted without its journal. (The in-memory store: this tests the code above the store.)
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { readClusterFacts } from '../../lib/fleet/facts.ts';
+import { STATS_WINDOW_MS } from '../../lib/fleet/status.ts';
+import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
+import type { JobSetKey } from '../../lib/store/types.ts';
+import { makeJournalEntry } from '../store/storeBehaviour.ts';
+
+const T = Date.parse('2026-03-01T12:00:00Z');
+
+/** settle: a JobSet's item written at `at`, released finished or not, with one journal entry. */
+const settle = async (store: MemoryCheckpointStore, key: JobSetKey, at: number, finished: boolean): Promise<void> => {
+  await store.markDirty(key, at);
+  const lease = await store.tryAcquireLease(key, 'me', at, 60_000);
+  await store.releaseLease(key, 'me', lease?.dirty ?? 0, at, 60_000, undefined, { finished });
+  await store.appendJournal(makeJournalEntry(key, at));
+};
+
+describe('fleet/facts', () => {
+  it("reads the cluster's heartbeat, bookmarks and JobSets, skipping only the journals of finished JobSets quiet for longer than the window", async () => {
+    const store = new MemoryCheckpointStore();
+    const now = T + 3 * STATS_WINDOW_MS;
+    const key = (name: string): JobSetKey => ({ cluster: 'c1', namespace: 'ns', name });
+    await settle(store, key('finished-long-ago'), T, true);
+    await settle(store, key('finished-lately'), now - 1_000, true);
+    await settle(store, key('running-long'), T, false);
+    await settle(store, { cluster: 'c2', namespace: 'ns', name: 'elsewhere' }, now, false);
+    await store.putHeartbeat({ cluster: 'c1', sentAt: now - 5, receivedAt: now, intervalMs: 60_000 });
+    await store.putBookmark('c1', 'jobs', '42', now - 7);
+    const record = { id: 'c1', endpoint: 'https://k8s.example', auth: { type: 'token' as const, token: 't' } };
+    const facts = await readClusterFacts(store, 'c1', record, now);
+    assert.equal(facts.record, record);
+    assert.deepEqual(facts.heartbeat, { cluster: 'c1', sentAt: now - 5, receivedAt: now, intervalMs: 60_000 });
+    assert.deepEqual(facts.bookmarks, [{ resource: 'jobs', resourceVersion: '42', updatedAt: now - 7 }]);
+    assert.deepEqual(
+      facts.jobSets.map(({ state, journal }) => [state.key.name, journal.length]),
+      [
+        ['finished-lately', 1],
+        ['finished-long-ago', 0],
+        ['running-long', 1],
+      ],
+    );
+  });
+});
