@@ -25,7 +25,7 @@ import { LineupMonitoring } from './constructs/lineupMonitoring.ts';
 import { ReconcileQueue } from './constructs/reconcileQueue.ts';
 import { ResyncSchedules } from './constructs/resyncSchedules.ts';
 import { FunctionSizing, RECONCILER_BATCH_SIZE } from './sizing.ts';
-import { anyClusterPutEventsStatement, reconcilerTableStatement, resyncTableStatements } from './permissions.ts';
+import { anyClusterPutEventsStatement, reconcilerTableStatement, resyncTableStatements, tokenSecretStatement } from './permissions.ts';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 
 /** RECONCILER_TIMEOUT: FunctionSizing.reconciler's timeout (the queue's visibility timeout derives from it). */
@@ -137,6 +137,8 @@ export class LineupStack extends Stack {
       );
     }
     this.clusters = clusters;
+    const tokenSecrets = config.clusters.flatMap((cluster) => (cluster.tokenSecretArn === undefined ? [] : [cluster.tokenSecretArn]));
+    if (tokenSecrets.length > 0) this.reconciler.role.addToPrincipalPolicy(tokenSecretStatement(tokenSecrets));
 
     const forwarders = new Map<string, lambda.IFunction>();
     for (const [clusterId, cluster] of clusters) if (cluster.forwarderFunction) forwarders.set(clusterId, cluster.forwarderFunction.function);
