@@ -155,6 +155,28 @@ export const eksClusterName = (cluster: ClusterConfig): string => {
   return cluster.clusterName;
 };
 
+/**
+ * VpcConfigSchema: private endpoints — the reconciler and the resync run in these subnets with
+ * these security groups (docs/deploy.md "Private endpoints"). The subnets need no route to the
+ * internet: the stack adds the VPC endpoints the two functions call (createEndpoints).
+ */
+export const VpcConfigSchema = z.strictObject({
+  /** The VPC the subnets belong to (the endpoints are created in it). */
+  vpcId: z.string().regex(/^vpc-([0-9a-f]{8}|[0-9a-f]{17})$/, { error: (issue) => `expected a VPC id (vpc-…), got ${JSON.stringify(issue.input)}` }),
+  /** Private subnets, one per availability zone the functions should use. */
+  subnetIds: z.array(z.string().regex(/^subnet-([0-9a-f]{8}|[0-9a-f]{17})$/, { error: (issue) => `expected a subnet id (subnet-…), got ${JSON.stringify(issue.input)}` })).min(1),
+  /**
+   * Security groups of the functions and of the interface endpoints: they must allow HTTPS (443)
+   * between their members and out to the clusters' API endpoints.
+   */
+  securityGroupIds: z.array(z.string().regex(/^sg-([0-9a-f]{8}|[0-9a-f]{17})$/, { error: (issue) => `expected a security group id (sg-…), got ${JSON.stringify(issue.input)}` })).min(1),
+  /** Route tables of the subnets: the DynamoDB gateway endpoint is attached to them. Required with createEndpoints. */
+  routeTableIds: z.array(z.string().regex(/^rtb-([0-9a-f]{8}|[0-9a-f]{17})$/, { error: (issue) => `expected a route table id (rtb-…), got ${JSON.stringify(issue.input)}` })).default([]),
+  /** Create the VPC endpoints the functions need; false when the VPC already has them (shared networking). @default true */
+  createEndpoints: z.boolean().default(true),
+});
+export type VpcConfig = z.infer<typeof VpcConfigSchema>;
+
 /** LineupConfigSchema: the whole stack configuration. */
 export const LineupConfigSchema = z
   .strictObject({
@@ -188,8 +210,13 @@ export const LineupConfigSchema = z
     oldestMessageAlarmSeconds: z.number().int().min(60).default(DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS),
     /** SNS topic every alarm notifies. @default none: alarms only change state */
     alarmTopicArn: z.string().regex(ARN_PATTERN).optional(),
+    /** Run the reconciler and the resync in a VPC (private endpoints). @default none: Lambda's own network */
+    vpc: VpcConfigSchema.optional(),
   })
   .superRefine((config, ctx) => {
+    if (config.vpc?.createEndpoints === true && config.vpc.routeTableIds.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['vpc', 'routeTableIds'], message: 'createEndpoints needs the subnets\' routeTableIds for the DynamoDB gateway endpoint, got none (or set createEndpoints false when the VPC has its endpoints)' });
+    }
     const seen = new Map<string, number>();
     config.clusters.forEach((cluster, index) => {
       const first = seen.get(cluster.id);
