@@ -371,11 +371,11 @@ export const runForwarderFootprintBench = async (options: FootprintOptions = {})
 
 /** renderForwarderFootprintFigures: the lines `npm run bench` prints. */
 export const renderForwarderFootprintFigures = (f: FootprintFigures): string[] => {
-  const verdict = (value: number, target: number): string => (value <= target ? `within the ${target} target` : `OVER the ${target} target`);
+  const verdict = (value: number, target: number, unit: string): string => (value <= target ? `within the ${target} ${unit} target` : `over the ${target} ${unit} target`);
   return [
     `forwarder footprint (lineup forward as its own process, NODE_OPTIONS ${JSON.stringify(f.nodeOptions)}, ${f.jobSets.toLocaleString('en-US')} JobSets × ${f.jobs / f.jobSets} Jobs on kube-apiserver; created in ${f.createSeconds} s, listed in ${f.listedSeconds} s):`,
     `  start (list and forward everything): ${f.start.seconds} s, RSS mean ${f.start.rssMiB} MiB, max ${f.start.maxRssMiB} MiB, CPU ${f.start.cpuMillicores}m`,
-    `  idle: ${f.idle.seconds} s, RSS ${f.idle.rssMiB} MiB (max ${f.idle.maxRssMiB}: ${verdict(f.idle.maxRssMiB, f.target.rssMiB)} MiB), CPU ${f.idle.cpuMillicores}m (${verdict(f.idle.cpuMillicores, f.target.idleCpuMillicores)}m)`,
+    `  idle: ${f.idle.seconds} s, RSS ${f.idle.rssMiB} MiB (max ${f.idle.maxRssMiB} MiB: ${verdict(f.idle.maxRssMiB, f.target.rssMiB, 'MiB')}), CPU ${f.idle.cpuMillicores}m (${verdict(f.idle.cpuMillicores, f.target.idleCpuMillicores, 'millicore')})`,
     `  churn: ${f.churn.rate} Job changes/s for ${f.churn.seconds} s (${f.churn.changesApplied} applied, ${f.churn.changesFailed} failed), RSS ${f.churn.rssMiB} MiB (max ${f.churn.maxRssMiB}), CPU ${f.churn.cpuMillicores}m`,
     `  peak RSS of the process (VmHWM): ${f.peakRssMiB} MiB`,
   ];
