@@ -7,7 +7,8 @@
  *   npm run bench -- [--json] [--jobsets N] [--skip-pipeline] [--skip-cold-start]
  *
  * --jobsets N        JobSets per controller in the pipeline's burst (default 100)
- * --skip-pipeline    no servers; the cost figures then price bench/results/pipeline-counts.json
+ * --skip-pipeline    no servers (so neither the forwarder footprint nor the many-clusters figures);
+ *                    the cost figures then price bench/results/pipeline-counts.json
  *                    from an earlier run (or the committed demo counts when there is none)
  * --skip-cold-start  no synthesis and no import timing
  */
@@ -17,6 +18,8 @@ import { renderCostFigures, runCostBench } from './cost.ts';
 import { renderBatchWindowFigures, runBatchWindowBench } from './batchWindow.ts';
 import { renderJournalSizeFigures, runJournalSizeBench } from './journalSize.ts';
 import { runForwarderBench } from './forwarder.ts';
+import { renderForwarderFootprintFigures, runForwarderFootprintBench } from './forwarderFootprint.ts';
+import { renderManyClustersFigures, runManyClustersBench } from './manyClusters.ts';
 import { DEFAULT_JOBSETS, renderPipelineFigures, runPipelineBench } from './pipeline.ts';
 import { runPlannerBench } from './planner.ts';
 import { runSimulateBench } from './simulate.ts';
@@ -46,9 +49,11 @@ const forwarder = await runForwarderBench();
 const batchWindow = await runBatchWindowBench();
 const coldStart = values['skip-cold-start'] ? undefined : runColdStartBench();
 const pipeline = values['skip-pipeline'] ? undefined : await runPipelineBench({ jobSets });
+const forwarderFootprint = values['skip-pipeline'] ? undefined : await runForwarderFootprintBench();
+const manyClusters = values['skip-pipeline'] ? undefined : await runManyClustersBench();
 const cost = runCostBench(pipeline?.countsFile);
 const summary = buildSummary({ pipeline, coldStart, cost });
-const figures = { summary, planner, simulate, journal, forwarder, batchWindow, coldStart, pipeline, cost, wallMs: Date.now() - started };
+const figures = { summary, planner, simulate, journal, forwarder, batchWindow, coldStart, pipeline, forwarderFootprint, manyClusters, cost, wallMs: Date.now() - started };
 
 if (values.json) console.log(JSON.stringify(figures, null, 2));
 else {
@@ -65,6 +70,8 @@ else {
   console.log(renderJournalSizeFigures(journal).join('\n'));
   if (coldStart !== undefined) console.log(renderColdStartFigures(coldStart).join('\n'));
   if (pipeline !== undefined) console.log(renderPipelineFigures(pipeline).join('\n'));
+  if (forwarderFootprint !== undefined) console.log(renderForwarderFootprintFigures(forwarderFootprint).join('\n'));
+  if (manyClusters !== undefined) console.log(renderManyClustersFigures(manyClusters).join('\n'));
   console.log(renderCostFigures(cost).join('\n'));
   console.log(`bench: wall ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -60,13 +60,30 @@ export const DEFAULT_FORWARDER_MODE: ForwarderModeName = ForwarderMode.PodIdenti
 const ARN_PATTERN = /^arn:aws[a-z-]*:/;
 const roleArn = z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, { error: (issue) => `expected an IAM role ARN, got ${JSON.stringify(issue.input)}` });
 
-/** ClusterConfigSchema: one EKS cluster Lineup serves. */
+/**
+ * SECRET_ARN_PATTERN: a Secrets Manager secret's full ARN (with the six characters Secrets Manager
+ * appends to the name), so the reconciler's grant names exactly that secret.
+ */
+const SECRET_ARN_PATTERN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+-[A-Za-z0-9]{6}$/;
+
+/** ClusterConfigSchema: one cluster Lineup serves: an EKS cluster, or (with tokenSecretArn) any cluster reached with a bearer token. */
 export const ClusterConfigSchema = z
   .strictObject({
     /** Cluster id: the `lineup.<id>` event source, the registry key and part of construct IDs, so it never changes. */
     id: z.string().regex(CLUSTER_ID_PATTERN, { error: (issue) => `cluster id must be a DNS label (${CLUSTER_ID_PATTERN.source}), got ${JSON.stringify(issue.input)}` }),
-    /** The EKS cluster name: EKS tokens are signed for it, and access entries name it. */
-    clusterName: z.string().min(1),
+    /** The EKS cluster name: EKS tokens are signed for it, and access entries name it. Required unless tokenSecretArn is given. */
+    clusterName: z.string().min(1).optional(),
+    /**
+     * A cluster that is not EKS (or an EKS cluster reached without IAM): the full ARN of the
+     * Secrets Manager secret whose text is the bearer token of Lineup's identity in it. Needs
+     * endpoint and caData; the reconciler (and a `lambda` forwarder) may read exactly this
+     * secret; a secret encrypted with a customer-managed KMS key needs that key's kms:Decrypt
+     * granted to them as well (not done by the stack). @default none: an EKS cluster
+     */
+    tokenSecretArn: z
+      .string()
+      .regex(SECRET_ARN_PATTERN, { error: (issue) => `expected a Secrets Manager secret's full ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>), got ${JSON.stringify(issue.input)}` })
+      .optional(),
     /** Region of the EKS cluster. @default the stack's region */
     region: z.string().min(1).optional(),
     /**
@@ -84,11 +101,11 @@ export const ClusterConfigSchema = z
     /**
      * Create the EKS access entries (and the Pod Identity association) in this stack. Only for
      * clusters in the stack's account and region whose authentication mode includes API.
-     * @default true
+     * @default true for an EKS cluster, false (and only false) for a token cluster
      */
-    manageAccess: z.boolean().default(true),
-    /** Where the cluster's forwarder runs. @default DEFAULT_FORWARDER_MODE */
-    forwarder: z.enum(ForwarderMode).default(DEFAULT_FORWARDER_MODE),
+    manageAccess: z.boolean().optional(),
+    /** Where the cluster's forwarder runs. @default DEFAULT_FORWARDER_MODE for an EKS cluster, `none` for a token cluster */
+    forwarder: z.enum(ForwarderMode).optional(),
     /** ARN of the cluster's IAM OIDC provider; required with forwarder `irsa`. */
     oidcProviderArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:oidc-provider\/.+$/).optional(),
     /**
@@ -104,7 +121,29 @@ export const ClusterConfigSchema = z
      */
     heartbeatAlarm: z.boolean().default(true),
   })
+  .transform((cluster) => {
+    const token = cluster.tokenSecretArn !== undefined;
+    return {
+      ...cluster,
+      manageAccess: cluster.manageAccess ?? !token,
+      forwarder: cluster.forwarder ?? (token ? ForwarderMode.None : DEFAULT_FORWARDER_MODE),
+    };
+  })
   .superRefine((cluster, ctx) => {
+    if (cluster.tokenSecretArn === undefined && cluster.clusterName === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['clusterName'], message: `an EKS cluster needs clusterName (or a token cluster tokenSecretArn), got neither (cluster ${cluster.id})` });
+    }
+    if (cluster.tokenSecretArn !== undefined) {
+      if (cluster.endpoint === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['endpoint'], message: `a token cluster needs endpoint and caData (nothing can look them up), got no endpoint (cluster ${cluster.id})` });
+      }
+      if (cluster.manageAccess) {
+        ctx.addIssue({ code: 'custom', path: ['manageAccess'], message: `a token cluster has no EKS access entries to manage, got manageAccess true (cluster ${cluster.id})` });
+      }
+      if (cluster.forwarder !== ForwarderMode.None && cluster.forwarder !== ForwarderMode.Lambda) {
+        ctx.addIssue({ code: 'custom', path: ['forwarder'], message: `a token cluster's forwarder is none or lambda (${cluster.forwarder} needs EKS), got ${cluster.forwarder} (cluster ${cluster.id})` });
+      }
+    }
     if (cluster.forwarder === ForwarderMode.Irsa && cluster.oidcProviderArn === undefined) {
       ctx.addIssue({ code: 'custom', path: ['oidcProviderArn'], message: `forwarder irsa needs oidcProviderArn, got none (cluster ${cluster.id})` });
     }
@@ -116,6 +155,34 @@ export const ClusterConfigSchema = z
     }
   });
 export type ClusterConfig = z.infer<typeof ClusterConfigSchema>;
+
+/** eksClusterName: the EKS name of a cluster that needs one (access entries, DescribeCluster); the schema ensures every EKS cluster has it. */
+export const eksClusterName = (cluster: ClusterConfig): string => {
+  if (cluster.clusterName === undefined) throw new Error(`cluster ${cluster.id} has no clusterName, expected one for an EKS cluster`);
+  return cluster.clusterName;
+};
+
+/**
+ * VpcConfigSchema: private endpoints — the reconciler and the resync run in these subnets with
+ * these security groups (docs/deploy.md "Private endpoints"). The subnets need no route to the
+ * internet: the stack adds the VPC endpoints the two functions call (createEndpoints).
+ */
+export const VpcConfigSchema = z.strictObject({
+  /** The VPC the subnets belong to (the endpoints are created in it). */
+  vpcId: z.string().regex(/^vpc-([0-9a-f]{8}|[0-9a-f]{17})$/, { error: (issue) => `expected a VPC id (vpc-…), got ${JSON.stringify(issue.input)}` }),
+  /** Private subnets, one per availability zone the functions should use. */
+  subnetIds: z.array(z.string().regex(/^subnet-([0-9a-f]{8}|[0-9a-f]{17})$/, { error: (issue) => `expected a subnet id (subnet-…), got ${JSON.stringify(issue.input)}` })).min(1),
+  /**
+   * Security groups of the functions and of the interface endpoints: they must allow HTTPS (443)
+   * between their members and out to the clusters' API endpoints.
+   */
+  securityGroupIds: z.array(z.string().regex(/^sg-([0-9a-f]{8}|[0-9a-f]{17})$/, { error: (issue) => `expected a security group id (sg-…), got ${JSON.stringify(issue.input)}` })).min(1),
+  /** Route tables of the subnets: the DynamoDB gateway endpoint is attached to them. Required with createEndpoints. */
+  routeTableIds: z.array(z.string().regex(/^rtb-([0-9a-f]{8}|[0-9a-f]{17})$/, { error: (issue) => `expected a route table id (rtb-…), got ${JSON.stringify(issue.input)}` })).default([]),
+  /** Create the VPC endpoints the functions need; false when the VPC already has them (shared networking). @default true */
+  createEndpoints: z.boolean().default(true),
+});
+export type VpcConfig = z.infer<typeof VpcConfigSchema>;
 
 /** LineupConfigSchema: the whole stack configuration. */
 export const LineupConfigSchema = z
@@ -152,8 +219,13 @@ export const LineupConfigSchema = z
     heartbeatMissingMinutes: z.number().int().min(2).default(DEFAULT_HEARTBEAT_MISSING_MINUTES),
     /** SNS topic every alarm notifies. @default none: alarms only change state */
     alarmTopicArn: z.string().regex(ARN_PATTERN).optional(),
+    /** Run the reconciler and the resync in a VPC (private endpoints). @default none: Lambda's own network */
+    vpc: VpcConfigSchema.optional(),
   })
   .superRefine((config, ctx) => {
+    if (config.vpc?.createEndpoints === true && config.vpc.routeTableIds.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['vpc', 'routeTableIds'], message: 'createEndpoints needs the subnets\' routeTableIds for the DynamoDB gateway endpoint, got none (or set createEndpoints false when the VPC has its endpoints)' });
+    }
     const seen = new Map<string, number>();
     config.clusters.forEach((cluster, index) => {
       const first = seen.get(cluster.id);

@@ -72,3 +72,11 @@ export const anyClusterPutEventsStatement = (busArn: string): iam.PolicyStatemen
     resources: [busArn],
     conditions: { StringLike: { 'events:source': `${EVENT_SOURCE_PREFIX}*` } },
   });
+
+/**
+ * tokenSecretStatement: secretsmanager:GetSecretValue on exactly the token clusters' secrets
+ * (lib/k8s/secretToken.ts reads each on a warm process's first request to its cluster and again
+ * after a 401). One statement for all of them, so a fleet grows the policy by an ARN per cluster.
+ */
+export const tokenSecretStatement = (secretArns: readonly string[]): iam.PolicyStatement =>
+  new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [...secretArns] });

@@ -22,10 +22,12 @@ import { LineupBus } from './constructs/lineupBus.ts';
 import { LineupCluster, outputSuffix } from './constructs/lineupCluster.ts';
 import { LineupFunction } from './constructs/lineupFunction.ts';
 import { LineupMonitoring } from './constructs/lineupMonitoring.ts';
+import { PrivateNetwork } from './constructs/privateNetwork.ts';
+import type { InterfaceEndpointId } from './constructs/privateNetwork.ts';
 import { ReconcileQueue } from './constructs/reconcileQueue.ts';
 import { ResyncSchedules } from './constructs/resyncSchedules.ts';
 import { FunctionSizing, RECONCILER_BATCH_SIZE } from './sizing.ts';
-import { anyClusterPutEventsStatement, reconcilerTableStatement, resyncTableStatements } from './permissions.ts';
+import { anyClusterPutEventsStatement, reconcilerTableStatement, resyncTableStatements, tokenSecretStatement } from './permissions.ts';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 
 /** RECONCILER_TIMEOUT: FunctionSizing.reconciler's timeout (the queue's visibility timeout derives from it). */
@@ -38,7 +40,7 @@ export interface LineupStackProps extends StackProps {
 
 /**
  * LineupStack: see the file comment. Children: `Table`, `Queue`, `Bus`, `Reconciler`, `Resync`,
- * `Schedules`, `RegistryWriter`, `Cluster-<id>` per cluster, `Monitoring`.
+ * `Schedules`, `RegistryWriter`, `Cluster-<id>` per cluster, `Network` (with `vpc`), `Monitoring`.
  */
 export class LineupStack extends Stack {
   readonly table: CheckpointTable;
@@ -49,6 +51,8 @@ export class LineupStack extends Stack {
   readonly schedules: ResyncSchedules;
   readonly clusters: ReadonlyMap<string, LineupCluster>;
   readonly monitoring: LineupMonitoring;
+  /** The reconciler's and resync's VPC placement and endpoints (config `vpc`). */
+  readonly network: PrivateNetwork | undefined;
 
   constructor(scope: Construct, id: string, props: LineupStackProps) {
     super(scope, id, { description: 'Lineup: serverless, event-driven startup sequencing for Kubernetes JobSets', ...props });
@@ -137,6 +141,17 @@ export class LineupStack extends Stack {
       );
     }
     this.clusters = clusters;
+    const tokenSecrets = config.clusters.flatMap((cluster) => (cluster.tokenSecretArn === undefined ? [] : [cluster.tokenSecretArn]));
+    if (tokenSecrets.length > 0) this.reconciler.role.addToPrincipalPolicy(tokenSecretStatement(tokenSecrets));
+
+    if (config.vpc) {
+      const interfaceEndpoints: InterfaceEndpointId[] = [
+        'EventsEndpoint',
+        ...(config.clusters.some((cluster) => cluster.accessRoleArn !== undefined) ? (['StsEndpoint'] as const) : []),
+        ...(tokenSecrets.length > 0 ? (['SecretsManagerEndpoint'] as const) : []),
+      ];
+      this.network = new PrivateNetwork(this, 'Network', { vpc: config.vpc, functions: { Reconciler: this.reconciler, Resync: this.resync }, interfaceEndpoints });
+    }
 
     const forwarders = new Map<string, lambda.IFunction>();
     for (const [clusterId, cluster] of clusters) if (cluster.forwarderFunction) forwarders.set(clusterId, cluster.forwarderFunction.function);

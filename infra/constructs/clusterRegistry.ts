@@ -17,6 +17,7 @@ import { Construct } from 'constructs';
 import { clusterAttributes } from '../../lib/store/items.ts';
 import { KeyPart, LIST_INDEX, TABLE_KEY, clusterPk } from '../../lib/store/table.ts';
 import type { ClusterRecord } from '../../lib/store/types.ts';
+import { eksClusterName } from '../config.ts';
 import type { ClusterConfig } from '../config.ts';
 
 /** AttributeValue: the DynamoDB wire form of the string, number and map values a registry item holds. */
@@ -114,15 +115,16 @@ export class ClusterRegistration extends Construct {
     let endpoint = cluster.endpoint;
     let caData = cluster.caData;
     if (endpoint === undefined || caData === undefined) {
-      writer.allowDescribe(eksClusterArn(this, cluster.clusterName, region));
+      const clusterName = eksClusterName(cluster);
+      writer.allowDescribe(eksClusterArn(this, clusterName, region));
       const describe = new cr.AwsCustomResource(this, 'Endpoint', {
         resourceType: 'Custom::LineupEksEndpoint',
         onUpdate: {
           service: 'EKS',
           action: 'DescribeCluster',
-          parameters: { name: cluster.clusterName },
+          parameters: { name: clusterName },
           region,
-          physicalResourceId: cr.PhysicalResourceId.of(`${cluster.id}/${cluster.clusterName}`),
+          physicalResourceId: cr.PhysicalResourceId.of(`${cluster.id}/${clusterName}`),
           outputPaths: ['cluster.endpoint', 'cluster.certificateAuthority.data'],
         },
         role: writer.role,
@@ -138,7 +140,10 @@ export class ClusterRegistration extends Construct {
       id: cluster.id,
       endpoint,
       caData,
-      auth: { type: 'eks', clusterName: cluster.clusterName, region, ...(cluster.accessRoleArn === undefined ? {} : { roleArn: cluster.accessRoleArn }) },
+      auth:
+        cluster.tokenSecretArn === undefined
+          ? { type: 'eks', clusterName: eksClusterName(cluster), region, ...(cluster.accessRoleArn === undefined ? {} : { roleArn: cluster.accessRoleArn }) }
+          : { type: 'token', tokenSecretArn: cluster.tokenSecretArn },
     };
     const key = { [TABLE_KEY.partitionKey]: { S: clusterPk(cluster.id) }, [TABLE_KEY.sortKey]: { S: KeyPart.registry } };
     const put: cr.AwsSdkCall = {

@@ -28,11 +28,11 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
 import { eventSource } from '../../lib/events/schema.ts';
 import { EnvVar } from '../../lib/hosts/lambdaConfig.ts';
-import { ForwarderMode } from '../config.ts';
+import { ForwarderMode, eksClusterName } from '../config.ts';
 import type { ClusterConfig } from '../config.ts';
 import { KubeGroup, KubeName } from '../k8s/names.ts';
 import { FORWARDER_SESSION_RATE_MS, FunctionSizing } from '../sizing.ts';
-import { clusterPutEventsStatement, forwarderTableStatement } from '../permissions.ts';
+import { clusterPutEventsStatement, forwarderTableStatement, tokenSecretStatement } from '../permissions.ts';
 import { ClusterRegistration } from './clusterRegistry.ts';
 import type { RegistryWriter } from './clusterRegistry.ts';
 import { LineupFunction } from './lineupFunction.ts';
@@ -158,6 +158,7 @@ export class LineupCluster extends Construct {
     if (props.cluster.accessRoleArn !== undefined) {
       forwarder.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole'], resources: [props.cluster.accessRoleArn] }));
     }
+    if (props.cluster.tokenSecretArn !== undefined) forwarder.role.addToPrincipalPolicy(tokenSecretStatement([props.cluster.tokenSecretArn]));
     new scheduler.Schedule(this, 'ForwarderSchedule', {
       description: `Lineup: start a forwarder watch session for cluster ${props.cluster.id}`,
       schedule: scheduler.ScheduleExpression.rate(Duration.millis(FORWARDER_SESSION_RATE_MS)),
@@ -173,21 +174,21 @@ export class LineupCluster extends Construct {
     if (cluster.accessRoleArn !== undefined) {
       // Both the reconciler and a Lambda forwarder sign as the access role, so one entry carries both groups.
       new eks.CfnAccessEntry(this, 'ReconcilerAccess', {
-        clusterName: cluster.clusterName,
+        clusterName: eksClusterName(cluster),
         principalArn: cluster.accessRoleArn,
         type: 'STANDARD',
         kubernetesGroups: [KubeGroup.reconciler, ...(lambdaForwarder ? [KubeGroup.forwarder] : [])],
       });
     } else {
       new eks.CfnAccessEntry(this, 'ReconcilerAccess', {
-        clusterName: cluster.clusterName,
+        clusterName: eksClusterName(cluster),
         principalArn: props.reconcilerRole.roleArn,
         type: 'STANDARD',
         kubernetesGroups: [KubeGroup.reconciler],
       });
       if (lambdaForwarder) {
         new eks.CfnAccessEntry(this, 'ForwarderAccess', {
-          clusterName: cluster.clusterName,
+          clusterName: eksClusterName(cluster),
           principalArn: lambdaForwarder.role.roleArn,
           type: 'STANDARD',
           kubernetesGroups: [KubeGroup.forwarder],
@@ -196,7 +197,7 @@ export class LineupCluster extends Construct {
     }
     if (cluster.forwarder === ForwarderMode.PodIdentity && this.forwarderRole) {
       new eks.CfnPodIdentityAssociation(this, 'ForwarderPodIdentity', {
-        clusterName: cluster.clusterName,
+        clusterName: eksClusterName(cluster),
         namespace: KubeName.namespace,
         serviceAccount: KubeName.forwarder,
         roleArn: this.forwarderRole.roleArn,

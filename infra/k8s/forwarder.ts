@@ -8,7 +8,7 @@
  * nothing else is left to fill in.
  */
 import { EnvVar } from '../../lib/hosts/lambdaConfig.ts';
-import { FORWARDER_RESOURCES, KubeName } from './names.ts';
+import { FORWARDER_NODE_OPTIONS, FORWARDER_RESOURCES, KubeName } from './names.ts';
 
 /** FORWARDER_PLACEHOLDERS: the envsubst variables forwarder.yaml uses, each with where its value comes from. */
 export const FORWARDER_PLACEHOLDERS = {
@@ -74,6 +74,8 @@ export const forwarderDeployment = () => ({
               { name: EnvVar.ControllerName, value: placeholder(EnvVar.ControllerName) },
               { name: EnvVar.ClaimUnmanaged, value: placeholder(EnvVar.ClaimUnmanaged) },
               { name: 'AWS_REGION', value: placeholder('AWS_REGION') },
+              // V8's heap sized to the memory limit (names.ts): it collects before the kernel would kill the pod.
+              { name: 'NODE_OPTIONS', value: FORWARDER_NODE_OPTIONS },
             ],
             resources: {
               requests: { cpu: `${FORWARDER_RESOURCES.requestCpuMillis}m`, memory: `${FORWARDER_RESOURCES.requestMemoryMiB}Mi` },

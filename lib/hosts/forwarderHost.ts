@@ -8,6 +8,7 @@ import { UnknownClusterError } from '../errors.ts';
 import { Forwarder } from '../forwarder/forwarder.ts';
 import type { EventSink } from '../forwarder/types.ts';
 import { kubeConfigFor } from '../k8s/auth.ts';
+import { secretsManagerReader } from '../k8s/secretToken.ts';
 import { KubeWatchSource } from '../k8s/watchSource.ts';
 import type { Log } from '../log.ts';
 import type { CheckpointStore } from '../store/types.ts';
@@ -39,7 +40,8 @@ export const forwarderFor = async (deps: ForwarderHostDeps): Promise<Forwarder> 
   if (!kubeConfig) {
     const record = deps.config.staticClusters.find((candidate) => candidate.id === cluster) ?? (await deps.store.getCluster(cluster));
     if (!record) throw new UnknownClusterError(`cluster ${cluster} is not registered (static configuration or the registry table)`);
-    kubeConfig = await kubeConfigFor(record);
+    // A token cluster's secret is read once per session; a 401 ends the session, and the next one reads it again.
+    kubeConfig = await kubeConfigFor(record, { resolveSecret: secretsManagerReader() });
   }
   return new Forwarder({
     cluster,

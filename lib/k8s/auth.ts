@@ -18,6 +18,8 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { EksToken, KubeconfigMessage } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { ClusterAuth, ClusterRecord } from '../store/types.ts';
+import { SECRET_TOKEN_AUTH_PROVIDER, SecretTokenAuthenticator, SecretTokenSource } from './secretToken.ts';
+import type { TokenRefresher } from './secretToken.ts';
 
 /** AwsCredentials: what SigV4 signs with. */
 export interface AwsCredentials {
@@ -200,14 +202,14 @@ const clusterOf = (record: ClusterRecord): { name: string; server: string; caDat
 /** caBase64: a CA as a kubeconfig's certificate-authority-data (base64 of the PEM); PEM given as it is is encoded. */
 const caBase64 = (ca: string): string => (ca.includes('-----BEGIN') ? Buffer.from(ca, 'utf8').toString('base64') : ca.trim());
 
-/** tokenOf: the static bearer token of `token` auth, given inline or read from its secret. */
-const tokenOf = async (record: ClusterRecord, auth: Extract<ClusterAuth, { type: 'token' }>, options: AuthOptions): Promise<string> => {
-  if (auth.token !== undefined && auth.token !== '') return auth.token;
+/** secretSourceOf: the token source of `token` auth that names a secret rather than an inline token; undefined for an inline token. */
+const secretSourceOf = (record: ClusterRecord, auth: Extract<ClusterAuth, { type: 'token' }>, options: AuthOptions): SecretTokenSource | undefined => {
+  if (auth.token !== undefined && auth.token !== '') return undefined;
   if (auth.tokenSecretArn === undefined) throw new InvalidInputError(`cluster ${record.id}: token auth names neither token nor tokenSecretArn`);
   if (!options.resolveSecret) {
     throw new InvalidInputError(`cluster ${record.id}: token auth names secret ${auth.tokenSecretArn}, but this host has no secret resolver`);
   }
-  return options.resolveSecret(auth.tokenSecretArn);
+  return new SecretTokenSource(auth.tokenSecretArn, options.resolveSecret);
 };
 
 /** firstLine: the first line of an error message (a YAML error goes on with a code excerpt). */
@@ -242,32 +244,57 @@ export const loadKubeConfigFile = (path: string, context?: string): KubeConfig =
   return kubeConfig;
 };
 
+/** ClusterAccess: a cluster's KubeConfig and, for a token read from a secret, what re-reads it after a 401. */
+export interface ClusterAccess {
+  readonly kubeConfig: KubeConfig;
+  readonly refresher?: TokenRefresher | undefined;
+}
+
 /**
- * kubeConfigFor: a KubeConfig for a registered cluster.
- * - `kubeconfig`: the file (and context, when named) as kubectl would read it;
- * - `token`: endpoint + CA + a static bearer token;
- * - `eks`: endpoint + CA + the EksAuthenticator, which signs and caches EKS tokens.
+ * clusterAccessFor: the KubeConfig of a registered cluster (see kubeConfigFor) and, for `token`
+ * auth with tokenSecretArn, the SecretTokenSource the gateway asks to re-read the secret when
+ * the API server answers 401 (lib/k8s/secretToken.ts). The secret is read on the first request,
+ * not here.
  *
  * @example
- * const kubeConfig = await kubeConfigFor({ id: 'prod', endpoint, caData, auth: { type: 'eks', clusterName: 'prod', region: 'eu-west-1' } });
+ * const { kubeConfig, refresher } = await clusterAccessFor(record, { resolveSecret: secretsManagerReader() });
  */
-export const kubeConfigFor = async (record: ClusterRecord, options: AuthOptions = {}): Promise<KubeConfig> => {
-  const kubeConfig = new KubeConfig();
+export const clusterAccessFor = async (record: ClusterRecord, options: AuthOptions = {}): Promise<ClusterAccess> => {
   const auth = record.auth;
   switch (auth.type) {
     case 'kubeconfig':
-      return loadKubeConfigFile(auth.path, auth.context);
-    case 'token':
-      kubeConfig.loadFromClusterAndUser(clusterOf(record), { name: record.id, token: await tokenOf(record, auth, options) });
-      return kubeConfig;
+      return { kubeConfig: loadKubeConfigFile(auth.path, auth.context) };
+    case 'token': {
+      const kubeConfig = new KubeConfig();
+      const source = secretSourceOf(record, auth, options);
+      if (source === undefined) {
+        kubeConfig.loadFromClusterAndUser(clusterOf(record), { name: record.id, token: auth.token });
+        return { kubeConfig };
+      }
+      kubeConfig.addAuthenticator(new SecretTokenAuthenticator(source));
+      kubeConfig.loadFromClusterAndUser(clusterOf(record), { name: record.id, authProvider: { name: SECRET_TOKEN_AUTH_PROVIDER, config: {} } });
+      return { kubeConfig, refresher: source };
+    }
     case 'eks': {
+      const kubeConfig = new KubeConfig();
       const source = new EksTokenSource({ clusterName: auth.clusterName, region: auth.region, roleArn: auth.roleArn, credentials: options.credentials, now: options.now });
       kubeConfig.addAuthenticator(new EksAuthenticator(source));
       kubeConfig.loadFromClusterAndUser(clusterOf(record), {
         name: record.id,
         authProvider: { name: EksToken.authProvider, config: { clusterName: auth.clusterName, region: auth.region } },
       });
-      return kubeConfig;
+      return { kubeConfig };
     }
   }
 };
+
+/**
+ * kubeConfigFor: a KubeConfig for a registered cluster.
+ * - `kubeconfig`: the file (and context, when named) as kubectl would read it;
+ * - `token`: endpoint + CA + a bearer token, inline or read from its secret per warm process;
+ * - `eks`: endpoint + CA + the EksAuthenticator, which signs and caches EKS tokens.
+ *
+ * @example
+ * const kubeConfig = await kubeConfigFor({ id: 'prod', endpoint, caData, auth: { type: 'eks', clusterName: 'prod', region: 'eu-west-1' } });
+ */
+export const kubeConfigFor = async (record: ClusterRecord, options: AuthOptions = {}): Promise<KubeConfig> => (await clusterAccessFor(record, options)).kubeConfig;

@@ -27,7 +27,7 @@ import {
   Label,
 } from '../constants.ts';
 import { CounterName } from '../counters.ts';
-import { AlreadyExistsError, ConflictError, ErrorCode, InvalidObjectError, LineupError, NotFoundError } from '../errors.ts';
+import { AlreadyExistsError, ConflictError, ErrorCode, InvalidObjectError, LineupError, NotFoundError, UnauthenticatedError } from '../errors.ts';
 import { eventNote } from './eventNote.ts';
 import { subdomainOf } from '../jobset/keys.ts';
 import { JobSchema, JobSetSchema, ServiceSchema } from '../jobset/schema.ts';
@@ -36,7 +36,8 @@ import type { Action, ActionKind, Observed } from '../plan/types.ts';
 import type { ClusterGateway, ObserveSince, Written } from '../reconcile/types.ts';
 import type { CounterSink } from '../counters.ts';
 import type { RetryPolicy, RetrySeams } from '../retry.ts';
-import { toLineupError } from './errors.ts';
+import { httpStatusOf, toLineupError } from './errors.ts';
+import type { TokenRefresher } from './secretToken.ts';
 import { withRetry } from './retry.ts';
 
 /** KubeVerb: the Kubernetes API verbs Lineup uses (RBAC's words). */
@@ -130,6 +131,8 @@ export interface KubeClusterGatewayOptions {
   readonly retry?: RetryTuning | undefined;
   /** reportingInstance of the Events Lineup records (which host wrote them). @default EVENT_REPORTER */
   readonly reportingInstance?: string | undefined;
+  /** Re-reads a token kept in a secret after a 401 (lib/k8s/secretToken.ts). @default none: a 401 is final */
+  readonly refresher?: TokenRefresher | undefined;
 }
 
 /** mergePatch: the options that make client-node send a JSON merge patch (its default is a JSON patch). */
@@ -200,6 +203,7 @@ export class KubeClusterGateway implements ClusterGateway {
   private readonly counters: CounterSink;
   private readonly retry: RetryTuning;
   private readonly reportingInstance: string;
+  private readonly refresher: TokenRefresher | undefined;
   /** JobSet uids seen by observe(), by `namespace/name`: EmitEvent names its JobSet by uid without reading it again. */
   private readonly uids = new Map<string, string>();
 
@@ -209,6 +213,7 @@ export class KubeClusterGateway implements ClusterGateway {
     this.counters = options.counters;
     this.retry = options.retry ?? {};
     this.reportingInstance = options.reportingInstance ?? EVENT_REPORTER;
+    this.refresher = options.refresher;
   }
 
   // ---- reads ---------------------------------------------------------------------------------
@@ -534,17 +539,43 @@ export class KubeClusterGateway implements ClusterGateway {
    * re-run only after a 409 lost to Lineup's own race, which withRetry never retries, and do not wait.
    */
   private async call<T>(verb: KubeVerb, what: string, request: () => Promise<T>): Promise<T> {
+    const seen = await this.refresher?.ready();
     try {
-      return await withRetry(
-        () => {
-          this.counters.add(`${CounterName.KubePrefix}${verb}`);
-          return request();
-        },
-        { counters: this.counters, policy: kubeRetryPolicy(this.retry), sleep: this.retry.sleep, random: this.retry.random, what: `${verb} ${what}` },
-      );
+      return await this.attempt(verb, what, request);
     } catch (error) {
-      throw toLineupError(error, what);
+      if (this.refresher === undefined || seen === undefined || httpStatusOf(error) !== 401) throw toLineupError(error, what);
+      return this.afterUnauthenticated(this.refresher, seen, verb, what, request);
     }
+  }
+
+  /**
+   * afterUnauthenticated: a 401 with a token kept in a secret — the secret may have been rotated
+   * since it was read. One re-read, one more try; a secret that still holds the refused token,
+   * or a second 401, is final.
+   */
+  private async afterUnauthenticated<T>(refresher: TokenRefresher, seen: number, verb: KubeVerb, what: string, request: () => Promise<T>): Promise<T> {
+    if (!(await refresher.refresh(seen))) {
+      throw new UnauthenticatedError(`${what}: the api server answered 401 and ${refresher.describe} still holds the token it refused, expected a token the server accepts`);
+    }
+    try {
+      return await this.attempt(verb, what, request);
+    } catch (error) {
+      if (httpStatusOf(error) !== 401) throw toLineupError(error, what);
+      throw new UnauthenticatedError(`${what}: the api server answered 401 again after the token was re-read from ${refresher.describe}, expected a token the server accepts`, {
+        cause: error,
+      });
+    }
+  }
+
+  /** attempt: the request through withRetry, each attempt counted (raw client-node errors go back to call). */
+  private attempt<T>(verb: KubeVerb, what: string, request: () => Promise<T>): Promise<T> {
+    return withRetry(
+      () => {
+        this.counters.add(`${CounterName.KubePrefix}${verb}`);
+        return request();
+      },
+      { counters: this.counters, policy: kubeRetryPolicy(this.retry), sleep: this.retry.sleep, random: this.retry.random, what: `${verb} ${what}` },
+    );
   }
 
   /** orUndefined: the result, or undefined when the object does not exist. */

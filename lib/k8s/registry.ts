@@ -1,12 +1,12 @@
 /**
  * resolveClusters: the reconciler's ClusterResolver over the cluster registry (DESIGN §2 "Many
  * clusters"): static config first, then the checkpoint store's registry items. One gateway per
- * cluster id is built on first use and kept, so a warm Lambda reuses its connections and its
- * cached EKS token.
+ * cluster id is built on first use and kept, so a warm Lambda reuses its connections, its
+ * cached EKS token and the token it read from a `token` cluster's secret.
  */
 import type { ClusterGateway, ClusterResolver } from '../reconcile/types.ts';
 import type { CheckpointStore, ClusterRecord } from '../store/types.ts';
-import { kubeConfigFor } from './auth.ts';
+import { clusterAccessFor } from './auth.ts';
 import type { AuthOptions } from './auth.ts';
 import { KubeClusterGateway } from './gateway.ts';
 import type { RetryTuning } from './gateway.ts';
@@ -42,8 +42,8 @@ export const resolveClusters = (options: ResolveClustersOptions): ClusterResolve
   const build = async (id: string): Promise<ClusterGateway | undefined> => {
     const record = staticRecords.get(id) ?? (await options.store?.getCluster(id));
     if (!record) return undefined;
-    const kubeConfig = await kubeConfigFor(record, options.auth);
-    return new KubeClusterGateway({ kubeConfig, counters: options.counters, retry: options.retry });
+    const { kubeConfig, refresher } = await clusterAccessFor(record, options.auth);
+    return new KubeClusterGateway({ kubeConfig, counters: options.counters, retry: options.retry, refresher });
   };
 
   return (id) => {

@@ -67,10 +67,16 @@ export interface KubeWatchSourceOptions {
    * every other change of the cluster from being forwarded.
    */
   readonly log?: Log | undefined;
+  /**
+   * List and watch this namespace only (namespace-scoped RBAC suffices then). The many-clusters
+   * benchmark runs one forwarder per namespace, each standing in for a cluster.
+   * @default every namespace
+   */
+  readonly namespace?: string | undefined;
 }
 
 /**
- * KubeWatchSource: list and watch JobSets and labelled Jobs in all namespaces. Each list page
+ * KubeWatchSource: list and watch JobSets and labelled Jobs in all namespaces (or one). Each list page
  * (`k8s.list`) and each watch (`k8s.watch`) is ONE request: a failure goes back to the caller as a
  * Lineup error — UnavailableError for "not now" (429, 5xx, no connection, with the server's
  * Retry-After) — and the forwarder's loop, which retries until it succeeds, is the one layer that
@@ -89,8 +95,10 @@ export class KubeWatchSource implements WatchSource {
   private readonly pageSize: number;
   private readonly timeoutSeconds: number | undefined;
   private readonly log: Log;
+  private readonly namespace: string | undefined;
 
   constructor(options: KubeWatchSourceOptions) {
+    this.namespace = options.namespace;
     this.log = options.log ?? (() => undefined);
     this.kubeConfig = options.kubeConfig;
     this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
@@ -167,13 +175,15 @@ export class KubeWatchSource implements WatchSource {
     do {
       const what = `list ${target.what}`;
       const continueToken = token;
+      const query = {
+        ...target.resource,
+        ...(target.labelSelector === undefined ? {} : { labelSelector: target.labelSelector }),
+        limit: this.pageSize,
+        ...(continueToken === undefined ? {} : { _continue: continueToken }),
+      };
+      const namespace = this.namespace;
       const raw = await this.request(what, () =>
-        this.custom.listClusterCustomObject({
-          ...target.resource,
-          ...(target.labelSelector === undefined ? {} : { labelSelector: target.labelSelector }),
-          limit: this.pageSize,
-          ...(continueToken === undefined ? {} : { _continue: continueToken }),
-        }) as Promise<unknown>,
+        (namespace === undefined ? this.custom.listClusterCustomObject(query) : this.custom.listNamespacedCustomObject({ ...query, namespace })) as Promise<unknown>,
       );
       const page = parseObject(ListPageSchema, raw, what);
       resourceVersion ??= page.metadata?.resourceVersion;
@@ -284,7 +294,7 @@ export class KubeWatchSource implements WatchSource {
 
       new Watch(this.kubeConfig)
         .watch(
-          `/apis/${group}/${version}/${plural}`,
+          this.namespace === undefined ? `/apis/${group}/${version}/${plural}` : `/apis/${group}/${version}/namespaces/${encodeURIComponent(this.namespace)}/${plural}`,
           {
             resourceVersion,
             allowWatchBookmarks: true,

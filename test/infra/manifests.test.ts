@@ -13,7 +13,7 @@ import { isMap, isSeq, parseAllDocuments } from 'yaml';
 import type { Document } from 'yaml';
 import { FORWARDER_PLACEHOLDERS } from '../../infra/k8s/forwarder.ts';
 import { DEFAULT_MANIFEST_OPTIONS, ManifestFile, manifestFiles } from '../../infra/k8s/manifests.ts';
-import { FORWARDER_RESOURCES, KubeGroup, KubeName } from '../../infra/k8s/names.ts';
+import { FORWARDER_NODE_OPTIONS, FORWARDER_RESOURCES, KubeGroup, KubeName } from '../../infra/k8s/names.ts';
 import { MANIFESTS_DIR } from '../../infra/manifests/generate.ts';
 import { DEFAULT_CONTROLLER_NAME, JOBSET_API_VERSION, LineupKey, MAX_DEPENDS_ON } from '../../lib/constants.ts';
 import { EnvVar } from '../../lib/hosts/lambdaConfig.ts';
@@ -137,7 +137,12 @@ describe('infra/manifests', () => {
         new Set(lineupNames),
         new Set([EnvVar.ForwarderCluster, EnvVar.TableName, EnvVar.EventBusName, EnvVar.ControllerName, EnvVar.ClaimUnmanaged]),
       );
-      for (const variable of env) assert.equal(variable.value, `\${${variable.name}}`);
+      for (const variable of env) if (variable.name !== 'NODE_OPTIONS') assert.equal(variable.value, `\${${variable.name}}`);
+    });
+
+    it('runs Node with the heap options the footprint was measured with', () => {
+      const env = container?.['env'] as { name: string; value: string }[];
+      assert.deepEqual(env.filter((variable) => variable.name === 'NODE_OPTIONS'), [{ name: 'NODE_OPTIONS', value: FORWARDER_NODE_OPTIONS }]);
     });
 
     it('leaves exactly the documented placeholders to fill in, quoted so they stay strings', () => {

@@ -156,12 +156,17 @@ describe('kubeConfigFor', () => {
     assert.equal(server.requests[before]?.headers.authorization, 'Bearer s3cret');
   });
 
-  it('token: read from its secret through the resolver the host passes', async () => {
+  it('token: read from its secret through the resolver the host passes, on the first request', async () => {
+    const reads: string[] = [];
     const kubeConfig = await kubeConfigFor(
-      { id: 'secret', endpoint: 'https://k8s.example.com', auth: { type: 'token', tokenSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:k8s' } },
-      { resolveSecret: async (arn) => `from ${arn.split(':').at(-1) ?? ''}` },
+      { id: 'secret', endpoint: server.url, auth: { type: 'token', tokenSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:k8s' } },
+      { resolveSecret: async (arn) => (reads.push(arn), `from-${arn.split(':').at(-1) ?? ''}`) },
     );
-    assert.equal(kubeConfig.getCurrentUser()?.token, 'from k8s');
+    assert.equal(reads.length, 0, 'not read before a request needs it');
+    const before = server.requests.length;
+    await new KubeClusterGateway({ kubeConfig, counters: new Counters() }).observe('ns', 'absent', 0);
+    assert.equal(server.requests[before]?.headers.authorization, 'Bearer from-k8s');
+    assert.deepEqual(reads, ['arn:aws:secretsmanager:eu-west-1:123456789012:secret:k8s']);
   });
 
   it('sets the CA from PEM or base64, and keeps TLS verification on for https', async () => {

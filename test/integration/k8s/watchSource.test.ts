@@ -92,6 +92,27 @@ describe('KubeWatchSource against kube-apiserver', () => {
     assert.ok(counters.get(`${CounterName.KubePrefix}list`) - listsBefore >= 3, 'two JobSets at one per page take at least two pages');
   });
 
+  it('namespace: lists and watches that namespace only', async () => {
+    // Prepare
+    const scoped = new KubeWatchSource({ kubeConfig: kube().kubeConfig('lineup'), counters: new Counters(), pageSize: 1, namespace: 'watch-b' });
+    await admin.createJobSet(jobSetNamed('scoped-a', 'watch-a'), 'watch-a');
+    await admin.createJobSet(jobSetNamed('scoped-b', 'watch-b'), 'watch-b');
+    // Act
+    const listed = await scoped.list('JobSet');
+    const recorder = new Recorder<'JobSet'>();
+    const abort = new AbortController();
+    const watching = scoped.watch('JobSet', listed.resourceVersion, recorder.onEvent, abort.signal);
+    await admin.createJobSet(jobSetNamed('later-a', 'watch-a'), 'watch-a');
+    await admin.createJobSet(jobSetNamed('later-b', 'watch-b'), 'watch-b');
+    await eventually('the watch-b JobSet arrives', async () => assert.deepEqual(recorder.changesOf('later-b'), ['ADDED']));
+    abort.abort();
+    // Assess
+    assert.equal(await watching, 'closed');
+    assert.ok(listed.items.every((item) => item.metadata.namespace === 'watch-b'), JSON.stringify(listed.items.map((item) => item.metadata.namespace)));
+    assert.ok(listed.items.some((item) => item.metadata.name === 'scoped-b'));
+    assert.deepEqual(recorder.changesOf('later-a'), [], 'nothing of another namespace');
+  });
+
   it('watch delivers ADDED, MODIFIED and DELETED in order, skips unlabelled Jobs, and ends closed on abort', async () => {
     // Prepare
     const { resourceVersion } = await source.list('Job');

@@ -1,0 +1,377 @@
+/**
+ * Many clusters at once: one reconciler pipeline — one bus with the stack's rule (from the
+ * synthesized template), one queue, DEFAULT_RECONCILER_MAX_CONCURRENCY pollers running the real
+ * SQS batch handler, one checkpoint table — fed by N forwarders at once, N = 1, 10, 50.
+ *
+ * What stands in for what, said plainly: the N "clusters" are N namespaces of ONE kube-apiserver
+ * (one API server per cluster does not fit on this machine). Each cluster id has its own
+ * forwarder (lib/forwarder's Forwarder with a KubeWatchSource scoped to its namespace, all in the
+ * bench's process), its own registry entry (the same API server, Lineup's token) and so its own
+ * gateway in the reconciler, its own event source `lineup.<id>` and its own bookmarks. moto serves
+ * EventBridge and SQS, dynalite DynamoDB; the Job controller is the pipeline benchmark's stand-in
+ * (bench/pipeline/jobController.ts: a running Job is ready READY_AFTER_MS later). So the API
+ * server, moto and dynalite are shared by every cluster, as the bus, queue and table are in a
+ * deployment, but the API server is too, which a fleet's clusters would not share.
+ *
+ * Load: every cluster starts JOBSETS_PER_CLUSTER story-2 JobSets at once (N = 50: 100 JobSets, the
+ * pipeline benchmark's burst). Figures per N: events put on the bus and records the handler took
+ * per second, from the first create until every JobSet's workers run (and the queue is empty);
+ * stage latency p50/p99 as bench/pipeline.ts counts stages (created → messagequeue running; its
+ * Jobs ready → drivers running; drivers ready → workers running), a Job's "ready" being the
+ * stand-in's ready write (seen running + READY_AFTER_MS) and "running" when the stand-in saw it.
+ *
+ *   node bench/manyClusters.ts [--clusters 1,10,50] [--jobsets-per-cluster 2] [--json]
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
+import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Message } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
+import { DEFAULT_RECONCILER_MAX_CONCURRENCY } from '../infra/config.ts';
+import { CounterName, Counters } from '../lib/counters.ts';
+import { EventBridgeSink } from '../lib/forwarder/eventBridgeSink.ts';
+import { Forwarder } from '../lib/forwarder/forwarder.ts';
+import type { EventSink } from '../lib/forwarder/types.ts';
+import { resolveClusters } from '../lib/k8s/registry.ts';
+import { KubeWatchSource } from '../lib/k8s/watchSource.ts';
+import type { Log } from '../lib/log.ts';
+import { DEFAULT_PLAN_OPTIONS } from '../lib/plan/planner.ts';
+import { InputsMemory } from '../lib/reconcile/journal.ts';
+import { makeSqsBatchHandler } from '../lib/reconcile/sqsBatch.ts';
+import { DynamoCheckpointStore } from '../lib/store/dynamoStore.ts';
+import { ensureCheckpointTable } from '../lib/store/embedded.ts';
+import type { ClusterRecord } from '../lib/store/types.ts';
+import { synthesizedRule } from '../test/integration/e2e/pipeline.ts';
+import { startDynalite, startMoto } from '../test/integration/harness/index.ts';
+import type { DynaliteServer, KubeServer, MotoServer } from '../test/integration/harness/index.ts';
+import { startCluster } from '../test/integration/k8s/support.ts';
+import { JobControllerStandIn, READY_AFTER_MS } from './pipeline/jobController.ts';
+import { BenchKubeClient } from './pipeline/kubeClient.ts';
+import { jobKey, jobsOf, manifestFor, stagesOf, story2Manifest } from './pipeline/story.ts';
+import type { JsonObject, Stage } from './pipeline/story.ts';
+
+/** CLUSTER_COUNTS: the fleet sizes measured (the issue's 1, 10, 50). */
+export const CLUSTER_COUNTS = [1, 10, 50] as const;
+/** JOBSETS_PER_CLUSTER: JobSets each cluster starts at once. */
+export const JOBSETS_PER_CLUSTER = 2;
+/** FORWARDER_BATCH_WINDOW_MS: the deployed forwarder's default window. */
+const FORWARDER_BATCH_WINDOW_MS = 25;
+/** DONE_TIMEOUT_MS: how long a fleet's JobSets may take to get every worker running. */
+const DONE_TIMEOUT_MS = 10 * 60_000;
+/** VISIBILITY_TIMEOUT_SECONDS: long, so a slow batch is not redelivered while it runs (as in bench/pipeline.ts). */
+const VISIBILITY_TIMEOUT_SECONDS = 30;
+
+/** FleetFigures: one fleet size's figures. */
+export interface FleetFigures {
+  readonly clusters: number;
+  readonly jobSets: number;
+  /** From the first create until every worker ran and the queue was empty. */
+  readonly seconds: number;
+  readonly eventsPut: number;
+  readonly eventsPerSecond: number;
+  readonly recordsHandled: number;
+  readonly recordsPerSecond: number;
+  readonly passes: number;
+  /** Stage latency, p50 and p99 per stage, in ms. */
+  readonly stageP50Ms: readonly number[];
+  readonly stageP99Ms: readonly number[];
+  readonly problems: readonly string[];
+}
+
+/** ManyClustersFigures: every fleet size. */
+export interface ManyClustersFigures {
+  readonly jobSetsPerCluster: number;
+  readonly pollers: number;
+  readonly fleets: readonly FleetFigures[];
+  readonly wallMs: number;
+}
+
+const progress = (message: string): void => {
+  process.stderr.write(`bench many clusters: ${message}\n`);
+};
+
+/** percentile: the nearest-rank percentile of `values` (0 when empty). */
+export const percentile = (values: readonly number[], p: number): number => {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+};
+
+/** CountingSink: an EventSink that counts what went on the bus. */
+class CountingSink implements EventSink {
+  put: EventSink['put'];
+  count = 0;
+  constructor(inner: EventSink) {
+    this.put = async (entries) => {
+      const result = await inner.put(entries);
+      this.count += entries.length - result.failed.length;
+      return result;
+    };
+  }
+}
+
+/** Fleet: the pipeline of one fleet size, and how to stop it. */
+interface Fleet {
+  readonly sinks: CountingSink[];
+  readonly counters: Counters;
+  records: number;
+  readonly queueUrl: string;
+  readonly sqs: SQSClient;
+  /** Error logs of the forwarders and the handler, failed receives and batches. */
+  readonly problems: string[];
+  stop(): Promise<void>;
+}
+
+/** startFleet: bus, rule, queue, table, registry, N forwarders and the pollers for fleet `tag`. */
+const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteServer, tag: string, clusterIds: readonly string[]): Promise<Fleet> => {
+  const rule = await synthesizedRule();
+  const events = new EventBridgeClient(moto.clientConfig);
+  const sqs = new SQSClient(moto.clientConfig);
+  const dynamoClient = new DynamoDBClient(dynamo.clientConfig);
+  const busName = `lineup-${tag}`;
+  await events.send(new CreateEventBusCommand({ Name: busName }));
+  const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${busName}-reconciler`, Attributes: { VisibilityTimeout: String(VISIBILITY_TIMEOUT_SECONDS) } }))).QueueUrl ?? '';
+  const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.['QueueArn'] ?? '';
+  if (queueUrl === '' || queueArn === '') throw new Error(`moto did not create queue ${busName}-reconciler`);
+  await events.send(new PutRuleCommand({ Name: `${busName}-reconciler`, EventBusName: busName, EventPattern: JSON.stringify(rule.pattern) }));
+  await events.send(new PutTargetsCommand({ Rule: `${busName}-reconciler`, EventBusName: busName, Targets: [{ Id: 'reconciler-queue', Arn: queueArn }] }));
+  await ensureCheckpointTable(dynamoClient, busName);
+
+  const counters = new Counters();
+  const problems: string[] = [];
+  const log: Log = (level, message, fields) => {
+    if (level === 'error') problems.push(`${message} ${JSON.stringify(fields ?? {})}`);
+  };
+  const store = new DynamoCheckpointStore({ client: dynamoClient, tableName: busName, counters });
+  const abort = new AbortController();
+
+  // N forwarders, each its own cluster id, watching its own namespace.
+  const sinks: CountingSink[] = [];
+  const runs = clusterIds.map((id) => {
+    const sink = new CountingSink(new EventBridgeSink({ client: events, eventBusName: busName }));
+    sinks.push(sink);
+    const forwarder = new Forwarder({
+      cluster: id,
+      source: new KubeWatchSource({ kubeConfig: kube.kubeConfig('lineup'), counters, namespace: id }),
+      sink,
+      bookmarks: store,
+      planOptions: DEFAULT_PLAN_OPTIONS,
+      counters,
+      log,
+      now: Date.now,
+      batchWindowMs: FORWARDER_BATCH_WINDOW_MS,
+    });
+    return forwarder.run(abort.signal);
+  });
+
+  // The reconciler: the registry names every cluster id (the same API server), pollers as Lambda's event source.
+  const records: ClusterRecord[] = clusterIds.map((id) => ({ id, endpoint: kube.url, caData: kube.caPem, auth: { type: 'token', token: kube.lineupToken } }));
+  const handler = makeSqsBatchHandler({
+    store,
+    resolveCluster: resolveClusters({ static: records, counters }),
+    planOptions: DEFAULT_PLAN_OPTIONS,
+    owner: `bench-many-${randomUUID().slice(0, 8)}`,
+    inputsMemory: new InputsMemory(),
+    now: Date.now,
+    counters,
+    log,
+    leaseTtlMs: 10_000,
+  });
+  const fleet: Fleet = {
+    sinks,
+    counters,
+    records: 0,
+    queueUrl,
+    sqs,
+    problems,
+    stop: async () => {
+      abort.abort();
+      await Promise.allSettled([...runs, ...pollers]);
+    },
+  };
+  const toRecord = (message: Message): SQSRecord => ({
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: message.Attributes?.ApproximateReceiveCount ?? '1',
+      SentTimestamp: message.Attributes?.SentTimestamp ?? String(Date.now()),
+      SenderId: 'moto',
+      ApproximateFirstReceiveTimestamp: message.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: moto.clientConfig.region,
+  });
+  const poll = async (): Promise<void> => {
+    while (!abort.signal.aborted) {
+      let messages: Message[];
+      try {
+        messages = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }), { abortSignal: abort.signal })).Messages ?? [];
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        problems.push(`ReceiveMessage failed: ${String(error)}`);
+        await sleep(200);
+        continue;
+      }
+      if (messages.length === 0) continue;
+      try {
+        const response = await handler({ Records: messages.map(toRecord) });
+        const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+        const done = messages.filter((message) => !failed.has(message.MessageId ?? ''));
+        fleet.records += done.length;
+        if (done.length > 0) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })) }));
+      } catch (error) {
+        problems.push(`a batch failed as a whole: ${String(error)}`);
+      }
+    }
+  };
+  const pollers = Array.from({ length: DEFAULT_RECONCILER_MAX_CONCURRENCY }, poll);
+  return fleet;
+};
+
+/** stageLatencies: per stage, each JobSet's latency (ms), as the file comment defines it; undefined where a stage never ran. */
+const stageLatencies = (standIn: JobControllerStandIn, stages: readonly Stage[], created: ReadonlyMap<string, { namespace: string; name: string; at: number }>): number[][] =>
+  stages.map((stage, index) => {
+    const latencies: number[] = [];
+    for (const { namespace, name, at } of created.values()) {
+      const running = jobsOf(name, stage).map((job) => standIn.runningAt.get(jobKey(namespace, job)));
+      if (running.some((time) => time === undefined)) continue;
+      const end = Math.max(...(running as number[]));
+      const previous = stages[index - 1];
+      let start = at;
+      if (previous !== undefined) {
+        const before = jobsOf(name, previous).map((job) => standIn.runningAt.get(jobKey(namespace, job)));
+        if (before.some((time) => time === undefined)) continue;
+        start = Math.max(...(before as number[])) + READY_AFTER_MS;
+      }
+      latencies.push(end - start);
+    }
+    return latencies;
+  });
+
+/** runFleet: N clusters each starting `perCluster` JobSets at once; its figures. */
+const runFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteServer, client: BenchKubeClient, standIn: JobControllerStandIn, clusters: number, perCluster: number): Promise<FleetFigures> => {
+  const tag = `many${clusters}`;
+  const clusterIds = Array.from({ length: clusters }, (_, index) => `${tag}-c${String(index).padStart(2, '0')}`);
+  for (const id of clusterIds) await client.createNamespace(id);
+  const fleet = await startFleet(kube, moto, dynamo, tag, clusterIds);
+  try {
+    // The forwarders list their (empty) namespaces first: wait for their first bookmarks' worth of quiet.
+    await sleep(2_000);
+    const base = story2Manifest();
+    const stages = stagesOf(base);
+    const created = new Map<string, { namespace: string; name: string; at: number }>();
+    const started = Date.now();
+    await Promise.all(
+      clusterIds.flatMap((namespace) =>
+        Array.from({ length: perCluster }, async (_, index) => {
+          const name = `s2-${index}`;
+          const manifest = manifestFor(base, 'lineup', name) as JsonObject & { metadata: JsonObject };
+          const at = Date.now();
+          await client.createJobSet(namespace, { ...manifest, metadata: { ...manifest.metadata, namespace } });
+          created.set(`${namespace}/${name}`, { namespace, name, at });
+        }),
+      ),
+    );
+    const last = stages.at(-1);
+    if (last === undefined) throw new Error('story 2 has no stage');
+    const allWorkersRunning = (): boolean =>
+      [...created.values()].every(({ namespace, name }) => jobsOf(name, last).every((job) => standIn.runningAt.has(jobKey(namespace, job))));
+    const deadline = started + DONE_TIMEOUT_MS;
+    while (!allWorkersRunning()) {
+      if (Date.now() > deadline) throw new Error(`${clusters} clusters: not every JobSet's workers ran within ${DONE_TIMEOUT_MS / 1000} s`);
+      await sleep(100);
+    }
+    const workersRunningAt = Date.now();
+    // Then until the queue is empty: what the events caused is absorbed.
+    for (;;) {
+      const attributes = (await fleet.sqs.send(new GetQueueAttributesCommand({ QueueUrl: fleet.queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }))).Attributes ?? {};
+      if (Number(attributes['ApproximateNumberOfMessages'] ?? 0) + Number(attributes['ApproximateNumberOfMessagesNotVisible'] ?? 0) === 0) break;
+      if (Date.now() > deadline) break;
+      await sleep(200);
+    }
+    const ended = Math.max(workersRunningAt, Date.now());
+    const seconds = (ended - started) / 1000;
+    const eventsPut = fleet.sinks.reduce((sum, sink) => sum + sink.count, 0);
+    const latencies = stageLatencies(standIn, stages, created);
+    const problems = fleet.problems;
+    return {
+      clusters,
+      jobSets: created.size,
+      seconds: Math.round(seconds * 10) / 10,
+      eventsPut,
+      eventsPerSecond: Math.round((eventsPut / seconds) * 10) / 10,
+      recordsHandled: fleet.records,
+      recordsPerSecond: Math.round((fleet.records / seconds) * 10) / 10,
+      passes: fleet.counters.get(CounterName.Passes),
+      stageP50Ms: latencies.map((values) => percentile(values, 50)),
+      stageP99Ms: latencies.map((values) => percentile(values, 99)),
+      problems: problems.slice(0, 10),
+    };
+  } finally {
+    await fleet.stop();
+  }
+};
+
+/** runManyClustersBench: every fleet size in CLUSTER_COUNTS (or `counts`), on one set of servers. */
+export const runManyClustersBench = async (options: { counts?: readonly number[]; perCluster?: number } = {}): Promise<ManyClustersFigures> => {
+  const counts = options.counts ?? CLUSTER_COUNTS;
+  const perCluster = options.perCluster ?? JOBSETS_PER_CLUSTER;
+  const wallStarted = Date.now();
+  let kube: KubeServer | undefined;
+  let moto: MotoServer | undefined;
+  let dynamo: DynaliteServer | undefined;
+  let client: BenchKubeClient | undefined;
+  let standIn: JobControllerStandIn | undefined;
+  try {
+    progress('starting kube-apiserver, moto and dynalite');
+    [kube, moto, dynamo] = await Promise.all([startCluster(), startMoto(), startDynalite()]);
+    client = new BenchKubeClient(kube);
+    const base = story2Manifest();
+    standIn = new JobControllerStandIn(kube, client, stagesOf(base).reduce((sum, stage) => sum + stage.jobs, 0));
+    await standIn.start();
+    const fleets: FleetFigures[] = [];
+    for (const clusters of counts) {
+      progress(`${clusters} cluster${clusters === 1 ? '' : 's'}, ${perCluster} JobSets each at once`);
+      fleets.push(await runFleet(kube, moto, dynamo, client, standIn, clusters, perCluster));
+    }
+    return { jobSetsPerCluster: perCluster, pollers: DEFAULT_RECONCILER_MAX_CONCURRENCY, fleets, wallMs: Date.now() - wallStarted };
+  } finally {
+    await standIn?.stop();
+    client?.close();
+    await Promise.all([kube?.stop(), moto?.stop(), dynamo?.stop()]);
+  }
+};
+
+/** renderManyClustersFigures: the lines `npm run bench` prints. */
+export const renderManyClustersFigures = (f: ManyClustersFigures): string[] => [
+  `many clusters (N namespaces of one kube-apiserver standing in for N clusters, each with its own forwarder and cluster id; one bus, queue, table, ${f.pollers} pollers; ${f.jobSetsPerCluster} story-2 JobSets per cluster at once):`,
+  ...f.fleets.map(
+    (fleet) =>
+      `  ${fleet.clusters} cluster${fleet.clusters === 1 ? '' : 's'} (${fleet.jobSets} JobSets, ${fleet.seconds} s): ${fleet.eventsPut} events put, ${fleet.eventsPerSecond} events/s; ${fleet.recordsHandled} records handled, ${fleet.recordsPerSecond}/s; ${fleet.passes} passes; stage latency p50 ${fleet.stageP50Ms.join(' / ')} ms, p99 ${fleet.stageP99Ms.join(' / ')} ms${fleet.problems.length > 0 ? `; problems: ${fleet.problems.join('; ')}` : ''}`,
+  ),
+];
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    options: {
+      json: { type: 'boolean', default: false },
+      clusters: { type: 'string', default: CLUSTER_COUNTS.join(',') },
+      'jobsets-per-cluster': { type: 'string', default: String(JOBSETS_PER_CLUSTER) },
+    },
+  });
+  const counts = (values.clusters ?? '').split(',').map(Number);
+  const perCluster = Number(values['jobsets-per-cluster']);
+  if (counts.some((count) => !Number.isInteger(count) || count < 1) || !Number.isInteger(perCluster) || perCluster < 1) {
+    process.stderr.write(`bench many clusters: --clusters takes whole numbers ≥ 1 separated by commas and --jobsets-per-cluster a whole number ≥ 1, got ${values.clusters} and ${values['jobsets-per-cluster']}\n`);
+    process.exit(2);
+  }
+  const figures = await runManyClustersBench({ counts, perCluster });
+  console.log(values.json ? JSON.stringify(figures, null, 2) : renderManyClustersFigures(figures).join('\n'));
+}
