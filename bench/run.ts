@@ -7,7 +7,7 @@
  *   npm run bench -- [--json] [--jobsets N] [--skip-pipeline] [--skip-cold-start]
  *
  * --jobsets N        JobSets per controller in the pipeline's burst (default 100)
- * --skip-pipeline    no servers; the cost figures then price bench/results/pipeline-counts.json
+ * --skip-pipeline    no servers (neither the pipeline nor the differential conformance run); the cost figures then price bench/results/pipeline-counts.json
  *                    from an earlier run (or the committed demo counts when there is none)
  * --skip-cold-start  no synthesis and no import timing
  */
@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { renderColdStartFigures, runColdStartBench } from './coldStart.ts';
 import { renderCostFigures, runCostBench } from './cost.ts';
 import { renderBatchWindowFigures, runBatchWindowBench } from './batchWindow.ts';
+import { renderDifferentialFigures, runDifferentialBench } from './differential.ts';
 import { renderJournalSizeFigures, runJournalSizeBench } from './journalSize.ts';
 import { runForwarderBench } from './forwarder.ts';
 import { DEFAULT_JOBSETS, renderPipelineFigures, runPipelineBench } from './pipeline.ts';
@@ -46,9 +47,10 @@ const forwarder = await runForwarderBench();
 const batchWindow = await runBatchWindowBench();
 const coldStart = values['skip-cold-start'] ? undefined : runColdStartBench();
 const pipeline = values['skip-pipeline'] ? undefined : await runPipelineBench({ jobSets });
+const differential = values['skip-pipeline'] ? undefined : await runDifferentialBench();
 const cost = runCostBench(pipeline?.countsFile);
 const summary = buildSummary({ pipeline, coldStart, cost });
-const figures = { summary, planner, simulate, journal, forwarder, batchWindow, coldStart, pipeline, cost, wallMs: Date.now() - started };
+const figures = { summary, planner, simulate, journal, forwarder, batchWindow, coldStart, pipeline, differential, cost, wallMs: Date.now() - started };
 
 if (values.json) console.log(JSON.stringify(figures, null, 2));
 else {
@@ -65,6 +67,7 @@ else {
   console.log(renderJournalSizeFigures(journal).join('\n'));
   if (coldStart !== undefined) console.log(renderColdStartFigures(coldStart).join('\n'));
   if (pipeline !== undefined) console.log(renderPipelineFigures(pipeline).join('\n'));
+  if (differential !== undefined) console.log(renderDifferentialFigures(differential).join('\n'));
   console.log(renderCostFigures(cost).join('\n'));
   console.log(`bench: wall ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -1,0 +1,53 @@
+/** Comparing two runs: start order by stages, deletion, and final status through the pipeline benchmark's comparison. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { compareRuns, differenceTable, startOrder, undocumented, type RunRecord } from './compare.ts';
+
+const completed = { status: { terminalState: 'Completed', conditions: [{ type: 'Completed', status: 'True', reason: 'AllJobsCompleted', message: 'jobset completed successfully' }] } };
+
+describe('startOrder', () => {
+  it('groups starts less than the gap apart into one stage, names sorted within it', () => {
+    assert.equal(startOrder({ workers: 3_000, driver: 1_600, mq: 0 }), 'mq | driver | workers');
+    assert.equal(startOrder({ tail: 40, leader: 0, workers: 300 }), 'leader tail workers');
+    assert.equal(startOrder({ b: 0, a: 2_000, c: 2_100 }), 'b | a c');
+    assert.equal(startOrder({}), '');
+  });
+});
+
+describe('compareRuns', () => {
+  const run = (starts: Record<string, number>, final: Record<string, unknown> = completed, deleted = false): RunRecord => ({ starts, final, deleted });
+
+  it('finds nothing between equal runs, whatever the absolute times', () => {
+    const ours = new Map([['js', run({ mq: 100, driver: 1_900 })]]);
+    const theirs = new Map([['js', run({ mq: 5_000, driver: 6_600 })]]);
+    assert.deepEqual(compareRuns(ours, theirs), []);
+  });
+
+  it('reports a different start order, and a deletion on one side only, as not documented', () => {
+    const ours = new Map([['js', run({ mq: 0, driver: 10 })], ['ttl', run({ a: 0 }, completed, false)]]);
+    const theirs = new Map([['js', run({ mq: 0, driver: 2_000 })], ['ttl', run({ a: 0 }, completed, true)]]);
+    const differences = compareRuns(ours, theirs);
+    assert.deepEqual(
+      differences.map((d) => [d.field, d.lineup, d.upstream, d.verdict.kind]),
+      [
+        ['start order', 'driver mq', 'mq | driver', 'not documented'],
+        ['deleted (TTL)', 'false', 'true', 'not documented'],
+      ],
+    );
+    assert.equal(undocumented(differences).length, 2);
+    assert.match(differenceTable(differences).join('\n'), /\| start order \| driver mq \| mq \\\| driver \| 1 \(js\) \| not documented \|/);
+  });
+
+  it('compares the final status field by field, with the verdicts of the README rows', () => {
+    const failed = { status: { terminalState: 'Failed', conditions: [{ type: 'Failed', status: 'True', reason: 'FailedJobs', message: 'jobset failed' }] } };
+    const differences = compareRuns(new Map([['js', run({ a: 0 })]]), new Map([['js', run({ a: 0 }, failed)]]));
+    assert.deepEqual(
+      differences.map((d) => [d.field, d.lineup, d.upstream, d.verdict.kind]).sort(),
+      [
+        ['conditions[Completed]', 'True AllJobsCompleted', '(absent)', 'not documented'],
+        ['conditions[Failed]', '(absent)', 'True FailedJobs', 'not documented'],
+        ['terminalState', 'Completed', 'Failed', 'not documented'],
+      ],
+    );
+  });
+});
