@@ -31,16 +31,34 @@ interface PairContext {
   /** The side finished (Completed) while its StartupPolicyCompleted was never written: its controller first saw the last stage's Jobs after they had succeeded. */
   readonly lineupFinishedFirst: boolean;
   readonly upstreamFinishedFirst: boolean;
+  /** Both sides ended in the same terminal state (Completed or Failed). */
+  readonly sameEnd: boolean;
+}
+
+/** Values: the field's value on each side ('(absent)' when missing). */
+interface Values {
+  readonly lineup: string;
+  readonly upstream: string;
 }
 
 /** Explanation: a verdict and the differences it covers. */
 interface Explanation {
   readonly verdict: Verdict;
-  readonly explains: (field: string, context: PairContext) => boolean;
+  readonly explains: (field: string, context: PairContext, values: Values) => boolean;
 }
 
 /** STARTUP_CONDITIONS: the conditions the InOrder walk writes. */
 const STARTUP_CONDITIONS = [ConditionType.StartupPolicyInProgress, ConditionType.StartupPolicyCompleted].map((type) => `conditions[${type}]`);
+
+/** FIRST_FAILED_JOB: the part of upstream's Failed message naming the first failed Job (`<jobset>-<replicatedJob>-<index>`). */
+const FIRST_FAILED_JOB = /\(first failed job: (.*)-\d+\)"$/;
+
+/** sameButFirstFailedJob: two Failed messages that differ only in which Job of the same replicatedJob they name as the first to fail. */
+const sameButFirstFailedJob = (values: Values): boolean => {
+  const a = FIRST_FAILED_JOB.exec(values.lineup);
+  const b = FIRST_FAILED_JOB.exec(values.upstream);
+  return a !== null && b !== null && a[1] === b[1] && values.lineup.replace(FIRST_FAILED_JOB, '') === values.upstream.replace(FIRST_FAILED_JOB, '');
+};
 
 /**
  * EXPLANATIONS: the README's "Where Lineup differs from upstream" rows a final-status difference
@@ -48,6 +66,14 @@ const STARTUP_CONDITIONS = [ConditionType.StartupPolicyInProgress, ConditionType
  * is reported as not documented.
  */
 const EXPLANATIONS: readonly Explanation[] = [
+  // First: upstream never writes the startup conditions for dependsOn, whatever the timing.
+  {
+    verdict: {
+      kind: 'documented',
+      why: 'README row "conditions only for InOrder" → "StartupPolicyInProgress/Completed for InOrder (upstream reasons), dependsOn and ordered rules": upstream writes none for dependsOn',
+    },
+    explains: (field, _context, values) => STARTUP_CONDITIONS.includes(field) && values.upstream === '(absent)' && /^(True|False) DependsOn/.test(values.lineup),
+  },
   {
     verdict: {
       kind: 'timing',
@@ -57,6 +83,24 @@ const EXPLANATIONS: readonly Explanation[] = [
         'reconcileReplicatedJobs writes the startup conditions); one side was slower than COMPLETE_AFTER_MS here',
     },
     explains: (field, context) => context.lineupFinishedFirst !== context.upstreamFinishedFirst && STARTUP_CONDITIONS.some((condition) => field.startsWith(condition)),
+  },
+  {
+    verdict: {
+      kind: 'timing',
+      why:
+        'README row "a finished JobSet\'s still-active Jobs are deleted on the next pass" — both delete them (upstream jobset_controller.go reconcile: jobSetFinished → deleteJobs(active)), ' +
+        'upstream in milliseconds, Lineup a pipeline hop later; Jobs that end in between are counted as succeeded or failed by the slower side, deleted uncounted by the faster one',
+    },
+    explains: (field, context) => context.sameEnd && /^replicatedJobsStatus\[.*\]\.(succeeded|failed)$/.test(field),
+  },
+  {
+    verdict: {
+      kind: 'timing',
+      why:
+        'README row "the Failed message names the first failed Job" — both name the one with the earliest failure time; Jobs of one replicatedJob that fail together tie (the condition time has second ' +
+        'resolution) and each controller names the first it saw',
+    },
+    explains: (field, context, values) => context.sameEnd && field === `conditions[${ConditionType.Failed}].message` && sameButFirstFailedJob(values),
   },
   {
     verdict: {
@@ -74,20 +118,29 @@ const EXPLANATIONS: readonly Explanation[] = [
 /** finishedFirst: Completed, but StartupPolicyCompleted never written (see EXPLANATIONS). */
 const finishedFirst = (view: StatusView): boolean => view.get(`conditions[${ConditionType.Completed}]`)?.startsWith('True') === true && !view.has(`conditions[${ConditionType.StartupPolicyCompleted}]`);
 
+/** endOf: Completed or Failed, from terminalState or else the conditions; undefined while running. */
+const endOf = (view: StatusView): string | undefined =>
+  view.get('terminalState') ??
+  [ConditionType.Completed, ConditionType.Failed].find((type) => view.get(`conditions[${type}]`)?.startsWith('True') === true);
+
 /** compareStatuses: every difference between twin JobSets' final status, grouped by field, values and verdict. */
 export const compareStatuses = (lineup: ReadonlyMap<string, JsonObject>, upstream: ReadonlyMap<string, JsonObject>): StatusDifference[] => {
   const groups = new Map<string, { field: string; lineup: string; upstream: string; verdict: Verdict; names: string[] }>();
   for (const [name, ours] of lineup) {
     const mine = statusView(ours);
     const theirs = statusView(upstream.get(name));
-    const context: PairContext = { lineupFinishedFirst: finishedFirst(mine), upstreamFinishedFirst: finishedFirst(theirs) };
+    const context: PairContext = {
+      lineupFinishedFirst: finishedFirst(mine),
+      upstreamFinishedFirst: finishedFirst(theirs),
+      sameEnd: endOf(mine) !== undefined && endOf(mine) === endOf(theirs),
+    };
     for (const field of new Set([...mine.keys(), ...theirs.keys()])) {
       const a = mine.get(field) ?? '(absent)';
       const b = theirs.get(field) ?? '(absent)';
       if (a === b) continue;
       // A condition absent on one side is one difference, not two (its message follows it).
       if (field.endsWith('.message') && (a === '(absent)' || b === '(absent)')) continue;
-      const verdict = EXPLANATIONS.find((explanation) => explanation.explains(field, context))?.verdict ?? { kind: 'not documented' };
+      const verdict = EXPLANATIONS.find((explanation) => explanation.explains(field, context, { lineup: a, upstream: b }))?.verdict ?? { kind: 'not documented' };
       const key = JSON.stringify([field, a, b, verdict.kind]);
       const group = groups.get(key) ?? { field, lineup: a, upstream: b, verdict, names: [] };
       group.names.push(name);

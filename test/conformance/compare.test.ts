@@ -51,3 +51,36 @@ describe('compareRuns', () => {
     );
   });
 });
+
+describe('compareRuns verdicts for differences between twins that ended alike', () => {
+  const ended = (failedCounter: number, firstFailed: string, extra: Record<string, unknown>[] = []): RunRecord => ({
+    starts: { workers: 0 },
+    deleted: false,
+    final: {
+      status: {
+        terminalState: 'Failed',
+        replicatedJobsStatus: [{ name: 'workers', failed: failedCounter }],
+        conditions: [{ type: 'Failed', status: 'True', reason: 'FailedJobs', message: `jobset failed due to one or more job failures (first failed job: js-workers-${firstFailed})` }, ...extra],
+      },
+    },
+  });
+
+  it('calls counters of Jobs ending with the JobSet, and the first of Jobs failing together, timing; a dependsOn startup condition documented', () => {
+    const dependsOn = { type: 'StartupPolicyCompleted', status: 'True', reason: 'DependsOnStartupCompleted', message: 'dependsOn startup has completed' };
+    const differences = compareRuns(new Map([['js', ended(4, '0', [dependsOn])]]), new Map([['js', ended(1, '3')]]));
+    assert.deepEqual(
+      differences.map((d) => [d.field, d.verdict.kind]).sort(),
+      [
+        ['conditions[Failed].message', 'timing'],
+        ['conditions[StartupPolicyCompleted]', 'documented'],
+        ['replicatedJobsStatus[workers].failed', 'timing'],
+      ],
+    );
+  });
+
+  it('leaves a counter difference between twins that ended differently not documented', () => {
+    const completed: RunRecord = { starts: { workers: 0 }, deleted: false, final: { status: { terminalState: 'Completed', replicatedJobsStatus: [{ name: 'workers', failed: 0 }] } } };
+    const differences = compareRuns(new Map([['js', ended(1, '0')]]), new Map([['js', completed]]));
+    assert.ok(differences.filter((d) => d.field.startsWith('replicatedJobsStatus')).every((d) => d.verdict.kind === 'not documented'));
+  });
+});

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { applyDefaults } from '../../lib/jobset/defaults.ts';
 import { loadJobSets } from '../../lib/jobset/load.ts';
+import { validateJobSet } from '../../lib/jobset/validation.ts';
 import { parseBehaviour } from '../../lib/sim/behaviour.ts';
 import { behaviourFileOf, conformanceCases, FORMS, integrationCases, manifestOf, simulatorCases, VARIANTS } from './generate.ts';
 
@@ -38,6 +40,9 @@ describe('conformance scenarios', () => {
         ['loaded'],
         `${c.name}: ${JSON.stringify(loaded.documents.map((d) => (d.outcome === 'invalid' ? d.errors : d.outcome)))}`,
       );
+      const document = loaded.documents[0];
+      assert.ok(document?.outcome === 'loaded');
+      assert.deepEqual(validateJobSet(applyDefaults(document.jobSet)), [], c.name);
       parseBehaviour(behaviourFileOf(c), c.name);
     }
   });

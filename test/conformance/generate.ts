@@ -182,7 +182,7 @@ const caseOf = (formName: FormName, variant: VariantName, index: number, formInd
       failurePolicy =
         formIndex % 2 === 0
           ? { maxRestarts: 1 }
-          : { maxRestarts: 3, rules: [{ name: 'fail-fast', action: 'FailJobSet', onJobFailureReasons: ['BackoffLimitExceeded'], targetReplicatedJobs: [last] }] };
+          : { maxRestarts: 3, rules: [{ name: 'failFast', action: 'FailJobSet', onJobFailureReasons: ['BackoffLimitExceeded'], targetReplicatedJobs: [last] }] };
       break;
     case 'suspend-resume':
       actions.push({ atMs: SUSPEND_AT_MS, suspend: true }, { atMs: RESUME_AT_MS, suspend: false });

@@ -7,7 +7,8 @@
  * twin per controller — the same spec in namespace `conformance-lineup` with managedBy
  * lineup.dev/controller and in `conformance-upstream` with none — all at once.
  *
- * A watch on every Job and JobSet records when each replicatedJob's first Job first ran (created
+ * The resync runs every RESYNC_EVERY_MS, as EventBridge Scheduler starts it deployed (due
+ * wake-ups such as a TTL's). A watch on every Job and JobSet records when each replicatedJob's first Job first ran (created
  * unsuspended, or un-suspended) and each JobSet as last seen; a run ends once every JobSet is
  * terminal (and, with a TTL, deleted) and both controllers have been quiet for SETTLE_MS.
  */
@@ -29,6 +30,14 @@ export const NAMESPACES: Readonly<Record<Side, string>> = { lineup: 'conformance
 
 /** SETTLE_MS: once every JobSet is terminal, how long both controllers must write nothing more before the final status is taken. */
 const SETTLE_MS = 2_000;
+/** PROGRESS_EVERY_MS: how often a run says on stderr which JobSets still run. */
+const PROGRESS_EVERY_MS = 20_000;
+/**
+ * RESYNC_EVERY_MS: how often the run starts the resync, standing in for EventBridge Scheduler
+ * (every DEFAULT_RESYNC_MINUTES deployed): a finished JobSet's TTL wake-up is due at the first
+ * resync after it, so the deployed interval would hold every TTL deletion up to a minute.
+ */
+const RESYNC_EVERY_MS = 2_000;
 /** WATCH_RESTART_MS: how soon an ended watch is started again. */
 const WATCH_RESTART_MS = 100;
 
@@ -171,8 +180,18 @@ export class ConformanceBed {
       return wantsDeletion ? this.observations.deleted.has(k) : isTerminal(this.observations.jobSets.get(k));
     };
     const deadline = Date.now() + timeoutMs;
+    let lastReport = Date.now();
+    let lastResync = Date.now();
     for (;;) {
+      if (Date.now() - lastResync >= RESYNC_EVERY_MS) {
+        await this.pipeline.resync();
+        lastResync = Date.now();
+      }
       const running = twins.filter((twin) => !done(twin));
+      if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
+        lastReport = Date.now();
+        process.stderr.write(`conformance: ${twins.length - running.length} of ${twins.length} JobSets finished; running: ${running.map(({ namespace, c }) => `${namespace}/${c.name}`).join(', ')}\n`);
+      }
       if (running.length === 0 && Date.now() - this.observations.lastChange >= SETTLE_MS) break;
       if (Date.now() > deadline) {
         throw new Error(
