@@ -115,6 +115,9 @@ const EXPLANATIONS: readonly Explanation[] = [
   },
 ];
 
+/** EXPLANATION_VERDICTS: every verdict a difference can get but "not documented" (the README rows they quote are checked to exist). */
+export const EXPLANATION_VERDICTS: readonly Verdict[] = EXPLANATIONS.map((explanation) => explanation.verdict);
+
 /** finishedFirst: Completed, but StartupPolicyCompleted never written (see EXPLANATIONS). */
 const finishedFirst = (view: StatusView): boolean => view.get(`conditions[${ConditionType.Completed}]`)?.startsWith('True') === true && !view.has(`conditions[${ConditionType.StartupPolicyCompleted}]`);
 

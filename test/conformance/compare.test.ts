@@ -1,7 +1,10 @@
 /** Comparing two runs: start order by stages, deletion, and final status through the pipeline benchmark's comparison. */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { compareRuns, differenceTable, startOrder, undocumented, type RunRecord } from './compare.ts';
+import { EXPLANATION_VERDICTS } from '../../bench/pipeline/statusComparison.ts';
+import { repoPath } from '../repoFiles.ts';
+import { compareRuns, CUT_SHORT, differenceTable, startOrder, undocumented, type RunRecord } from './compare.ts';
 
 const completed = { status: { terminalState: 'Completed', conditions: [{ type: 'Completed', status: 'True', reason: 'AllJobsCompleted', message: 'jobset completed successfully' }] } };
 
@@ -36,6 +39,13 @@ describe('compareRuns', () => {
     );
     assert.equal(undocumented(differences).length, 2);
     assert.match(differenceTable(differences).join('\n'), /\| start order \| driver mq \| mq \\\| driver \| 1 \(js\) \| not documented \|/);
+  });
+
+  it('calls a start order cut short by the end of the JobSet timing, when both twins ended alike', () => {
+    const differences = compareRuns(new Map([['js', run({ mq: 0 })]]), new Map([['js', run({ mq: 0, driver: 2_000 })]]));
+    assert.deepEqual(differences.map((d) => [d.field, d.lineup, d.upstream, d.verdict.kind]), [['start order', 'mq', 'mq | driver', 'timing']]);
+    const running = compareRuns(new Map([['js', run({ mq: 0 }, {})]]), new Map([['js', run({ mq: 0, driver: 2_000 }, {})]]));
+    assert.equal(running[0]?.verdict.kind, 'not documented');
   });
 
   it('compares the final status field by field, with the verdicts of the README rows', () => {
@@ -82,5 +92,14 @@ describe('compareRuns verdicts for differences between twins that ended alike', 
     const completed: RunRecord = { starts: { workers: 0 }, deleted: false, final: { status: { terminalState: 'Completed', replicatedJobsStatus: [{ name: 'workers', failed: 0 }] } } };
     const differences = compareRuns(new Map([['js', ended(1, '0')]]), new Map([['js', completed]]));
     assert.ok(differences.filter((d) => d.field.startsWith('replicatedJobsStatus')).every((d) => d.verdict.kind === 'not documented'));
+  });
+});
+
+describe('the verdicts of the status comparison', () => {
+  it('quote rows the README deviations table has', () => {
+    const readme = readFileSync(repoPath('README.md'), 'utf8').replaceAll('`', '');
+    const quoted = [...EXPLANATION_VERDICTS, CUT_SHORT].flatMap((verdict) => (verdict.kind === 'not documented' ? [] : [...verdict.why.matchAll(/README row "([^"]+)"/g)].map((match) => match[1] ?? '')));
+    assert.ok(quoted.length >= 4, `${quoted.length} README rows quoted`);
+    for (const row of quoted) assert.ok(readme.includes(`| ${row}`), `the README's deviations table has a row starting "${row}"`);
   });
 });

@@ -26,6 +26,8 @@ export const POD_READY_AFTER_MS = 1_500;
 export const POD_FINISH_AFTER_MS = 3_000;
 /** POD_FINISH_FAST_MS: the success-policy target's Pods, which end the JobSet before the others finish. */
 const POD_FINISH_FAST_MS = 1_000;
+/** POD_TARGET_EXTRA_MS: how much longer the success-targets variant's target runs than the others. */
+const POD_TARGET_EXTRA_MS = 1_500;
 /** SUSPEND_AT_MS, RESUME_AT_MS: when the suspend-resume variant suspends and resumes the JobSet, from its creation. */
 export const SUSPEND_AT_MS = 800;
 export const RESUME_AT_MS = 3_500;
@@ -171,7 +173,9 @@ const caseOf = (formName: FormName, variant: VariantName, index: number, formInd
       pods[last] = { ...succeeding, finishAfterMs: POD_FINISH_FAST_MS };
       break;
     case 'success-targets':
+      // The target ends the JobSet; it runs longer, so that the later stages have started by then.
       successPolicy = { operator: 'All', targetReplicatedJobs: [first] };
+      pods[first] = { ...succeeding, finishAfterMs: POD_FINISH_AFTER_MS + POD_TARGET_EXTRA_MS };
       break;
     case 'job-fails':
       pods[last] = { ...succeeding, outcome: 'Failed' };
