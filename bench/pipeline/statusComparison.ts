@@ -28,7 +28,7 @@ const statusView = (jobSet: JsonObject | undefined): StatusView => {
 
 /** PairContext: what is known about the pair a difference comes from. */
 interface PairContext {
-  /** The side finished (Completed) while its StartupPolicyCompleted was never written: its controller first saw the last stage's Jobs after they had succeeded. */
+  /** The side finished (Completed or Failed) while its StartupPolicyCompleted was not True: its controller never saw the last stage ready before the end. */
   readonly lineupFinishedFirst: boolean;
   readonly upstreamFinishedFirst: boolean;
   /** Both sides ended in the same terminal state (Completed or Failed). */
@@ -78,9 +78,9 @@ const EXPLANATIONS: readonly Explanation[] = [
     verdict: {
       kind: 'timing',
       why:
-        'same rule in both controllers — a JobSet whose Jobs all succeeded before its controller saw the last stage ready goes to Completed without ' +
-        'StartupPolicyCompleted, leaving StartupPolicyInProgress True (upstream jobset_controller.go reconcile: executeSuccessPolicy returns before ' +
-        'reconcileReplicatedJobs writes the startup conditions); one side was slower than COMPLETE_AFTER_MS here',
+        'same rule in both controllers — a JobSet whose Jobs all succeeded (or one failed) before its controller saw the last stage ready goes to Completed ' +
+        '(Failed) without StartupPolicyCompleted True, leaving StartupPolicyInProgress True (upstream jobset_controller.go reconcile: executeSuccessPolicy and ' +
+        'executeFailurePolicy return before reconcileReplicatedJobs writes the startup conditions, and a restart re-opens the walk); one side saw the last stage ready, the other did not',
     },
     explains: (field, context) => context.lineupFinishedFirst !== context.upstreamFinishedFirst && STARTUP_CONDITIONS.some((condition) => field.startsWith(condition)),
   },
@@ -118,8 +118,10 @@ const EXPLANATIONS: readonly Explanation[] = [
 /** EXPLANATION_VERDICTS: every verdict a difference can get but "not documented" (the README rows they quote are checked to exist). */
 export const EXPLANATION_VERDICTS: readonly Verdict[] = EXPLANATIONS.map((explanation) => explanation.verdict);
 
-/** finishedFirst: Completed, but StartupPolicyCompleted never written (see EXPLANATIONS). */
-const finishedFirst = (view: StatusView): boolean => view.get(`conditions[${ConditionType.Completed}]`)?.startsWith('True') === true && !view.has(`conditions[${ConditionType.StartupPolicyCompleted}]`);
+/** finishedFirst: Completed or Failed, but StartupPolicyCompleted not True (never written, or re-opened by a restart; see EXPLANATIONS). */
+const finishedFirst = (view: StatusView): boolean =>
+  [ConditionType.Completed, ConditionType.Failed].some((type) => view.get(`conditions[${type}]`)?.startsWith('True') === true) &&
+  view.get(`conditions[${ConditionType.StartupPolicyCompleted}]`)?.startsWith('True') !== true;
 
 /** endOf: Completed or Failed, from terminalState or else the conditions; undefined while running. */
 const endOf = (view: StatusView): string | undefined =>

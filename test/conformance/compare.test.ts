@@ -10,7 +10,7 @@ const completed = { status: { terminalState: 'Completed', conditions: [{ type: '
 
 describe('startOrder', () => {
   it('groups starts less than the gap apart into one stage, names sorted within it', () => {
-    assert.equal(startOrder({ workers: 3_000, driver: 1_600, mq: 0 }), 'mq | driver | workers');
+    assert.equal(startOrder({ workers: 3_400, driver: 1_600, mq: 0 }), 'mq | driver | workers');
     assert.equal(startOrder({ tail: 40, leader: 0, workers: 300 }), 'leader tail workers');
     assert.equal(startOrder({ b: 0, a: 2_000, c: 2_100 }), 'b | a c');
     assert.equal(startOrder({}), '');
@@ -86,6 +86,16 @@ describe('compareRuns verdicts for differences between twins that ended alike', 
         ['replicatedJobsStatus[workers].failed', 'timing'],
       ],
     );
+  });
+
+  it('calls startup conditions timing when one twin failed before its controller saw the last stage ready', () => {
+    const inProgress = { type: 'StartupPolicyInProgress', status: 'True', reason: 'InOrderStartupPolicyInProgress', message: 'in order startup policy is in progress' };
+    const completedStartup = [
+      { type: 'StartupPolicyInProgress', status: 'False', reason: 'InOrderStartupPolicyInProgress', message: 'in order startup policy is in progress' },
+      { type: 'StartupPolicyCompleted', status: 'True', reason: 'InOrderStartupPolicyCompleted', message: 'in order startup policy has completed' },
+    ];
+    const differences = compareRuns(new Map([['js', ended(1, '0', completedStartup)]]), new Map([['js', ended(1, '0', [inProgress])]]));
+    assert.deepEqual([...new Set(differences.map((d) => d.verdict.kind))], ['timing']);
   });
 
   it('leaves a counter difference between twins that ended differently not documented', () => {

@@ -6,16 +6,16 @@
  */
 import { compareStatuses } from '../../bench/pipeline/statusComparison.ts';
 import type { StatusDifference, Verdict } from '../../bench/pipeline/figures.ts';
-import type { JsonObject } from './generate.ts';
+import { POD_READY_AFTER_MS, type JsonObject } from './generate.ts';
 
 /**
- * STAGE_GAP_MS: starts closer together than this are one stage. A gated stage starts no sooner
- * than a Pod's ready time (POD_READY_AFTER_MS, 1.5 s) after the one before it, since its gate
- * waits for those Pods; one pass starting several replicatedJobs spreads them over milliseconds,
- * and on the loaded test machine a Lineup pass creating an AnyOrder JobSet's Jobs was seen to
- * spread them over more than 700 ms.
+ * STAGE_GAP_MS: starts closer together than this are one stage. A gated replicatedJob starts only
+ * once Pods of an earlier one are Ready, which takes POD_READY_AFTER_MS after their Job started
+ * plus the Pod's creation and scheduling, so a real stage boundary is always a longer gap. Starts
+ * of one stage are spread by the API server's latency: on the loaded 2-core test machine one
+ * Lineup pass's parallel creates were seen to land more than 1.2 s apart.
  */
-export const STAGE_GAP_MS = 1_200;
+export const STAGE_GAP_MS = POD_READY_AFTER_MS;
 
 /** RunRecord: what one controller did with one JobSet. */
 export interface RunRecord {
