@@ -25,6 +25,8 @@ export interface DifferentialFigures {
   readonly jobSets: number;
   readonly differences: readonly Difference[];
   readonly undocumented: number;
+  /** JobSets whose twins showed no difference at all. */
+  readonly identical: number;
   /** Per JobSet: its start order under Lineup and under upstream, and each side's terminal state. */
   readonly perJobSet: readonly { readonly name: string; readonly lineup: string; readonly upstream: string; readonly lineupEnd: string; readonly upstreamEnd: string }[];
   readonly wallMs: number;
@@ -33,6 +35,12 @@ export interface DifferentialFigures {
 const terminalOf = (final: Record<string, unknown> | undefined, deleted: boolean): string => {
   const status = final?.status as { terminalState?: string; restarts?: number } | undefined;
   return `${status?.terminalState ?? '(none)'}${status?.restarts ? `, ${status.restarts} restarts` : ''}${deleted ? ', deleted (TTL)' : ''}`;
+};
+
+/** pairOf: one JobSet's record alone, to compare one pair. */
+const pairOf = <T>(records: ReadonlyMap<string, T>, name: string): Map<string, T> => {
+  const record = records.get(name);
+  return new Map(record === undefined ? [] : [[name, record]]);
 };
 
 /** runDifferentialBench: start the bed with upstream, run every scenario's twins, compare. */
@@ -50,6 +58,7 @@ export const runDifferentialBench = async (): Promise<DifferentialFigures> => {
       jobSets: cases.length,
       differences,
       undocumented: undocumented(differences).length,
+      identical: cases.filter((c) => compareRuns(pairOf(runs.lineup, c.name), pairOf(runs.upstream, c.name)).length === 0).length,
       perJobSet: cases.map((c) => {
         const ours = runs.lineup.get(c.name);
         const theirs = runs.upstream.get(c.name);
@@ -70,7 +79,7 @@ export const runDifferentialBench = async (): Promise<DifferentialFigures> => {
 
 /** renderDifferentialFigures: the table of differences and verdicts, then one line per JobSet. */
 export const renderDifferentialFigures = (f: DifferentialFigures): string[] => [
-  `differential conformance against upstream ${f.upstreamVersion}: ${f.jobSets} JobSets, ${f.differences.length} distinct differences, ${f.undocumented} not documented (${(f.wallMs / 1000).toFixed(0)} s)`,
+  `differential conformance against upstream ${f.upstreamVersion}: ${f.jobSets} JobSets, ${f.identical} without any difference, ${f.differences.length} distinct differences, ${f.undocumented} not documented (${(f.wallMs / 1000).toFixed(0)} s)`,
   ...(f.differences.length === 0 ? [] : differenceTable(f.differences)),
   ...f.perJobSet.map((j) => `  ${j.name}: Lineup ${j.lineup} → ${j.lineupEnd}; upstream ${j.upstream} → ${j.upstreamEnd}`),
 ];
