@@ -78,7 +78,7 @@ const EXPLANATIONS: readonly Explanation[] = [
     verdict: {
       kind: 'timing',
       why:
-        'same rule in both controllers — a JobSet whose Jobs all succeeded (or one failed) before its controller saw the last stage ready goes to Completed ' +
+        'README row "a JobSet that ends, or restarts, before its controller sees the last stage ready" — same rule in both controllers: a JobSet whose Jobs all succeeded (or one failed) before its controller saw the last stage ready goes to Completed ' +
         '(Failed) without StartupPolicyCompleted True, leaving StartupPolicyInProgress True (upstream jobset_controller.go reconcile: executeSuccessPolicy and ' +
         'executeFailurePolicy return before reconcileReplicatedJobs writes the startup conditions, and a restart re-opens the walk); one side saw the last stage ready, the other did not',
     },
