@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { EXPLANATION_VERDICTS } from '../../bench/pipeline/statusComparison.ts';
 import { repoPath } from '../repoFiles.ts';
-import { compareRuns, CUT_SHORT, differenceTable, startOrder, undocumented, type RunRecord } from './compare.ts';
+import { compareRuns, CUT_SHORT, RESUMED_APART, differenceTable, startOrder, undocumented, type RunRecord } from './compare.ts';
 
 const completed = { status: { terminalState: 'Completed', conditions: [{ type: 'Completed', status: 'True', reason: 'AllJobsCompleted', message: 'jobset completed successfully' }] } };
 
@@ -46,6 +46,16 @@ describe('compareRuns', () => {
     assert.deepEqual(differences.map((d) => [d.field, d.lineup, d.upstream, d.verdict.kind]), [['start order', 'mq', 'mq | driver', 'timing']]);
     const running = compareRuns(new Map([['js', run({ mq: 0 }, {})]]), new Map([['js', run({ mq: 0, driver: 2_000 }, {})]]));
     assert.equal(running[0]?.verdict.kind, 'not documented');
+  });
+
+  it('calls a Lineup stage split into passes after a user resumed the JobSet timing, and nothing else', () => {
+    const resumed = (starts: Record<string, number>): RunRecord => ({ ...run(starts), resumedByUser: true });
+    const split = compareRuns(new Map([['js', resumed({ leader: 0, init: 1_600, workers: 4_000 })]]), new Map([['js', resumed({ init: 0, leader: 10, workers: 1_800 })]]));
+    assert.deepEqual(split.map((d) => [d.lineup, d.upstream, d.verdict.kind]), [['leader | init | workers', 'init leader | workers', 'timing']]);
+    const notResumed = compareRuns(new Map([['js', run({ leader: 0, init: 1_600 })]]), new Map([['js', run({ init: 0, leader: 10 })]]));
+    assert.equal(notResumed[0]?.verdict.kind, 'not documented');
+    const reordered = compareRuns(new Map([['js', resumed({ workers: 0, init: 1_600 })]]), new Map([['js', resumed({ init: 0, workers: 1_800 })]]));
+    assert.equal(reordered[0]?.verdict.kind, 'not documented');
   });
 
   it('compares the final status field by field, with the verdicts of the README rows', () => {
@@ -108,7 +118,7 @@ describe('compareRuns verdicts for differences between twins that ended alike', 
 describe('the verdicts of the status comparison', () => {
   it('quote rows the README deviations table has', () => {
     const readme = readFileSync(repoPath('README.md'), 'utf8').replaceAll('`', '');
-    const quoted = [...EXPLANATION_VERDICTS, CUT_SHORT].flatMap((verdict) => (verdict.kind === 'not documented' ? [] : [...verdict.why.matchAll(/README row "([^"]+)"/g)].map((match) => match[1] ?? '')));
+    const quoted = [...EXPLANATION_VERDICTS, CUT_SHORT, RESUMED_APART].flatMap((verdict) => (verdict.kind === 'not documented' ? [] : [...verdict.why.matchAll(/README row "([^"]+)"/g)].map((match) => match[1] ?? '')));
     assert.ok(quoted.length >= 4, `${quoted.length} README rows quoted`);
     for (const row of quoted) assert.ok(readme.includes(`| ${row}`), `the README's deviations table has a row starting "${row}"`);
   });

@@ -25,6 +25,8 @@ export interface RunRecord {
   readonly final: JsonObject | undefined;
   /** The JobSet was deleted (its TTL). */
   readonly deleted: boolean;
+  /** A user suspended and resumed the JobSet while it started. */
+  readonly resumedByUser?: boolean;
 }
 
 /**
@@ -89,8 +91,41 @@ export const CUT_SHORT: Verdict = {
   why: 'README row "a JobSet that ends mid-startup starts no more stages" — same rule on both sides; the stages started before the end depend on each controller\'s speed',
 };
 
-/** orderVerdict: CUT_SHORT when one order is a stage prefix of the other and both ended alike; else not documented. */
-const orderVerdict = (a: string, b: string, sameEnd: boolean): Verdict => (sameEnd && (isStagePrefix(a, b) || isStagePrefix(b, a)) ? CUT_SHORT : { kind: 'not documented' });
+/**
+ * RESUMED_APART: the verdict on a Lineup start order that splits stages of the other side's into
+ * consecutive stages, after a user's suspend and resume: Lineup resumes a Job created suspended
+ * only once the Job controller has marked it Suspended, and a resume refused before that is
+ * re-planned, so one stage's replicatedJobs can start passes apart.
+ */
+export const RESUMED_APART: Verdict = {
+  kind: 'timing',
+  why: 'README row "a resume the API server refuses" — a resume refused (stale, or the Job not yet marked Suspended by the Job controller) is re-planned, so after a suspend and resume a stage may start over several passes',
+};
+
+/** stagesOf: an order's stages as sets of names. */
+const stagesOf = (order: string): string[][] => (order === '' ? [] : order.split(' | ').map((stage) => stage.split(' ')));
+
+/** isSplitOf: `finer` is `coarser` with some stages split into consecutive stages (the same names, in the same stage order). */
+const isSplitOf = (finer: string, coarser: string): boolean => {
+  const fine = stagesOf(finer);
+  let index = 0;
+  for (const stage of stagesOf(coarser)) {
+    const wanted = new Set(stage);
+    while (wanted.size > 0) {
+      const next = fine[index];
+      if (next === undefined || !next.every((name) => wanted.delete(name))) return false;
+      index += 1;
+    }
+  }
+  return index === fine.length && finer !== coarser;
+};
+
+/** orderVerdict: CUT_SHORT when one order is a stage prefix of the other and both ended alike; RESUMED_APART for Lineup's split stages after a resume; else not documented. */
+const orderVerdict = (a: string, b: string, sameEnd: boolean, resumed: boolean): Verdict => {
+  if (sameEnd && (isStagePrefix(a, b) || isStagePrefix(b, a))) return CUT_SHORT;
+  if (resumed && isSplitOf(a, b)) return RESUMED_APART;
+  return { kind: 'not documented' };
+};
 
 /**
  * compareRuns: every difference between `ours` (Lineup) and `theirs` (the reference: upstream,
@@ -106,7 +141,7 @@ export const compareRuns = (ours: ReadonlyMap<string, RunRecord>, theirs: Readon
     const orderA = a === undefined ? '(not run)' : startOrder(a.starts, gapMs);
     const orderB = b === undefined ? '(not run)' : startOrder(b.starts, gapMs);
     const sameEnd = endOf(a) !== undefined && endOf(a) === endOf(b);
-    if (orderA !== orderB) rows.push({ name, field: 'start order', a: orderA, b: orderB, verdict: orderVerdict(orderA, orderB, sameEnd) });
+    if (orderA !== orderB) rows.push({ name, field: 'start order', a: orderA, b: orderB, verdict: orderVerdict(orderA, orderB, sameEnd, (a?.resumedByUser ?? false) || (b?.resumedByUser ?? false)) });
     if ((a?.deleted ?? false) !== (b?.deleted ?? false)) {
       rows.push({ name, field: 'deleted (TTL)', a: String(a?.deleted ?? false), b: String(b?.deleted ?? false), verdict: { kind: 'not documented' } });
     }

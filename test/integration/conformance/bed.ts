@@ -208,7 +208,10 @@ export class ConformanceBed {
       new Map(
         cases.map((c) => {
           const k = key(NAMESPACES[side], c.name);
-          return [c.name, { starts: { ...this.observations.starts.get(k) }, final: this.observations.jobSets.get(k), deleted: this.observations.deleted.has(k) }];
+          return [
+            c.name,
+            { starts: { ...this.observations.starts.get(k) }, final: this.observations.jobSets.get(k), deleted: this.observations.deleted.has(k), resumedByUser: c.actions.some((a) => !a.suspend) },
+          ];
         }),
       );
     return { lineup: records('lineup'), upstream: records('upstream') };
