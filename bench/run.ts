@@ -7,8 +7,8 @@
  *   npm run bench -- [--json] [--jobsets N] [--skip-pipeline] [--skip-cold-start]
  *
  * --jobsets N        JobSets per controller in the pipeline's burst (default 100)
- * --skip-pipeline    no servers (so neither the forwarder footprint nor the many-clusters figures);
- *                    the cost figures then price bench/results/pipeline-counts.json
+ * --skip-pipeline    no servers (so neither the pipeline, the differential conformance run, the forwarder
+ *                    footprint nor the many-clusters figures); the cost figures then price bench/results/pipeline-counts.json
  *                    from an earlier run (or the committed demo counts when there is none)
  * --skip-cold-start  no synthesis and no import timing
  */
@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { renderColdStartFigures, runColdStartBench } from './coldStart.ts';
 import { renderCostFigures, runCostBench } from './cost.ts';
 import { renderBatchWindowFigures, runBatchWindowBench } from './batchWindow.ts';
+import { renderDifferentialFigures, runDifferentialBench } from './differential.ts';
 import { renderJournalSizeFigures, runJournalSizeBench } from './journalSize.ts';
 import { runForwarderBench } from './forwarder.ts';
 import { renderForwarderFootprintFigures, runForwarderFootprintBench } from './forwarderFootprint.ts';
@@ -51,9 +52,10 @@ const coldStart = values['skip-cold-start'] ? undefined : runColdStartBench();
 const pipeline = values['skip-pipeline'] ? undefined : await runPipelineBench({ jobSets });
 const forwarderFootprint = values['skip-pipeline'] ? undefined : await runForwarderFootprintBench();
 const manyClusters = values['skip-pipeline'] ? undefined : await runManyClustersBench();
+const differential = values['skip-pipeline'] ? undefined : await runDifferentialBench();
 const cost = runCostBench(pipeline?.countsFile);
 const summary = buildSummary({ pipeline, coldStart, cost });
-const figures = { summary, planner, simulate, journal, forwarder, batchWindow, coldStart, pipeline, forwarderFootprint, manyClusters, cost, wallMs: Date.now() - started };
+const figures = { summary, planner, simulate, journal, forwarder, batchWindow, coldStart, pipeline, forwarderFootprint, manyClusters, differential, cost, wallMs: Date.now() - started };
 
 if (values.json) console.log(JSON.stringify(figures, null, 2));
 else {
@@ -72,6 +74,7 @@ else {
   if (pipeline !== undefined) console.log(renderPipelineFigures(pipeline).join('\n'));
   if (forwarderFootprint !== undefined) console.log(renderForwarderFootprintFigures(forwarderFootprint).join('\n'));
   if (manyClusters !== undefined) console.log(renderManyClustersFigures(manyClusters).join('\n'));
+  if (differential !== undefined) console.log(renderDifferentialFigures(differential).join('\n'));
   console.log(renderCostFigures(cost).join('\n'));
   console.log(`bench: wall ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -28,19 +28,37 @@ const statusView = (jobSet: JsonObject | undefined): StatusView => {
 
 /** PairContext: what is known about the pair a difference comes from. */
 interface PairContext {
-  /** The side finished (Completed) while its StartupPolicyCompleted was never written: its controller first saw the last stage's Jobs after they had succeeded. */
+  /** The side finished (Completed or Failed) while its StartupPolicyCompleted was not True: its controller never saw the last stage ready before the end. */
   readonly lineupFinishedFirst: boolean;
   readonly upstreamFinishedFirst: boolean;
+  /** Both sides ended in the same terminal state (Completed or Failed). */
+  readonly sameEnd: boolean;
+}
+
+/** Values: the field's value on each side ('(absent)' when missing). */
+interface Values {
+  readonly lineup: string;
+  readonly upstream: string;
 }
 
 /** Explanation: a verdict and the differences it covers. */
 interface Explanation {
   readonly verdict: Verdict;
-  readonly explains: (field: string, context: PairContext) => boolean;
+  readonly explains: (field: string, context: PairContext, values: Values) => boolean;
 }
 
 /** STARTUP_CONDITIONS: the conditions the InOrder walk writes. */
 const STARTUP_CONDITIONS = [ConditionType.StartupPolicyInProgress, ConditionType.StartupPolicyCompleted].map((type) => `conditions[${type}]`);
+
+/** FIRST_FAILED_JOB: the part of upstream's Failed message naming the first failed Job (`<jobset>-<replicatedJob>-<index>`). */
+const FIRST_FAILED_JOB = /\(first failed job: (.*)-\d+\)"$/;
+
+/** sameButFirstFailedJob: two Failed messages that differ only in which Job of the same replicatedJob they name as the first to fail. */
+const sameButFirstFailedJob = (values: Values): boolean => {
+  const a = FIRST_FAILED_JOB.exec(values.lineup);
+  const b = FIRST_FAILED_JOB.exec(values.upstream);
+  return a !== null && b !== null && a[1] === b[1] && values.lineup.replace(FIRST_FAILED_JOB, '') === values.upstream.replace(FIRST_FAILED_JOB, '');
+};
 
 /**
  * EXPLANATIONS: the README's "Where Lineup differs from upstream" rows a final-status difference
@@ -48,15 +66,41 @@ const STARTUP_CONDITIONS = [ConditionType.StartupPolicyInProgress, ConditionType
  * is reported as not documented.
  */
 const EXPLANATIONS: readonly Explanation[] = [
+  // First: upstream never writes the startup conditions for dependsOn, whatever the timing.
+  {
+    verdict: {
+      kind: 'documented',
+      why: 'README row "conditions only for InOrder" → "StartupPolicyInProgress/Completed for InOrder (upstream reasons), dependsOn and ordered rules": upstream writes none for dependsOn',
+    },
+    explains: (field, _context, values) => STARTUP_CONDITIONS.includes(field) && values.upstream === '(absent)' && /^(True|False) DependsOn/.test(values.lineup),
+  },
   {
     verdict: {
       kind: 'timing',
       why:
-        'same rule in both controllers — a JobSet whose Jobs all succeeded before its controller saw the last stage ready goes to Completed without ' +
-        'StartupPolicyCompleted, leaving StartupPolicyInProgress True (upstream jobset_controller.go reconcile: executeSuccessPolicy returns before ' +
-        'reconcileReplicatedJobs writes the startup conditions); one side was slower than COMPLETE_AFTER_MS here',
+        'README row "a JobSet that ends, or restarts, before its controller sees the last stage ready" — same rule in both controllers: a JobSet whose Jobs all succeeded (or one failed) before its controller saw the last stage ready goes to Completed ' +
+        '(Failed) without StartupPolicyCompleted True, leaving StartupPolicyInProgress True (upstream jobset_controller.go reconcile: executeSuccessPolicy and ' +
+        'executeFailurePolicy return before reconcileReplicatedJobs writes the startup conditions, and a restart re-opens the walk); one side saw the last stage ready, the other did not',
     },
     explains: (field, context) => context.lineupFinishedFirst !== context.upstreamFinishedFirst && STARTUP_CONDITIONS.some((condition) => field.startsWith(condition)),
+  },
+  {
+    verdict: {
+      kind: 'timing',
+      why:
+        'README row "a finished JobSet\'s still-active Jobs are deleted on the next pass" — both delete them (upstream jobset_controller.go reconcile: jobSetFinished → deleteJobs(active)), ' +
+        'upstream in milliseconds, Lineup a pipeline hop later; Jobs that end in between are counted as succeeded or failed by the slower side, deleted uncounted by the faster one',
+    },
+    explains: (field, context) => context.sameEnd && /^replicatedJobsStatus\[.*\]\.(succeeded|failed)$/.test(field),
+  },
+  {
+    verdict: {
+      kind: 'timing',
+      why:
+        'README row "the Failed message names the first failed Job" — both name the one with the earliest failure time; Jobs of one replicatedJob that fail together tie (the condition time has second ' +
+        'resolution) and each controller names the first it saw',
+    },
+    explains: (field, context, values) => context.sameEnd && field === `conditions[${ConditionType.Failed}].message` && sameButFirstFailedJob(values),
   },
   {
     verdict: {
@@ -71,8 +115,18 @@ const EXPLANATIONS: readonly Explanation[] = [
   },
 ];
 
-/** finishedFirst: Completed, but StartupPolicyCompleted never written (see EXPLANATIONS). */
-const finishedFirst = (view: StatusView): boolean => view.get(`conditions[${ConditionType.Completed}]`)?.startsWith('True') === true && !view.has(`conditions[${ConditionType.StartupPolicyCompleted}]`);
+/** EXPLANATION_VERDICTS: every verdict a difference can get but "not documented" (the README rows they quote are checked to exist). */
+export const EXPLANATION_VERDICTS: readonly Verdict[] = EXPLANATIONS.map((explanation) => explanation.verdict);
+
+/** finishedFirst: Completed or Failed, but StartupPolicyCompleted not True (never written, or re-opened by a restart; see EXPLANATIONS). */
+const finishedFirst = (view: StatusView): boolean =>
+  [ConditionType.Completed, ConditionType.Failed].some((type) => view.get(`conditions[${type}]`)?.startsWith('True') === true) &&
+  view.get(`conditions[${ConditionType.StartupPolicyCompleted}]`)?.startsWith('True') !== true;
+
+/** endOf: Completed or Failed, from terminalState or else the conditions; undefined while running. */
+const endOf = (view: StatusView): string | undefined =>
+  view.get('terminalState') ??
+  [ConditionType.Completed, ConditionType.Failed].find((type) => view.get(`conditions[${type}]`)?.startsWith('True') === true);
 
 /** compareStatuses: every difference between twin JobSets' final status, grouped by field, values and verdict. */
 export const compareStatuses = (lineup: ReadonlyMap<string, JsonObject>, upstream: ReadonlyMap<string, JsonObject>): StatusDifference[] => {
@@ -80,14 +134,18 @@ export const compareStatuses = (lineup: ReadonlyMap<string, JsonObject>, upstrea
   for (const [name, ours] of lineup) {
     const mine = statusView(ours);
     const theirs = statusView(upstream.get(name));
-    const context: PairContext = { lineupFinishedFirst: finishedFirst(mine), upstreamFinishedFirst: finishedFirst(theirs) };
+    const context: PairContext = {
+      lineupFinishedFirst: finishedFirst(mine),
+      upstreamFinishedFirst: finishedFirst(theirs),
+      sameEnd: endOf(mine) !== undefined && endOf(mine) === endOf(theirs),
+    };
     for (const field of new Set([...mine.keys(), ...theirs.keys()])) {
       const a = mine.get(field) ?? '(absent)';
       const b = theirs.get(field) ?? '(absent)';
       if (a === b) continue;
       // A condition absent on one side is one difference, not two (its message follows it).
       if (field.endsWith('.message') && (a === '(absent)' || b === '(absent)')) continue;
-      const verdict = EXPLANATIONS.find((explanation) => explanation.explains(field, context))?.verdict ?? { kind: 'not documented' };
+      const verdict = EXPLANATIONS.find((explanation) => explanation.explains(field, context, { lineup: a, upstream: b }))?.verdict ?? { kind: 'not documented' };
       const key = JSON.stringify([field, a, b, verdict.kind]);
       const group = groups.get(key) ?? { field, lineup: a, upstream: b, verdict, names: [] };
       group.names.push(name);

@@ -1,0 +1,228 @@
+/**
+ * The conformance bed: one kube-apiserver with the real control plane minus kubelet
+ * (kube-controller-manager's Job, TTL and GC controllers, kube-scheduler, a kwok node), Lineup's
+ * whole pipeline on it (forwarder → moto EventBridge → SQS → reconciler, leases in dynalite:
+ * test/integration/e2e/pipeline.ts) and, when asked, the upstream JobSet controller
+ * (bench/upstream/build.sh) beside it. Each scenario of test/conformance/generate.ts runs as a
+ * twin per controller — the same spec in namespace `conformance-lineup` with managedBy
+ * lineup.dev/controller and in `conformance-upstream` with none — all at once.
+ *
+ * The resync runs every RESYNC_EVERY_MS, as EventBridge Scheduler starts it deployed (due
+ * wake-ups such as a TTL's). A watch on every Job and JobSet records when each replicatedJob's first Job first ran (created
+ * unsuspended, or un-suspended) and each JobSet as last seen; a run ends once every JobSet is
+ * terminal (and, with a TTL, deleted) and both controllers have been quiet for SETTLE_MS.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Watch } from '@kubernetes/client-node';
+import { DEFAULT_RECONCILER_MAX_CONCURRENCY } from '../../../infra/config.ts';
+import { DEFAULT_CONTROLLER_NAME, Label } from '../../../lib/constants.ts';
+import type { RunRecord } from '../../conformance/compare.ts';
+import { manifestOf, type ConformanceCase, type JsonObject } from '../../conformance/generate.ts';
+import { startE2eCluster, type E2eCluster } from '../e2e/cluster.ts';
+import { Pipeline, synthesizedRule } from '../e2e/pipeline.ts';
+import { startDynalite, startMoto, type DynaliteServer, type MotoServer } from '../harness/index.ts';
+import { startUpstreamController, type UpstreamController } from '../harness/upstream.ts';
+
+/** Side: which controller runs a twin. */
+export type Side = 'lineup' | 'upstream';
+/** NAMESPACES: where each side's twins live. */
+export const NAMESPACES: Readonly<Record<Side, string>> = { lineup: 'conformance-lineup', upstream: 'conformance-upstream' };
+
+/** SETTLE_MS: once every JobSet is terminal, how long both controllers must write nothing more before the final status is taken. */
+const SETTLE_MS = 2_000;
+/** PROGRESS_EVERY_MS: how often a run says on stderr which JobSets still run. */
+const PROGRESS_EVERY_MS = 20_000;
+/**
+ * RESYNC_EVERY_MS: how often the run starts the resync, standing in for EventBridge Scheduler
+ * (every DEFAULT_RESYNC_MINUTES deployed): a finished JobSet's TTL wake-up is due at the first
+ * resync after it, so the deployed interval would hold every TTL deletion up to a minute.
+ */
+const RESYNC_EVERY_MS = 2_000;
+/** WATCH_RESTART_MS: how soon an ended watch is started again. */
+const WATCH_RESTART_MS = 100;
+
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const at = (value: unknown, ...path: string[]): unknown => path.reduce<unknown>((current, key) => (isObject(current) ? current[key] : undefined), value);
+
+/** isTerminal: a JobSet with Completed or Failed True. */
+export const isTerminal = (jobSet: JsonObject | undefined): boolean => {
+  const conditions = at(jobSet, 'status', 'conditions');
+  return Array.isArray(conditions) && conditions.some((c: unknown) => isObject(c) && (c.type === 'Completed' || c.type === 'Failed') && c.status === 'True');
+};
+
+/** Observations: what the watches saw, by `namespace/jobset`. */
+class Observations {
+  readonly starts = new Map<string, Record<string, number>>();
+  readonly jobSets = new Map<string, JsonObject>();
+  readonly deleted = new Set<string>();
+  lastChange = Date.now();
+
+  onJob(type: string, job: unknown): void {
+    this.lastChange = Date.now();
+    if (type === 'DELETED' || !isObject(job)) return;
+    const labels = at(job, 'metadata', 'labels');
+    const namespace = String(at(job, 'metadata', 'namespace'));
+    const jobSet = isObject(labels) ? labels[Label.JobSetName] : undefined;
+    const replicatedJob = isObject(labels) ? labels[Label.ReplicatedJobName] : undefined;
+    if (typeof jobSet !== 'string' || typeof replicatedJob !== 'string') return;
+    if (at(job, 'spec', 'suspend') === true || at(job, 'metadata', 'deletionTimestamp') !== undefined) return;
+    const key = `${namespace}/${jobSet}`;
+    const starts = this.starts.get(key) ?? {};
+    starts[replicatedJob] ??= Date.now();
+    this.starts.set(key, starts);
+  }
+
+  onJobSet(type: string, jobSet: unknown): void {
+    this.lastChange = Date.now();
+    if (!isObject(jobSet)) return;
+    const key = `${String(at(jobSet, 'metadata', 'namespace'))}/${String(at(jobSet, 'metadata', 'name'))}`;
+    if (type === 'DELETED') this.deleted.add(key);
+    else this.jobSets.set(key, jobSet);
+  }
+}
+
+/** BedOptions: whether upstream runs beside Lineup, and the pipeline's cluster id. */
+export interface BedOptions {
+  readonly upstream: boolean;
+  readonly clusterId: string;
+}
+
+/** ConformanceBed: the servers, both controllers and the watches. Start with `ConformanceBed.start`, stop in `after`. */
+export class ConformanceBed {
+  readonly cluster: E2eCluster;
+  readonly pipeline: Pipeline;
+  readonly upstream: UpstreamController | undefined;
+  private readonly moto: MotoServer;
+  private readonly dynamo: DynaliteServer;
+  private readonly observations = new Observations();
+  private readonly watches: AbortController[] = [];
+  private stopped = false;
+
+  private constructor(parts: { cluster: E2eCluster; moto: MotoServer; dynamo: DynaliteServer; pipeline: Pipeline; upstream: UpstreamController | undefined }) {
+    this.cluster = parts.cluster;
+    this.moto = parts.moto;
+    this.dynamo = parts.dynamo;
+    this.pipeline = parts.pipeline;
+    this.upstream = parts.upstream;
+  }
+
+  /** start: the cluster with its control plane, moto, dynalite, Lineup's pipeline, upstream (if asked), both namespaces and the watches. */
+  static async start(options: BedOptions): Promise<ConformanceBed> {
+    const [cluster, moto, dynamo, rule] = await Promise.all([startE2eCluster(), startMoto(), startDynalite(), synthesizedRule()]);
+    let pipeline: Pipeline | undefined;
+    let upstream: UpstreamController | undefined;
+    try {
+      pipeline = await Pipeline.start({ kube: cluster.kube, moto, dynamo, clusterId: options.clusterId, rule, pollers: DEFAULT_RECONCILER_MAX_CONCURRENCY, visibilityTimeoutSeconds: 30 });
+      if (options.upstream) upstream = await startUpstreamController(cluster.kube);
+      const bed = new ConformanceBed({ cluster, moto, dynamo, pipeline, upstream });
+      for (const namespace of Object.values(NAMESPACES)) {
+        const response = await cluster.kube.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+        if (response.status !== 201) throw new Error(`creating namespace ${namespace} answered HTTP ${response.status}: ${response.body.slice(0, 300)}`);
+      }
+      await bed.watch('/apis/batch/v1/jobs', (type, object) => bed.observations.onJob(type, object));
+      await bed.watch('/apis/jobset.x-k8s.io/v1alpha2/jobsets', (type, object) => bed.observations.onJobSet(type, object));
+      return bed;
+    } catch (error) {
+      await pipeline?.stop();
+      await upstream?.stop();
+      await Promise.all([cluster.stop(), moto.stop(), dynamo.stop()]);
+      throw error;
+    }
+  }
+
+  /** watch: a watch of `path` as the admin, started again whenever it ends (its ADDED events replay what exists). */
+  private async watch(path: string, onEvent: (type: string, object: unknown) => void): Promise<void> {
+    const watcher = new Watch(this.cluster.kube.kubeConfig('admin'));
+    const start = async (): Promise<void> => {
+      if (this.stopped) return;
+      const controller = await watcher.watch(path, { allowWatchBookmarks: false }, onEvent, () => {
+        if (!this.stopped) void sleep(WATCH_RESTART_MS).then(start).catch((error: unknown) => process.stderr.write(`conformance: restarting the watch of ${path} failed: ${String(error)}\n`));
+      });
+      this.watches.push(controller);
+    };
+    await start();
+  }
+
+  /** request: an admin request that must answer 2xx. */
+  private async request(method: string, path: string, body: unknown, contentType?: string): Promise<void> {
+    const response = await this.cluster.kube.request(method, path, body, contentType === undefined ? {} : { contentType });
+    if (response.status < 200 || response.status >= 300) throw new Error(`${method} ${path} answered HTTP ${response.status}: ${response.body.slice(0, 500)}`);
+  }
+
+  /**
+   * run: every case as a twin on each of `sides`, all created at once, each case's user actions
+   * at their times after its creation; resolves once every JobSet is terminal (deleted, with a
+   * TTL) and the cluster has been quiet for SETTLE_MS, with what each side did per case name.
+   * Rejects after `timeoutMs` naming the JobSets still running.
+   */
+  async run(cases: readonly ConformanceCase[], sides: readonly Side[], timeoutMs: number): Promise<Record<Side, Map<string, RunRecord>>> {
+    const twins = sides.flatMap((side) => cases.map((c) => ({ side, c, namespace: NAMESPACES[side] })));
+    const base = (namespace: string): string => `/apis/jobset.x-k8s.io/v1alpha2/namespaces/${namespace}/jobsets`;
+    const actions: Promise<void>[] = [];
+    const actionErrors: unknown[] = [];
+    await Promise.all(
+      twins.map(async ({ side, c, namespace }) => {
+        await this.request('POST', base(namespace), manifestOf(c, namespace, side === 'lineup' ? DEFAULT_CONTROLLER_NAME : undefined));
+        const created = Date.now();
+        for (const action of c.actions) {
+          actions.push(
+            sleep(Math.max(0, created + action.atMs - Date.now())).then(() =>
+              this.request('PATCH', `${base(namespace)}/${c.name}`, { spec: { suspend: action.suspend } }, 'application/merge-patch+json'),
+            ).catch((error: unknown) => void actionErrors.push(error)),
+          );
+        }
+      }),
+    );
+    const key = (namespace: string, name: string): string => `${namespace}/${name}`;
+    const done = ({ c, namespace }: (typeof twins)[number]): boolean => {
+      const k = key(namespace, c.name);
+      const wantsDeletion = c.spec.ttlSecondsAfterFinished !== undefined;
+      return wantsDeletion ? this.observations.deleted.has(k) : isTerminal(this.observations.jobSets.get(k));
+    };
+    const deadline = Date.now() + timeoutMs;
+    let lastReport = Date.now();
+    let lastResync = Date.now();
+    for (;;) {
+      if (Date.now() - lastResync >= RESYNC_EVERY_MS) {
+        await this.pipeline.resync();
+        lastResync = Date.now();
+      }
+      const running = twins.filter((twin) => !done(twin));
+      if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
+        lastReport = Date.now();
+        process.stderr.write(`conformance: ${twins.length - running.length} of ${twins.length} JobSets finished; running: ${running.map(({ namespace, c }) => `${namespace}/${c.name}`).join(', ')}\n`);
+      }
+      if (running.length === 0 && Date.now() - this.observations.lastChange >= SETTLE_MS) break;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `conformance: within ${timeoutMs} ms ${running.length} of ${twins.length} JobSets did not finish: ` +
+            running.map(({ namespace, c }) => `${namespace}/${c.name} (${JSON.stringify(at(this.observations.jobSets.get(key(namespace, c.name)), 'status', 'conditions') ?? 'not seen')})`).join('; ') +
+            (actionErrors.length === 0 ? '' : `; user actions that failed: ${actionErrors.map(String).join('; ')}`),
+        );
+      }
+      await sleep(250);
+    }
+    await Promise.all(actions);
+    if (actionErrors.length > 0) throw new Error(`conformance: ${actionErrors.length} user actions failed: ${actionErrors.map(String).join('; ')}`);
+    const records = (side: Side): Map<string, RunRecord> =>
+      new Map(
+        cases.map((c) => {
+          const k = key(NAMESPACES[side], c.name);
+          return [
+            c.name,
+            { starts: { ...this.observations.starts.get(k) }, final: this.observations.jobSets.get(k), deleted: this.observations.deleted.has(k), resumedByUser: c.actions.some((a) => !a.suspend) },
+          ];
+        }),
+      );
+    return { lineup: records('lineup'), upstream: records('upstream') };
+  }
+
+  /** stop: the watches, the pipeline, upstream, then the servers. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const controller of this.watches) controller.abort();
+    await this.pipeline.stop();
+    await this.upstream?.stop();
+    await Promise.all([this.cluster.stop(), this.moto.stop(), this.dynamo.stop()]);
+  }
+}
