@@ -87,12 +87,8 @@ export const LineupEventDetailSchema = z.object({
   cluster: z.string().regex(CLUSTER_ID_PATTERN, 'cluster id must be a DNS label'),
   namespace: z.string().min(1),
   jobSet: z.string().min(1),
-  kind: z.enum(['JobSet', 'Job']),
-  name: z.string().min(1),
-  uid: z.string(),
-  resourceVersion: z.string(),
-  watchType: z.enum(['ADDED', 'MODIFIED', 'DELETED', 'SYNC']),
-  observed: z.discriminatedUnion('kind', [SlimJobSetSchema, SlimJobSchema]).optional(),
+  /** The event's own object: kind, name, uid, resourceVersion, watchType, observed. */
+  ...ObjectChangeSchema.shape,
   /** When the forwarder saw the change (epoch ms; the earliest, when the event names several), for the journal's per-hop latency; absent from older forwarders. */
   seenAt: z.number().int().nonnegative().optional(),
   /** Other objects of the JobSet that changed in the same window, newest state each (never the event's own object). */

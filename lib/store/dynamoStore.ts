@@ -145,6 +145,15 @@ const identityValues = (key: JobSetKey): Item => ({
 const stateKey = (key: JobSetKey): TableKey => tableKey(jobSetPk(key), KeyPart.state);
 
 
+/** registryItem: a cluster's registry entry as stored, listed in the `list` index. */
+const registryItem = (record: ClusterRecord): Record<string, unknown> => ({
+  [TABLE_KEY.partitionKey]: clusterPk(record.id),
+  [TABLE_KEY.sortKey]: KeyPart.registry,
+  [LIST_INDEX.partitionKey]: KeyPart.listClusters,
+  [LIST_INDEX.sortKey]: record.id,
+  ...clusterAttributes(record),
+});
+
 /** DynamoCheckpointStore: CheckpointStore on a DynamoDB table laid out by ./table.ts. */
 export class DynamoCheckpointStore implements CheckpointStore {
   /** Where requests are counted (the one given, or the store's own). */
@@ -561,20 +570,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
 
   /** putCluster: one PutItem replacing the registry entry (and listing it in the `list` index). */
   async putCluster(record: ClusterRecord): Promise<void> {
-    await this.send('PutItem', () =>
-      this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            [TABLE_KEY.partitionKey]: clusterPk(record.id),
-            [TABLE_KEY.sortKey]: KeyPart.registry,
-            [LIST_INDEX.partitionKey]: KeyPart.listClusters,
-            [LIST_INDEX.sortKey]: record.id,
-            ...clusterAttributes(record),
-          },
-        }),
-      ),
-    );
+    await this.send('PutItem', () => this.client.send(new PutCommand({ TableName: this.tableName, Item: registryItem(record) })));
   }
 
   /** addCluster: putCluster's PutItem, conditional on no registry entry of the id. */
@@ -585,13 +581,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
         this.client.send(
           new PutCommand({
             TableName: this.tableName,
-            Item: {
-              [TABLE_KEY.partitionKey]: clusterPk(record.id),
-              [TABLE_KEY.sortKey]: KeyPart.registry,
-              [LIST_INDEX.partitionKey]: KeyPart.listClusters,
-              [LIST_INDEX.sortKey]: record.id,
-              ...clusterAttributes(record),
-            },
+            Item: registryItem(record),
             ConditionExpression: condition,
             ExpressionAttributeNames: expressionNames(condition),
           }),
