@@ -3,7 +3,7 @@
  * template, only what a decision depends on. Its stable JSON is also the forwarder's
  * change digest — an update that leaves the projection equal is not forwarded.
  */
-import { ConditionType, Label } from '../constants.ts';
+import { ConditionType, JobConditionType, Label } from '../constants.ts';
 import { jobReady } from '../plan/childJobs.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
 import type { SlimJob, SlimJobSet } from './schema.ts';
@@ -79,9 +79,17 @@ export const changeDigest = (slim: SlimJobSet | SlimJob): string => digestsOf(sl
 export const othersDigest = (slim: SlimJobSet | SlimJob): string => digestsOf(slim).othersDigest;
 
 /**
+ * The Job conditions a decision reads (jobFinishedType): the Suspended condition and the interim
+ * SuccessCriteriaMet and FailureTarget the Job controller writes before Complete and Failed are
+ * read by no gate or policy.
+ */
+const FINISHED_JOB_CONDITIONS: ReadonlySet<string> = new Set([JobConditionType.Complete, JobConditionType.Failed]);
+
+/**
  * decisionDigest: what a decision reads, without what only the status counters report — for a
- * Job its changeDigest without `active` and without the Suspended condition (the Job
- * controller's answer to a start or a resume, which no gate or policy reads); for a JobSet what
+ * Job its changeDigest without `active` and with only its Complete and Failed conditions (the
+ * Job controller's answers to a start or a resume, and its interim conditions, are read by no
+ * gate or policy); for a JobSet what
  * someone else changes (spec, generation, manager, deletion), not the status Lineup writes. A
  * change that leaves it equal is forwarded late, with the JobSet's next change (or dropped, for a
  * JobSet's status: Lineup wrote it, and the pass that did goes on to act on it).
@@ -105,6 +113,6 @@ export const digestsOf = (slim: SlimJobSet | SlimJob): Digests => {
   }
   const { active, ready: _ready, succeeded: _succeeded, failed: _failed, suspend, ...decisive } = slim;
   const othersDigest = JSON.stringify({ ...decisive, active: active > 0 });
-  const decisionDigest = JSON.stringify({ ...decisive, conditions: decisive.conditions.filter((c) => c.type !== ConditionType.Suspended), suspend });
+  const decisionDigest = JSON.stringify({ ...decisive, conditions: decisive.conditions.filter((c) => FINISHED_JOB_CONDITIONS.has(c.type)), suspend });
   return { digest: `${othersDigest} suspend=${String(suspend)}`, othersDigest, decisionDigest };
 };

@@ -159,8 +159,8 @@ describe('forwarder batcher', () => {
     // Prepare
     const sink = new ScriptedSink();
     const { batcher } = setup(sink, 10);
-    // Act: a held entry of ml/a and one of ml/b; ml/a's next change comes while they wait.
-    const held = [batcher.add(entry(0), 'ml/a', 60_000), batcher.add(entry(1), 'ml/b', 40)];
+    // Act: a held entry of ml/a and one of ml/b (its hold far past the window, so a slow machine keeps the two puts apart); ml/a's next change comes while they wait.
+    const held = [batcher.add(entry(0), 'ml/a', 60_000), batcher.add(entry(1), 'ml/b', 1_000)];
     await new Promise((resolve) => setTimeout(resolve, 20));
     const callsWhileHeld = sink.calls.length;
     const next = batcher.add(entry(2), 'ml/a');

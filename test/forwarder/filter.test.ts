@@ -203,6 +203,18 @@ const cases: Case[] = [
     want: { forward: true, detailType: 'JobSet Changed', watchType: 'MODIFIED' },
   },
   {
+    name: 'a Job’s interim SuccessCriteriaMet is status-only; its Complete after it is what a decision waits for',
+    change: { kind: 'Job', type: 'MODIFIED', object: running().status({ active: 0, succeeded: 1, conditions: [condition('SuccessCriteriaMet', 'True')] }).obj() },
+    before: running().status({ active: 1, ready: 1, conditions: [] }).obj(),
+    want: { forward: true, detailType: 'Job Changed', watchType: 'MODIFIED', statusOnly: true },
+  },
+  {
+    name: 'a Job turning Complete is forwarded at once',
+    change: { kind: 'Job', type: 'MODIFIED', object: running().status({ active: 0, succeeded: 1, conditions: [condition('SuccessCriteriaMet', 'True'), condition('Complete', 'True')] }).obj() },
+    before: running().status({ active: 0, succeeded: 1, conditions: [condition('SuccessCriteriaMet', 'True')] }).obj(),
+    want: { forward: true, detailType: 'Job Changed', watchType: 'MODIFIED' },
+  },
+  {
     name: 'a running Job whose pods started (active 0 → 1, Suspended False) is forwarded as status-only: no gate or policy reads it',
     change: { kind: 'Job', type: 'MODIFIED', object: running().status({ active: 1, conditions: [condition('Suspended', 'False')] }).obj() },
     before: running().status({ active: 0, conditions: [condition('Suspended', 'True')] }).obj(),
