@@ -10,15 +10,17 @@
  *   namespace `upstream`  their twins, managedBy unset: the upstream controller (bench/upstream/build.sh),
  *                         its webhooks off, so their defaults are written into both specs
  *
- * Both namespaces get the same spec but for managedBy, and one Job-controller stand-in
- * (`JobControllerStandIn`, the same code for both): it marks a Job ready READY_AFTER_MS after it
- * starts running (Lineup: un-suspended; upstream: created unsuspended) and, COMPLETE_AFTER_MS
- * after the last Job of a JobSet is ready, completes every Job of it.
+ * Both namespaces get the same spec but for managedBy, on the same real control plane
+ * (test/integration/harness/controlPlane.ts: kube-controller-manager's Job controller,
+ * kube-scheduler, a kwok node): once a controller runs a Job (Lineup: un-suspends it; upstream:
+ * creates it unsuspended), the Job controller creates its pods, kwok makes each Running and Ready
+ * READY_AFTER_MS after it is scheduled and Succeeded COMPLETE_AFTER_MS after it runs (the pod
+ * annotations of story.ts), and the Job controller writes the Jobs' status from them.
  *
  * Two phases: SOLO_JOBSETS JobSets per controller one after another (stage latency with no
  * queue), then N (100 by default) per controller at once, the issue's scenario. Per phase:
  * each stage transition's latency, from the API server's audit record of the previous stage's
- * last ready write (or of the JobSet's create) to its record of the write that ran the next
+ * last ready write (the Job controller's status write; or the JobSet's create) to its record of the write that ran the next
  * stage's last Job, p50 and p99 over the JobSets; where Lineup's latency goes (change on the
  * bus, pass started, Job running) and Lineup's own share of it (event received → writes done),
  * and what the test servers' calls took; Kubernetes writes and reads per startup per controller
@@ -31,7 +33,8 @@
  * counts are written in infra/cost/report.ts's format. Makes no assertions.
  *
  * The parts, under bench/pipeline/: story.ts (the JobSets), kubeClient.ts (the bench's own
- * requests, as the admin, over kept-alive connections), jobController.ts (the Job-controller stand-in), counting.ts (every
+ * requests, as the admin, over kept-alive connections), jobWatch.ts (when each Job was first seen
+ * running and ready), counting.ts (every
  * AWS SDK call counted by a middleware on the pipeline's clients), timeline.ts (the audit log:
  * who, when, per startup), phase.ts (one phase and its figures), statusComparison.ts, figures.ts
  * (the shapes) and report.ts (the text). The servers, Lineup's pipeline and the upstream
@@ -51,12 +54,12 @@ import { ensureKubeBinaries, ensureMotoVenv, startDynalite, startMoto, type Dyna
 import { auditedApiServerArgs, ensureUpstreamBinary, startUpstreamController, type UpstreamController } from '../test/integration/harness/upstream.ts';
 import { CallCounter } from './pipeline/counting.ts';
 import type { PipelineFigures } from './pipeline/figures.ts';
-import { COMPLETE_AFTER_MS, JobControllerStandIn, READY_AFTER_MS } from './pipeline/jobController.ts';
+import { JobWatch } from './pipeline/jobWatch.ts';
 import { BenchKubeClient } from './pipeline/kubeClient.ts';
 import { jobSetsIn, runPhase, type Run } from './pipeline/phase.ts';
 import { renderPipelineFigures } from './pipeline/report.ts';
 import { compareStatuses } from './pipeline/statusComparison.ts';
-import { NAMESPACE, STORY, jobKey, jobSetName, soloJobSetName, stagesOf, story2Manifest } from './pipeline/story.ts';
+import { COMPLETE_AFTER_MS, NAMESPACE, READY_AFTER_MS, STORY, jobKey, jobSetName, soloJobSetName, stagesOf, story2Manifest } from './pipeline/story.ts';
 import { actorOf, describeRequests } from './pipeline/timeline.ts';
 
 export { renderPipelineFigures } from './pipeline/report.ts';
@@ -104,7 +107,7 @@ export const runPipelineBench = async (options: PipelineBenchOptions = {}): Prom
   let dynamo: DynaliteServer | undefined;
   let pipeline: Pipeline | undefined;
   let upstream: UpstreamController | undefined;
-  let standIn: JobControllerStandIn | undefined;
+  let jobs: JobWatch | undefined;
   let client: BenchKubeClient | undefined;
   const counter = new CallCounter();
   try {
@@ -130,8 +133,8 @@ export const runPipelineBench = async (options: PipelineBenchOptions = {}): Prom
 
     const base = story2Manifest();
     const stages = stagesOf(base);
-    standIn = new JobControllerStandIn(kube, client, stages.reduce((sum, stage) => sum + stage.jobs, 0));
-    await standIn.start();
+    jobs = new JobWatch(kube);
+    await jobs.start();
     await pipeline.settle('before the JobSets are created', { quietMs: 500 });
 
     // When each event went on the bus: the forwarder's sink, wrapped (the Forwarder holds this object).
@@ -156,7 +159,7 @@ export const runPipelineBench = async (options: PipelineBenchOptions = {}): Prom
       lineup: describeRequests(setupRecords.filter((record) => actorOf(record) === 'lineup'), 'requests'),
       upstream: describeRequests(setupRecords.filter((record) => actorOf(record) === 'upstream'), 'requests'),
     };
-    const run: Run = { pipeline, client, standIn, audit, base, stages, counter, puts };
+    const run: Run = { pipeline, client, jobs, audit, base, stages, counter, puts };
     const solo = await runPhase(run, 'one at a time', Array.from({ length: SOLO_JOBSETS }, (_, index) => soloJobSetName(index)), true);
     const burst = await runPhase(run, `${jobSets} at once`, Array.from({ length: jobSets }, (_, index) => jobSetName(index)), false);
 
@@ -186,19 +189,19 @@ export const runPipelineBench = async (options: PipelineBenchOptions = {}): Prom
       setupRequests,
       statusPairsCompared: ours.byName.size,
       statusDifferences: compareStatuses(ours.byName, theirs.byName),
-      standInProblems: standIn.problems,
+      jobWatchProblems: jobs.problems,
       countsFile: countsOut,
       counts,
       wallMs: Date.now() - wallStarted,
     };
   } finally {
-    await standIn?.stop();
+    await jobs?.stop();
     client?.close();
     await pipeline?.stop();
     await upstream?.stop();
     await moto?.stop();
     await dynamo?.stop();
-    await cluster?.kube.stop();
+    await cluster?.stop();
     await audit.remove();
   }
 };

@@ -106,7 +106,9 @@ export interface StatusDifference {
 /** PipelineFigures: the whole benchmark. */
 export interface PipelineFigures {
   readonly upstreamVersion: string;
+  /** How long after it is scheduled a pod is Running and Ready (kwok). */
   readonly readyAfterMs: number;
+  /** How long after it is Running a pod Succeeds (kwok). */
   readonly completeAfterMs: number;
   readonly pollers: number;
   readonly ruleFrom: string;
@@ -119,7 +121,8 @@ export interface PipelineFigures {
   /** Final status of every Lineup JobSet (both phases) beside its upstream twin. */
   readonly statusPairsCompared: number;
   readonly statusDifferences: readonly StatusDifference[];
-  readonly standInProblems: readonly string[];
+  /** What went wrong with the bench's own Job watch (it listed again each time). */
+  readonly jobWatchProblems: readonly string[];
   readonly countsFile: string;
   readonly counts: CountsFile;
   readonly wallMs: number;

@@ -1,28 +1,21 @@
 /**
- * The bench's own Kubernetes requests, as the admin: namespaces, JobSet creates and lists, and
- * the Job status patches the Job-controller stand-in writes. Sent with the integration tier's
- * httpRequest over one keep-alive agent, as a controller keeps its connections: client-node and
- * the harness's default open a TLS connection per request, which under a burst of status writes
- * would add load to the API server that no real Job controller adds. Status patches are retried
- * as Lineup's gateway retries (429, 5xx, a dropped connection).
+ * The bench's own Kubernetes requests, as the admin: namespaces, JobSet creates and lists. Sent
+ * with the integration tier's httpRequest over one keep-alive agent: client-node and the
+ * harness's default open a TLS connection per request, load on the API server that is the
+ * bench's, not either controller's.
  */
 import { Agent } from 'node:https';
-import { Counters } from '../../lib/counters.ts';
-import { withRetry } from '../../lib/k8s/retry.ts';
-import type { RetryPolicy } from '../../lib/retry.ts';
 import { httpRequest, type HttpResponse, type KubeServer } from '../../test/integration/harness/index.ts';
 import { isObject, type JsonObject } from './story.ts';
 
-/** STATUS_RETRY: a status patch is tried 5 times, 100 ms, 200 ms, … apart, before the stand-in records it as a problem. */
-const STATUS_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1_600, jitter: 'none' };
 /** REQUEST_TIMEOUT_MS: how long one request may take (a loaded API server under the burst answers in seconds). */
 const REQUEST_TIMEOUT_MS = 30_000;
 /** MAX_SOCKETS: connections kept to the API server. */
 const MAX_SOCKETS = 16;
-/** USER_AGENT: the bench's requests (the audit log tells the bench by its user, the admin). */
-const USER_AGENT = 'lineup-bench/pipeline';
+/** BENCH_USER_AGENT: the bench's requests (the audit log tells them by it: the control plane shares the admin's user). */
+export const BENCH_USER_AGENT = 'lineup-bench/pipeline';
 
-/** KubeRequestError: the API server answered a bench request with an error status; `statusCode` is what lib/k8s/retry.ts judges. */
+/** KubeRequestError: the API server answered a bench request with an error status. */
 export class KubeRequestError extends Error {
   readonly statusCode: number;
 
@@ -33,10 +26,8 @@ export class KubeRequestError extends Error {
   }
 }
 
-/** BenchKubeClient: what the bench and the stand-in ask of the API server. */
+/** BenchKubeClient: what the bench asks of the API server. */
 export class BenchKubeClient {
-  /** Retries of status patches (k8s.retries). */
-  readonly counters = new Counters();
   private readonly agent: Agent;
   private readonly kube: KubeServer;
 
@@ -55,7 +46,7 @@ export class BenchKubeClient {
       headers: {
         authorization: `Bearer ${this.kube.adminToken}`,
         accept: 'application/json',
-        'user-agent': USER_AGENT,
+        'user-agent': BENCH_USER_AGENT,
         ...(body === undefined ? {} : { 'content-type': contentType }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -79,15 +70,6 @@ export class BenchKubeClient {
   async jobSets(namespace: string): Promise<JsonObject[]> {
     const list = await this.request(`list jobsets in ${namespace}`, 'GET', `/apis/jobset.x-k8s.io/v1alpha2/namespaces/${namespace}/jobsets`);
     return Array.isArray(list.items) ? list.items.filter(isObject) : [];
-  }
-
-  /** patchJobStatus: a merge patch of a Job's status subresource (never conflicts with the controllers' writes), retried on STATUS_RETRY. */
-  async patchJobStatus(namespace: string, name: string, status: JsonObject): Promise<void> {
-    const what = `stand-in: status of job ${namespace}/${name}`;
-    await withRetry(
-      () => this.request(what, 'PATCH', `/apis/batch/v1/namespaces/${namespace}/jobs/${name}/status`, { status }, 'application/merge-patch+json'),
-      { counters: this.counters, policy: STATUS_RETRY, what },
-    );
   }
 
   /** close: the kept-alive connections. */

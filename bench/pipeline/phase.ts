@@ -11,7 +11,7 @@ import type { Pipeline } from '../../test/integration/e2e/pipeline.ts';
 import type { ApiServerAudit } from '../../test/integration/harness/upstream.ts';
 import { CallCounter, DYNAMO_WRITE_OPERATIONS } from './counting.ts';
 import { percentile, ratio, round, type ControllerFigures, type LineupFigures, type PhaseFigures } from './figures.ts';
-import type { JobControllerStandIn } from './jobController.ts';
+import type { JobWatch } from './jobWatch.ts';
 import type { BenchKubeClient } from './kubeClient.ts';
 import { NAMESPACE, isObject, jobKey, jobsOf, manifestFor, type JsonObject, type Stage } from './story.ts';
 import { actorOf, apiFigure, isWrite, segmentFigures, stageFigures, stageTimes, timelineOf } from './timeline.ts';
@@ -36,7 +36,8 @@ const progress = (message: string): void => {
 export interface Run {
   readonly pipeline: Pipeline;
   readonly client: BenchKubeClient;
-  readonly standIn: JobControllerStandIn;
+  /** The bench's watch of the Jobs: when each was first seen running and ready. */
+  readonly jobs: JobWatch;
   readonly audit: ApiServerAudit;
   readonly base: JsonObject;
   readonly stages: readonly Stage[];
@@ -85,9 +86,9 @@ const delta = (before: Readonly<Record<string, number>>, after: Readonly<Record<
 const createPair = (run: Run, name: string): Promise<unknown> =>
   Promise.all((['lineup', 'upstream'] as const).map((controller) => run.client.createJobSet(NAMESPACE[controller], manifestFor(run.base, controller, name))));
 
-/** allRunning: every Job of the JobSet, in both namespaces, seen running by the stand-in. */
+/** allRunning: every Job of the JobSet, in both namespaces, seen running by the bench's watch. */
 const allRunning = (run: Run, name: string): boolean =>
-  Object.values(NAMESPACE).every((namespace) => run.stages.every((stage) => jobsOf(name, stage).every((job) => run.standIn.runningAt.has(jobKey(namespace, job)))));
+  Object.values(NAMESPACE).every((namespace) => run.stages.every((stage) => jobsOf(name, stage).every((job) => run.jobs.runningAt.has(jobKey(namespace, job)))));
 
 /**
  * runPhase: create the JobSets (`oneAtATime`: each pair once the previous pair's Jobs all run;
@@ -96,7 +97,7 @@ const allRunning = (run: Run, name: string): boolean =>
  * happened between its start and its end.
  */
 export const runPhase = async (run: Run, phase: string, names: readonly string[], oneAtATime: boolean): Promise<PhaseResult> => {
-  const { pipeline, client, standIn, audit } = run;
+  const { pipeline, client, jobs, audit } = run;
   const counters = pipeline.counters;
   const before = counters.snapshot();
   const startedAt = Date.now();
@@ -138,7 +139,7 @@ export const runPhase = async (run: Run, phase: string, names: readonly string[]
   const records = audit.requests().filter((record) => record.at >= startedAt && record.at <= endedAt);
   const calls = run.counter.calls.filter((call) => call.at >= startedAt && call.at <= endedAt);
   const dynamoCalls = calls.filter((call) => call.client === 'DynamoDBClient');
-  const timeline = timelineOf(records, standIn.runningAt);
+  const timeline = timelineOf(records, jobs);
   const lineupTimes = stageTimes(NAMESPACE.lineup, names, run.stages, timeline);
   const passes = pipeline.passes.filter((pass) => pass.key.namespace === NAMESPACE.lineup && wanted.has(pass.key.name));
   const counted = Object.fromEntries(Object.entries(delta(before, counters.snapshot())).filter(([name]) => !name.startsWith('e2e.')));

@@ -11,7 +11,7 @@ const renderPhase = (p: PhaseFigures, one: boolean): string[] => {
   lines.push(
     `pipeline [${p.phase}] ${p.jobSets} JobSets per controller; completed: Lineup ${p.lineup.jobSetsCompleted}/${p.jobSets}, upstream ${p.upstream.jobSetsCompleted}/${p.jobSets}; ${(p.runMs / 1000).toFixed(1)} s`,
   );
-  lines.push(`pipeline [${p.phase}] stage latency (audit times: the previous stage's last ready write, or the JobSet's create → the write that ran the next stage's last Job):`);
+  lines.push(`pipeline [${p.phase}] stage latency (audit times: the Job controller's last ready write of the previous stage, or the JobSet's create → the write that ran the next stage's last Job):`);
   p.lineup.stages.forEach((stage, index) => {
     lines.push(stageLine('Lineup', stage));
     const theirs = p.upstream.stages[index];
@@ -45,7 +45,8 @@ const renderPhase = (p: PhaseFigures, one: boolean): string[] => {
 export const renderPipelineFigures = (f: PipelineFigures): string[] => {
   const lines = [
     `pipeline: KEP-104 story 2 on one kube-apiserver, Lineup (forwarder → moto EventBridge → moto SQS → ${f.pollers} pollers → reconciler; dynalite) beside upstream ${f.upstreamVersion}; ` +
-      `Jobs ready ${f.readyAfterMs} ms after they run, complete ${f.completeAfterMs} ms after a JobSet's last is ready; rule from ${f.ruleFrom}; wall ${(f.wallMs / 1000).toFixed(1)} s`,
+      `the real Job controller, scheduler and a kwok node: pods Running and Ready ${f.readyAfterMs} ms after they are scheduled, Succeeded ${f.completeAfterMs} ms after they run; ` +
+      `rule from ${f.ruleFrom}; wall ${(f.wallMs / 1000).toFixed(1)} s`,
     `pipeline before the first JobSet (fixed, not per startup): Lineup ${f.setupRequests.lineup}; upstream ${f.setupRequests.upstream}`,
     ...renderPhase(f.solo, true),
     ...renderPhase(f.burst, false),
@@ -55,9 +56,9 @@ export const renderPipelineFigures = (f: PipelineFigures): string[] => {
     lines.push(`  ${d.field}: Lineup ${d.lineup} | upstream ${d.upstream} — ${d.jobSets} JobSets (${d.examples.join(', ')}${d.jobSets > d.examples.length ? ', …' : ''})`);
     lines.push(`    ${d.verdict.kind === 'not documented' ? 'NOT DOCUMENTED' : `${d.verdict.kind}: ${d.verdict.why}`}`);
   }
-  if (f.standInProblems.length > 0) {
-    lines.push(`pipeline stand-in problems (${f.standInProblems.length}):`);
-    for (const problem of f.standInProblems.slice(0, 5)) lines.push(`  ${problem.slice(0, 240)}`);
+  if (f.jobWatchProblems.length > 0) {
+    lines.push(`pipeline Job watch problems (${f.jobWatchProblems.length}):`);
+    for (const problem of f.jobWatchProblems.slice(0, 5)) lines.push(`  ${problem.slice(0, 240)}`);
   }
   lines.push(`pipeline per-startup counts (${f.burst.phase}) written to ${f.countsFile}`);
   return lines;

@@ -1,14 +1,30 @@
 /**
  * The JobSets the pipeline benchmark runs: KEP-104 story 2 (messagequeue → driver → worker,
- * InOrder), the same spec in both controllers' namespaces but for managedBy.
+ * InOrder), the same spec in both controllers' namespaces but for managedBy, its pods steered by
+ * the kwok node's annotations (test/integration/harness/controlPlane.ts).
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { podAnnotations } from '../../test/integration/harness/index.ts';
 import { repoPath } from '../../test/repoFiles.ts';
 
 /** STORY: the example JobSet, KEP-104 story 2. */
 export const STORY = 'examples/story2-messagequeue-driver-worker.yaml';
+/** READY_AFTER_MS: how long after the scheduler binds a pod kwok makes it Running and Ready. */
+export const READY_AFTER_MS = 200;
+/**
+ * COMPLETE_AFTER_MS: how long after a pod is Running kwok makes it Succeeded, the same for every
+ * stage: a JobSet's last Jobs (the workers) then complete this long after they are ready, and
+ * its earlier stages no later. Long beside either controller's stage latency under this load,
+ * so both have written the end of the startup before the Jobs finish (with 1 s, a controller
+ * still catching up saw the Jobs succeed first, and either one then went to Completed leaving
+ * StartupPolicyInProgress True and no StartupPolicyCompleted).
+ */
+export const COMPLETE_AFTER_MS = 10_000;
+/** POD_ANNOTATIONS: what every pod template of the story carries. */
+const POD_ANNOTATIONS = podAnnotations({ readyAfterMs: READY_AFTER_MS, finishAfterMs: COMPLETE_AFTER_MS, outcome: 'Succeeded' });
+
 /** NAMESPACE: where each controller's JobSets live. */
 export const NAMESPACE = { lineup: 'lineup', upstream: 'upstream' } as const;
 
@@ -30,7 +46,7 @@ export const jobKey = (namespace: string | undefined, name: string | undefined):
 /**
  * story2Manifest: KEP-104 story 2 with upstream's webhook defaults written out (as
  * test/integration/upstream/upstream.test.ts does: upstream runs without its webhooks here), the
- * same for both controllers but for managedBy.
+ * same for both controllers but for managedBy, with POD_ANNOTATIONS on every pod template.
  */
 export const story2Manifest = (): JsonObject => {
   const manifest: unknown = parse(readFileSync(repoPath(STORY), 'utf8'));
@@ -48,7 +64,19 @@ export const story2Manifest = (): JsonObject => {
         const jobSpec = template.spec as JsonObject;
         const podTemplate = jobSpec.template as JsonObject;
         const podSpec = podTemplate.spec as JsonObject;
-        return { ...rjob, template: { ...template, spec: { ...jobSpec, completionMode: 'Indexed', template: { ...podTemplate, spec: { restartPolicy: 'OnFailure', ...podSpec } } } } };
+        const podMetadata = isObject(podTemplate.metadata) ? podTemplate.metadata : {};
+        const annotations = isObject(podMetadata.annotations) ? podMetadata.annotations : {};
+        return {
+          ...rjob,
+          template: {
+            ...template,
+            spec: {
+              ...jobSpec,
+              completionMode: 'Indexed',
+              template: { ...podTemplate, metadata: { ...podMetadata, annotations: { ...annotations, ...POD_ANNOTATIONS } }, spec: { restartPolicy: 'OnFailure', ...podSpec } },
+            },
+          },
+        };
       }),
     },
   };

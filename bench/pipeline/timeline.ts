@@ -1,13 +1,15 @@
 /**
  * What the API server's audit log says happened: who sent each request (Lineup by its user,
- * upstream by its user agent, the bench as the admin), each controller's requests per startup,
- * and when each stage of each JobSet began and ended, cut into the parts of Lineup's pipeline.
- * Times are the API server's (at response completion), not the bench's own event loop, which
- * Lineup's pipeline, dynalite and the stand-in share and which can answer late.
+ * upstream and the Job controller by their user agents, the bench by its own), each controller's
+ * requests per startup, and when each stage of each JobSet began and ended, cut into the parts of
+ * Lineup's pipeline. Times are the API server's (at response completion), not the bench's own
+ * event loop, which Lineup's pipeline, dynalite and the bench's Job watch share and which can
+ * answer late; the watch only says which write each Job's running or ready state follows from.
  */
 import type { PassRecord } from '../../test/integration/e2e/pipeline.ts';
-import { ADMIN_USER, LINEUP_USER } from '../../test/integration/harness/index.ts';
+import { LINEUP_USER } from '../../test/integration/harness/index.ts';
 import { AUDITED_VERBS, UPSTREAM_USER_AGENT_PREFIX, describeWrites, type AuditedWrite } from '../../test/integration/harness/upstream.ts';
+import { BENCH_USER_AGENT } from './kubeClient.ts';
 import { median, percentile, round, type ApiFigure, type SegmentFigure, type StageFigure } from './figures.ts';
 import { NAMESPACE, jobKey, jobsOf, type Controller, type Stage } from './story.ts';
 
@@ -15,14 +17,28 @@ import { NAMESPACE, jobKey, jobsOf, type Controller, type Stage } from './story.
 const READ_VERBS: readonly string[] = ['get', 'list', 'watch'];
 const WRITE_VERBS: readonly string[] = AUDITED_VERBS;
 
-/** Actor: who sent a request. */
-export type Actor = Controller | 'bench' | 'system';
+/**
+ * JOB_CONTROLLER_USER_AGENT_PREFIX: how kube-controller-manager's requests introduce themselves
+ * (client-go's `kube-controller-manager/<version> (…) kubernetes/<commit>/<controller>`); the test
+ * control plane runs it as the admin.
+ */
+const JOB_CONTROLLER_USER_AGENT_PREFIX = 'kube-controller-manager/';
+/** JOB_CONTROLLER_USER: kube-controller-manager's own user, where a cluster gives it one. */
+const JOB_CONTROLLER_USER = 'system:kube-controller-manager';
 
-/** actorOf: who sent a request — Lineup (its own user), upstream (its user agent; it runs as the admin), the bench, or the server itself. */
+/** Actor: who sent a request. */
+export type Actor = Controller | 'jobController' | 'bench' | 'system';
+
+/**
+ * actorOf: who sent a request — Lineup (its own user), upstream (its user agent; it runs as the
+ * admin), kube-controller-manager (its user agent or user), the bench (its user agent), or
+ * anyone else (the scheduler, kwok, the server itself, the harness's setup).
+ */
 export const actorOf = (record: AuditedWrite): Actor => {
   if (record.username === LINEUP_USER) return 'lineup';
   if (record.userAgent.startsWith(UPSTREAM_USER_AGENT_PREFIX)) return 'upstream';
-  return record.username === ADMIN_USER ? 'bench' : 'system';
+  if (record.userAgent.startsWith(JOB_CONTROLLER_USER_AGENT_PREFIX) || record.username === JOB_CONTROLLER_USER) return 'jobController';
+  return record.userAgent === BENCH_USER_AGENT ? 'bench' : 'system';
 };
 
 /** isWrite: a create, update, patch or delete. */
@@ -47,18 +63,29 @@ export const apiFigure = (records: readonly AuditedWrite[], controller: Controll
   };
 };
 
-/** Timeline: when things happened, from the audit log and the stand-in's observations. */
+/** Timeline: when things happened, from the audit log and the bench's Job watch. */
 export interface Timeline {
   /** The bench's create of the JobSet. */
   createdAt(namespace: string, jobSet: string): number | undefined;
-  /** The stand-in's first status write of the Job (the ready one). */
+  /** The Job controller's status write that made the Job ready: its last one received before the watch saw the Job ready. */
   readyAt(namespace: string, job: string): number | undefined;
-  /** The controller's last write to the Job itself (create, or the patch that un-suspended it) before the stand-in's watch saw it running. */
+  /** The controller's last write to the Job itself (create, or the patch that un-suspended it) received before the watch saw it running. */
   runningAt(namespace: string, job: string): number | undefined;
 }
 
-/** timelineOf: a Timeline over audit records and when the stand-in first saw each Job (`namespace/name`) running. */
-export const timelineOf = (records: readonly AuditedWrite[], seenRunning: ReadonlyMap<string, number>): Timeline => {
+/** Seen: when the bench's Job watch first saw each Job (`namespace/name`) running, and ready. */
+export interface Seen {
+  readonly runningAt: ReadonlyMap<string, number>;
+  readonly readyAt: ReadonlyMap<string, number>;
+}
+
+/**
+ * timelineOf: a Timeline over audit records and the watch's sightings. A write is matched to a
+ * sighting by the time the API server received it, which precedes anything a watch can see of
+ * it (its response-complete time can come a moment after the watch event); without a matching
+ * write, the sighting's own time.
+ */
+export const timelineOf = (records: readonly AuditedWrite[], seen: Seen): Timeline => {
   const byObject = new Map<string, AuditedWrite[]>();
   for (const record of records) {
     if (record.code >= 300 || record.name === undefined) continue;
@@ -66,15 +93,18 @@ export const timelineOf = (records: readonly AuditedWrite[], seenRunning: Readon
     byObject.set(key, [...(byObject.get(key) ?? []), record]);
   }
   const writesOf = (resource: string, namespace: string, name: string): AuditedWrite[] => (byObject.get(`${resource}/${jobKey(namespace, name)}`) ?? []).filter(isWrite);
+  /** lastWriteBefore: the last of the Job's writes `chosen` received before the watch saw `sighting`, or the sighting. */
+  const lastWriteBefore = (sighting: ReadonlyMap<string, number>, namespace: string, job: string, chosen: (record: AuditedWrite) => boolean): number | undefined => {
+    const at = sighting.get(jobKey(namespace, job));
+    if (at === undefined) return undefined;
+    return writesOf('jobs', namespace, job).filter((record) => chosen(record) && record.receivedAt <= at).at(-1)?.at ?? at;
+  };
   return {
     createdAt: (namespace, jobSet) => writesOf('jobsets', namespace, jobSet).find((record) => record.verb === 'create' && actorOf(record) === 'bench')?.at,
-    readyAt: (namespace, job) => writesOf('jobs', namespace, job).find((record) => record.subresource === 'status' && actorOf(record) === 'bench')?.at,
+    readyAt: (namespace, job) => lastWriteBefore(seen.readyAt, namespace, job, (record) => record.subresource === 'status' && actorOf(record) === 'jobController'),
     runningAt: (namespace, job) => {
-      const seen = seenRunning.get(jobKey(namespace, job));
-      if (seen === undefined) return undefined;
       const controller = namespace === NAMESPACE.lineup ? 'lineup' : 'upstream';
-      const writes = writesOf('jobs', namespace, job).filter((record) => record.subresource === undefined && actorOf(record) === controller && record.at <= seen);
-      return writes.at(-1)?.at ?? seen;
+      return lastWriteBefore(seen.runningAt, namespace, job, (record) => record.subresource === undefined && actorOf(record) === controller);
     },
   };
 };

@@ -59,7 +59,7 @@ const PIPELINE: PipelineFigures = {
   setupRequests: { lineup: '', upstream: '' },
   statusPairsCompared: 15,
   statusDifferences: [difference('documented'), difference('not documented'), difference('not documented')],
-  standInProblems: [],
+  jobWatchProblems: [],
   countsFile: 'counts.json',
   counts: { description: '', producedBy: '', producedAt: '', source: '', startupsPerRun: 10, counters: {}, dynamoCapacity: {} },
   wallMs: 1,
