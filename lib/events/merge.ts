@@ -40,19 +40,39 @@ const refOf = (change: Pick<ObjectChange, 'kind' | 'name'>): string => `${change
  */
 export const mergeDetails = (older: LineupEventDetail, newer: LineupEventDetail): LineupEventDetail | undefined => {
   if (older.cluster !== newer.cluster || older.namespace !== newer.namespace || older.jobSet !== newer.jobSet) return undefined;
-  const own = refOf(newer);
-  const seen = new Set([own]);
-  const also: ObjectChange[] = [];
-  for (const change of [...(newer.also ?? []), ...changesOf(older)]) {
+  // Each object at its newest change: by resourceVersion where both name one (a held change folded
+  // in later may be newer than what the event already names), else the newer event's.
+  const newest = new Map<string, ObjectChange>();
+  for (const change of [...changesOf(newer), ...changesOf(older)]) {
     const ref = refOf(change);
-    if (seen.has(ref)) continue;
-    seen.add(ref);
-    also.push(change);
+    const kept = newest.get(ref);
+    if (kept === undefined || isNewerVersion(change.resourceVersion, kept.resourceVersion)) newest.set(ref, change);
   }
-  if (also.length + 1 > MAX_OBJECTS_PER_EVENT) return undefined;
+  if (newest.size > MAX_OBJECTS_PER_EVENT) return undefined;
+  const [own = objectChangeOf(newer), ...also] = [...newest.values()];
   const seenAt = older.seenAt === undefined ? newer.seenAt : newer.seenAt === undefined ? older.seenAt : Math.min(older.seenAt, newer.seenAt);
-  const { also: _ownAlso, seenAt: _ownSeenAt, ...rest } = newer;
-  return { ...rest, ...(seenAt !== undefined ? { seenAt } : {}), ...(also.length > 0 ? { also } : {}) };
+  const { also: _ownAlso, seenAt: _ownSeenAt, observed: _ownObserved, ...rest } = newer;
+  return {
+    ...rest,
+    kind: own.kind,
+    name: own.name,
+    uid: own.uid,
+    resourceVersion: own.resourceVersion,
+    watchType: own.watchType,
+    ...(own.observed !== undefined ? { observed: own.observed } : {}),
+    ...(seenAt !== undefined ? { seenAt } : {}),
+    ...(also.length > 0 ? { also } : {}),
+  };
+};
+
+/**
+ * isNewerVersion: `candidate` is a later resourceVersion of the same object than `kept`. The API
+ * server calls them opaque, but one object's versions on one watch stream are etcd revisions that
+ * only grow; anything else (a Sync's, an empty one) keeps what is kept.
+ */
+const isNewerVersion = (candidate: string, kept: string): boolean => {
+  if (!/^\d+$/.test(candidate) || !/^\d+$/.test(kept)) return false;
+  return BigInt(candidate) > BigInt(kept);
 };
 
 /**

@@ -33,6 +33,16 @@ describe('events/merge', () => {
     assert.doesNotThrow(() => LineupEventDetailSchema.parse(merged), 'the merged detail is a valid event');
   });
 
+  it('keeps an object’s newest resourceVersion whichever event brought it (a held change folded into a later event may be newer than what that event names)', () => {
+    // The window's event names a-0@10 and b-0@30; a-0@20 was held apart and is folded in after.
+    const windowEvent = mergeDetails(jobChange('train-workers-0', '10', 0), jobChange('train-workers-1', '30', 5)) ?? assert.fail('one JobSet merges');
+    const folded = mergeDetails(jobChange('train-workers-0', '20', 3), windowEvent) ?? assert.fail('one JobSet merges');
+    assert.deepEqual(summary(folded), ['Job/train-workers-1@30', 'Job/train-workers-0@20']);
+    // The newer event's own object stays its own, at the newest version either names.
+    const own = mergeDetails(jobChange('train-workers-0', '50', 0), jobChange('train-workers-0', '40', 1)) ?? assert.fail('one JobSet merges');
+    assert.deepEqual(summary(own), ['Job/train-workers-0@50']);
+  });
+
   it('refuses to merge another JobSet’s or cluster’s change, and more than MAX_OBJECTS_PER_EVENT objects', () => {
     assert.equal(mergeDetails(jobChange('a-0', '1', 0, 'a'), jobChange('b-0', '2', 0, 'b')), undefined);
     assert.equal(mergeDetails(jobChange('a-0', '1', 0, 'a'), { ...jobChange('a-1', '2', 0, 'a'), cluster: 'prod' }), undefined);
