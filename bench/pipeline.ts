@@ -48,6 +48,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_RECONCILER_MAX_CONCURRENCY } from '../infra/config.ts';
 import type { CountsFile } from '../infra/cost/costModel.ts';
+import { changesOf } from '../lib/events/merge.ts';
+import { LineupEventDetailSchema } from '../lib/events/schema.ts';
 import { startE2eCluster, type E2eCluster } from '../test/integration/e2e/cluster.ts';
 import { Pipeline, synthesizedRule } from '../test/integration/e2e/pipeline.ts';
 import { ensureKubeBinaries, ensureMotoVenv, startDynalite, startMoto, type DynaliteServer, type MotoServer } from '../test/integration/harness/index.ts';
@@ -147,9 +149,12 @@ export const runPipelineBench = async (options: PipelineBenchOptions = {}): Prom
       const failed = new Set(result.failed.map((failure) => failure.index));
       entries.forEach((entry, index) => {
         if (failed.has(index)) return;
-        const detail = JSON.parse(entry.Detail) as { namespace?: string; name?: string };
-        const key = jobKey(detail.namespace, detail.name);
-        puts.set(key, [...(puts.get(key) ?? []), at]);
+        // Every object the event names: its own and those of its JobSet folded in (`also`).
+        const detail = LineupEventDetailSchema.parse(JSON.parse(entry.Detail));
+        for (const change of changesOf(detail)) {
+          const key = jobKey(detail.namespace, change.name);
+          puts.set(key, [...(puts.get(key) ?? []), at]);
+        }
       });
       return result;
     };
