@@ -49,6 +49,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_RECONCILER_MAX_CONCURRENCY } from '../infra/config.ts';
 import type { CountsFile } from '../infra/cost/costModel.ts';
 import { changesOf } from '../lib/events/merge.ts';
+import { DEFAULT_LEASE_TTL_MS } from '../lib/reconcile/reconcileJobSet.ts';
 import { LineupEventDetailSchema } from '../lib/events/schema.ts';
 import { startE2eCluster, type E2eCluster } from '../test/integration/e2e/cluster.ts';
 import { Pipeline, synthesizedRule } from '../test/integration/e2e/pipeline.ts';
@@ -127,6 +128,9 @@ export const runPipelineBench = async (options: PipelineBenchOptions = {}): Prom
       pollers: DEFAULT_RECONCILER_MAX_CONCURRENCY,
       visibilityTimeoutSeconds: VISIBILITY_TIMEOUT_SECONDS,
       deployedForwarderTimings: true,
+      // The deployed lease: a loop slowed down by the loaded test servers keeps its JobSet (the
+      // tests' 10 s lease can lapse mid-loop, leaving a deferred event to the resync, which the bench does not run).
+      leaseTtlMs: DEFAULT_LEASE_TTL_MS,
       instrument: (clients) => counter.attach(clients),
     });
     upstream = await startUpstreamController(kube);

@@ -22,6 +22,7 @@ import { startE2eCluster, type E2eCluster } from '../e2e/cluster.ts';
 import { Pipeline, synthesizedRule } from '../e2e/pipeline.ts';
 import { startDynalite, startMoto, type DynaliteServer, type MotoServer } from '../harness/index.ts';
 import { startUpstreamController, type UpstreamController } from '../harness/upstream.ts';
+import { DEFAULT_LEASE_TTL_MS } from '../../../lib/reconcile/reconcileJobSet.ts';
 
 /** Side: which controller runs a twin. */
 export type Side = 'lineup' | 'upstream';
@@ -112,7 +113,8 @@ export class ConformanceBed {
     let pipeline: Pipeline | undefined;
     let upstream: UpstreamController | undefined;
     try {
-      pipeline = await Pipeline.start({ kube: cluster.kube, moto, dynamo, clusterId: options.clusterId, rule, pollers: DEFAULT_RECONCILER_MAX_CONCURRENCY, visibilityTimeoutSeconds: 30 });
+      // The deployed lease (the tests' 10 s one can lapse mid-loop on a loaded machine, leaving a deferred event to a resync).
+      pipeline = await Pipeline.start({ kube: cluster.kube, moto, dynamo, clusterId: options.clusterId, rule, pollers: DEFAULT_RECONCILER_MAX_CONCURRENCY, visibilityTimeoutSeconds: 30, leaseTtlMs: DEFAULT_LEASE_TTL_MS });
       if (options.upstream) upstream = await startUpstreamController(cluster.kube);
       const bed = new ConformanceBed({ cluster, moto, dynamo, pipeline, upstream });
       for (const namespace of Object.values(NAMESPACES)) {
