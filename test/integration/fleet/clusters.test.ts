@@ -19,7 +19,7 @@ import { collectingLog } from '../../../lib/log.ts';
 import { resync } from '../../../lib/reconcile/resync.ts';
 import { startDynalite, startMoto, type DynaliteServer, type MotoServer } from '../harness/index.ts';
 import { COLD_START_TIMEOUT_MS, eventually } from '../k8s/support.ts';
-import { asCreated, exampleJobSet, startE2eCluster, type E2eCluster } from '../e2e/cluster.ts';
+import { asCreated, exampleJobSet, HELD_FOR_EVER, startE2eCluster, withPodBehaviour, type E2eCluster } from '../e2e/cluster.ts';
 import { Pipeline, synthesizedRule } from '../e2e/pipeline.ts';
 
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
@@ -111,7 +111,7 @@ describe('integration/fleet: heartbeats and lineup clusters against kube-apiserv
 
   it('a running forwarder heartbeats through the deployed rule: status shows the cluster watched, its lag, last hour and the JobSet starting', async () => {
     const { cluster, pipeline } = ready();
-    const created = await cluster.kube.request('POST', '/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets', asCreated(exampleJobSet('story2-messagequeue-driver-worker.yaml', NAME)));
+    const created = await cluster.kube.request('POST', '/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets', asCreated(withPodBehaviour(exampleJobSet('story2-messagequeue-driver-worker.yaml', NAME), HELD_FOR_EVER)));
     assert.ok(created.status < 300, created.body.slice(0, 300));
     // Not pipeline.settle(): the heartbeats keep the pipeline busy for as long as the forwarder runs.
     const { run, report } = await eventually(
@@ -134,7 +134,7 @@ describe('integration/fleet: heartbeats and lineup clusters against kube-apiserv
     assert.ok((only?.lastHour.events ?? 0) >= (only?.lastHour.passes ?? 0), 'every pass names at least its event');
     assert.equal(only?.lastHour.errors, 0);
     assert.equal(only?.jobSets, 1);
-    assert.deepEqual(only?.starting.jobSets.map((item) => `${item.namespace}/${item.name}`), [`default/${NAME}`], 'InOrder waits for messagequeue Ready: no Job controller runs here');
+    assert.deepEqual(only?.starting.jobSets.map((item) => `${item.namespace}/${item.name}`), [`default/${NAME}`], 'InOrder waits for messagequeue Ready: its pods are held Pending');
     const text = await lineup('clusters', 'status', '--table', TABLE, '--region', REGION);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, new RegExp(`\\n${CLUSTER} {2}token {2}watched: heartbeat \\S+ ago \\(every 300ms\\); lag `));
