@@ -1,7 +1,9 @@
 /**
  * Many clusters at once: one reconciler pipeline — one bus with the stack's rule (from the
- * synthesized template), one queue, DEFAULT_RECONCILER_MAX_CONCURRENCY pollers running the real
- * SQS batch handler, one checkpoint table — fed by N forwarders at once, N = 1, 10, 50.
+ * synthesized template), one queue, DEFAULT_RECONCILER_MAX_CONCURRENCY pollers that, like Lambda's
+ * SQS event source, receive and delete outside the handler and run the real SQS batch handler at
+ * most DEFAULT_RECONCILER_MAX_CONCURRENCY batches at once, one checkpoint table — fed by N
+ * forwarders at once, N = 1, 10, 50.
  *
  * What stands in for what, said plainly: the N "clusters" are N namespaces of ONE kube-apiserver
  * (one API server per cluster does not fit on this machine). Each cluster id has its own
@@ -269,6 +271,7 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
     stop: async () => {
       abort.abort();
       await Promise.allSettled([...runs, ...pollers]);
+      await Promise.allSettled([...invocations]);
     },
   };
   const toRecord = (message: Message): SQSRecord => ({
@@ -287,6 +290,49 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
     eventSourceARN: queueArn,
     awsRegion: moto.clientConfig.region,
   });
+  // As Lambda's SQS event source mapping: its pollers receive and delete outside the function,
+  // whose concurrency (DEFAULT_RECONCILER_MAX_CONCURRENCY invocations) bounds the handling only.
+  // Each poller holds at most one received batch while it waits for an invocation slot.
+  let freeInvocations = DEFAULT_RECONCILER_MAX_CONCURRENCY;
+  const waiting: (() => void)[] = [];
+  const acquireInvocation = async (): Promise<void> => {
+    if (freeInvocations > 0) {
+      freeInvocations -= 1;
+      return;
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const releaseInvocation = (): void => {
+    const next = waiting.shift();
+    if (next) next();
+    else freeInvocations += 1;
+  };
+  abort.signal.addEventListener('abort', () => {
+    for (const resolve of waiting.splice(0)) resolve();
+  });
+  const invocations = new Set<Promise<void>>();
+  /** invoke: the handler on one batch in an invocation slot, then the successes deleted (the slot already free). Never rejects. */
+  const invoke = async (messages: readonly Message[]): Promise<void> => {
+    let done: Message[] = [];
+    try {
+      const batchStarted = performance.now();
+      const response = await handler({ Records: messages.map(toRecord) });
+      timings.add('hop.batch handled', performance.now() - batchStarted);
+      const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+      done = messages.filter((message) => !failed.has(message.MessageId ?? ''));
+      fleet.records += done.length;
+    } catch (error) {
+      problems.push(`a batch failed as a whole: ${String(error)}`);
+    } finally {
+      releaseInvocation();
+    }
+    if (done.length === 0) return;
+    try {
+      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })) }));
+    } catch (error) {
+      problems.push(`DeleteMessageBatch failed: ${String(error)}`);
+    }
+  };
   const poll = async (): Promise<void> => {
     while (!abort.signal.aborted) {
       let messages: Message[];
@@ -304,17 +350,10 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
         const sent = Number(message.Attributes?.SentTimestamp);
         if (Number.isFinite(sent)) timings.add('hop.queued (sent → received)', receivedAt - sent);
       }
-      try {
-        const batchStarted = performance.now();
-        const response = await handler({ Records: messages.map(toRecord) });
-        timings.add('hop.batch handled', performance.now() - batchStarted);
-        const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
-        const done = messages.filter((message) => !failed.has(message.MessageId ?? ''));
-        fleet.records += done.length;
-        if (done.length > 0) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })) }));
-      } catch (error) {
-        problems.push(`a batch failed as a whole: ${String(error)}`);
-      }
+      await acquireInvocation();
+      if (abort.signal.aborted) return;
+      const invocation = invoke(messages).finally(() => invocations.delete(invocation));
+      invocations.add(invocation);
     }
   };
   const pollers = Array.from({ length: DEFAULT_RECONCILER_MAX_CONCURRENCY }, poll);
@@ -444,7 +483,7 @@ export const runManyClustersBench = async (options: { counts?: readonly number[]
 
 /** renderManyClustersFigures: the lines `npm run bench` prints. */
 export const renderManyClustersFigures = (f: ManyClustersFigures): string[] => [
-  `many clusters (N namespaces of one kube-apiserver standing in for N clusters, each with its own forwarder and cluster id; one bus, queue, table, ${f.pollers} pollers; ${f.jobSetsPerCluster} story-2 JobSets per cluster at once):`,
+  `many clusters (N namespaces of one kube-apiserver standing in for N clusters, each with its own forwarder and cluster id; one bus, queue, table, ${f.pollers} pollers and at most ${f.pollers} batches handled at once; ${f.jobSetsPerCluster} story-2 JobSets per cluster at once):`,
   ...f.fleets.map(
     (fleet) =>
       `  ${fleet.clusters} cluster${fleet.clusters === 1 ? '' : 's'} (${fleet.jobSets} JobSets, ${fleet.seconds} s): ${fleet.eventsPut} events put, ${fleet.eventsPerSecond} events/s; ${fleet.recordsHandled} records handled, ${fleet.recordsPerSecond}/s; ${fleet.passes} passes; stage latency p50 ${fleet.stageP50Ms.join(' / ')} ms, p99 ${fleet.stageP99Ms.join(' / ')} ms${fleet.problems.length > 0 ? `; problems: ${fleet.problems.join('; ')}` : ''}\n` +
