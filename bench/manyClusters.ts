@@ -1,15 +1,17 @@
 /**
  * Many clusters at once: one reconciler pipeline — one bus with the stack's rule (from the
- * synthesized template), one queue, DEFAULT_RECONCILER_MAX_CONCURRENCY pollers running the real
- * SQS batch handler, one checkpoint table — fed by N forwarders at once, N = 1, 10, 50.
+ * synthesized template), one queue, DEFAULT_RECONCILER_MAX_CONCURRENCY pollers that, like Lambda's
+ * SQS event source, receive and delete outside the handler and run the real SQS batch handler at
+ * most DEFAULT_RECONCILER_MAX_CONCURRENCY batches at once, one checkpoint table — fed by N
+ * forwarders at once, N = 1, 10, 50.
  *
  * What stands in for what, said plainly: the N "clusters" are N namespaces of ONE kube-apiserver
  * (one API server per cluster does not fit on this machine). Each cluster id has its own
  * forwarder (lib/forwarder's Forwarder with a KubeWatchSource scoped to its namespace, all in the
  * bench's process), its own registry entry (the same API server, Lineup's token) and so its own
  * gateway in the reconciler, its own event source `lineup.<id>` and its own bookmarks. moto serves
- * EventBridge and SQS, dynalite DynamoDB; the Job controller is the pipeline benchmark's stand-in
- * (bench/pipeline/jobController.ts: a running Job is ready READY_AFTER_MS later). So the API
+ * EventBridge and SQS, dynalite DynamoDB; the Job controller is a stand-in
+ * (bench/manyClusters/jobStandIn.ts: a running Job is ready READY_AFTER_MS later). So the API
  * server, moto and dynalite are shared by every cluster, as the bus, queue and table are in a
  * deployment, but the API server is too, which a fleet's clusters would not share.
  *
@@ -23,6 +25,7 @@
  *   node bench/manyClusters.ts [--clusters 1,10,50] [--jobsets-per-cluster 2] [--json]
  */
 import { randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -35,6 +38,7 @@ import { CounterName, Counters } from '../lib/counters.ts';
 import { EventBridgeSink } from '../lib/forwarder/eventBridgeSink.ts';
 import { Forwarder } from '../lib/forwarder/forwarder.ts';
 import type { EventSink } from '../lib/forwarder/types.ts';
+import { PooledKubeConfig } from '../lib/k8s/connectionPool.ts';
 import { resolveClusters } from '../lib/k8s/registry.ts';
 import { KubeWatchSource } from '../lib/k8s/watchSource.ts';
 import type { Log } from '../lib/log.ts';
@@ -44,11 +48,14 @@ import { makeSqsBatchHandler } from '../lib/reconcile/sqsBatch.ts';
 import { DynamoCheckpointStore } from '../lib/store/dynamoStore.ts';
 import { ensureCheckpointTable } from '../lib/store/embedded.ts';
 import type { ClusterRecord } from '../lib/store/types.ts';
+import type { ClusterGateway } from '../lib/reconcile/types.ts';
+import { cpuBetween, loadAverage, sampleTree } from './manyClusters/cpu.ts';
+import type { ProcessCpu } from './manyClusters/cpu.ts';
 import { synthesizedRule } from '../test/integration/e2e/pipeline.ts';
 import { startDynalite, startMoto } from '../test/integration/harness/index.ts';
 import type { DynaliteServer, KubeServer, MotoServer } from '../test/integration/harness/index.ts';
 import { startCluster } from '../test/integration/k8s/support.ts';
-import { JobControllerStandIn, READY_AFTER_MS } from './pipeline/jobController.ts';
+import { JobControllerStandIn, READY_AFTER_MS } from './manyClusters/jobStandIn.ts';
 import { BenchKubeClient } from './pipeline/kubeClient.ts';
 import { jobKey, jobsOf, manifestFor, stagesOf, story2Manifest } from './pipeline/story.ts';
 import type { JsonObject, Stage } from './pipeline/story.ts';
@@ -64,6 +71,55 @@ const DONE_TIMEOUT_MS = 10 * 60_000;
 /** VISIBILITY_TIMEOUT_SECONDS: long, so a slow batch is not redelivered while it runs (as in bench/pipeline.ts). */
 const VISIBILITY_TIMEOUT_SECONDS = 30;
 
+/** CallTimings: durations (ms) per call name, for where the time goes. */
+export class CallTimings {
+  readonly byName = new Map<string, number[]>();
+  add(name: string, ms: number): void {
+    const list = this.byName.get(name);
+    if (list) list.push(ms);
+    else this.byName.set(name, [ms]);
+  }
+  /** summary: per call name, count, p50 and p99 (ms) and the total (s), busiest first. */
+  summary(): CallSummary[] {
+    return [...this.byName]
+      .map(([name, values]) => ({ name, count: values.length, p50Ms: Math.round(percentile(values, 50)), p99Ms: Math.round(percentile(values, 99)), totalS: Math.round(values.reduce((sum, v) => sum + v, 0) / 100) / 10 }))
+      .sort((a, b) => b.totalS - a.totalS);
+  }
+}
+
+/** CallSummary: one call name's timings. */
+export interface CallSummary {
+  readonly name: string;
+  readonly count: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Summed over concurrent calls, so it can exceed the wall time. */
+  readonly totalS: number;
+}
+
+/** timeCall: `call`, its duration added to `timings` under `name`. */
+const timeCall = async <T>(timings: CallTimings, name: string, call: () => Promise<T>): Promise<T> => {
+  const started = performance.now();
+  try {
+    return await call();
+  } finally {
+    timings.add(name, performance.now() - started);
+  }
+};
+
+/** sdkCallName: `<service>.<Command>` of an SDK middleware context. */
+const sdkCallName = (service: string, context: { commandName?: string }): string => `${service}.${(context.commandName ?? 'unknown').replace(/Command$/, '')}`;
+const TIMING_MIDDLEWARE = { step: 'initialize', name: 'benchCallTiming' } as const;
+
+/** timedGateway: `gateway` with its observe and apply timed under `kube.observe` and `kube.<action kind>`. */
+const timedGateway = (gateway: ClusterGateway, timings: CallTimings): ClusterGateway => ({
+  observe: (...args) => timeCall(timings, 'kube.observe', () => gateway.observe(...args)),
+  apply: (...args) => timeCall(timings, `kube.${args[2].kind}`, () => gateway.apply(...args)),
+});
+
+/** CALLS_SHOWN: the busiest calls the text output names. */
+const CALLS_SHOWN = 10;
+
 /** FleetFigures: one fleet size's figures. */
 export interface FleetFigures {
   readonly clusters: number;
@@ -78,6 +134,14 @@ export interface FleetFigures {
   /** Stage latency, p50 and p99 per stage, in ms. */
   readonly stageP50Ms: readonly number[];
   readonly stageP99Ms: readonly number[];
+  /** CPU seconds per process during the run (the bench's own and the servers it started), the busiest first. */
+  readonly cpu: readonly ProcessCpu[];
+  /** All of them over the records handled, in ms. */
+  readonly cpuMsPerRecord: number;
+  /** The machine's 1-minute load average at the end (2 cores: above 2, these processes waited for a core). */
+  readonly loadAverage: number;
+  /** Per call (moto, dynalite, kube via the gateway) and per hop (queue wait, batch), p50/p99, busiest first. */
+  readonly calls: readonly CallSummary[];
   readonly problems: readonly string[];
 }
 
@@ -122,8 +186,16 @@ interface Fleet {
   readonly sqs: SQSClient;
   /** Error logs of the forwarders and the handler, failed receives and batches. */
   readonly problems: string[];
+  readonly timings: CallTimings;
   stop(): Promise<void>;
 }
+
+/** pooledKubeConfig: Lineup's user on `kube`, its requests on one connection pool as the deployed forwarder's (lib/hosts/forwarderHost.ts). */
+const pooledKubeConfig = (kube: KubeServer): PooledKubeConfig => {
+  const kubeConfig = new PooledKubeConfig();
+  kubeConfig.loadFromString(kube.kubeConfig('lineup').exportConfig());
+  return kubeConfig;
+};
 
 /** startFleet: bus, rule, queue, table, registry, N forwarders and the pollers for fleet `tag`. */
 const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteServer, tag: string, clusterIds: readonly string[]): Promise<Fleet> => {
@@ -131,6 +203,10 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
   const events = new EventBridgeClient(moto.clientConfig);
   const sqs = new SQSClient(moto.clientConfig);
   const dynamoClient = new DynamoDBClient(dynamo.clientConfig);
+  const timings = new CallTimings();
+  events.middlewareStack.add((next, context) => (args) => timeCall(timings, sdkCallName('moto', context), () => next(args)), TIMING_MIDDLEWARE);
+  sqs.middlewareStack.add((next, context) => (args) => timeCall(timings, sdkCallName('moto', context), () => next(args)), TIMING_MIDDLEWARE);
+  dynamoClient.middlewareStack.add((next, context) => (args) => timeCall(timings, sdkCallName('dynalite', context), () => next(args)), TIMING_MIDDLEWARE);
   const busName = `lineup-${tag}`;
   await events.send(new CreateEventBusCommand({ Name: busName }));
   const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${busName}-reconciler`, Attributes: { VisibilityTimeout: String(VISIBILITY_TIMEOUT_SECONDS) } }))).QueueUrl ?? '';
@@ -155,7 +231,7 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
     sinks.push(sink);
     const forwarder = new Forwarder({
       cluster: id,
-      source: new KubeWatchSource({ kubeConfig: kube.kubeConfig('lineup'), counters, namespace: id }),
+      source: new KubeWatchSource({ kubeConfig: pooledKubeConfig(kube), counters, namespace: id }),
       sink,
       bookmarks: store,
       planOptions: DEFAULT_PLAN_OPTIONS,
@@ -169,9 +245,13 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
 
   // The reconciler: the registry names every cluster id (the same API server), pollers as Lambda's event source.
   const records: ClusterRecord[] = clusterIds.map((id) => ({ id, endpoint: kube.url, caData: kube.caPem, auth: { type: 'token', token: kube.lineupToken } }));
+  const resolveCluster = resolveClusters({ static: records, counters });
   const handler = makeSqsBatchHandler({
     store,
-    resolveCluster: resolveClusters({ static: records, counters }),
+    resolveCluster: async (id) => {
+      const gateway = await resolveCluster(id);
+      return gateway === undefined ? undefined : timedGateway(gateway, timings);
+    },
     planOptions: DEFAULT_PLAN_OPTIONS,
     owner: `bench-many-${randomUUID().slice(0, 8)}`,
     inputsMemory: new InputsMemory(),
@@ -187,9 +267,11 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
     queueUrl,
     sqs,
     problems,
+    timings,
     stop: async () => {
       abort.abort();
       await Promise.allSettled([...runs, ...pollers]);
+      await Promise.allSettled([...invocations]);
     },
   };
   const toRecord = (message: Message): SQSRecord => ({
@@ -208,6 +290,49 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
     eventSourceARN: queueArn,
     awsRegion: moto.clientConfig.region,
   });
+  // As Lambda's SQS event source mapping: its pollers receive and delete outside the function,
+  // whose concurrency (DEFAULT_RECONCILER_MAX_CONCURRENCY invocations) bounds the handling only.
+  // Each poller holds at most one received batch while it waits for an invocation slot.
+  let freeInvocations = DEFAULT_RECONCILER_MAX_CONCURRENCY;
+  const waiting: (() => void)[] = [];
+  const acquireInvocation = async (): Promise<void> => {
+    if (freeInvocations > 0) {
+      freeInvocations -= 1;
+      return;
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const releaseInvocation = (): void => {
+    const next = waiting.shift();
+    if (next) next();
+    else freeInvocations += 1;
+  };
+  abort.signal.addEventListener('abort', () => {
+    for (const resolve of waiting.splice(0)) resolve();
+  });
+  const invocations = new Set<Promise<void>>();
+  /** invoke: the handler on one batch in an invocation slot, then the successes deleted (the slot already free). Never rejects. */
+  const invoke = async (messages: readonly Message[]): Promise<void> => {
+    let done: Message[] = [];
+    try {
+      const batchStarted = performance.now();
+      const response = await handler({ Records: messages.map(toRecord) });
+      timings.add('hop.batch handled', performance.now() - batchStarted);
+      const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+      done = messages.filter((message) => !failed.has(message.MessageId ?? ''));
+      fleet.records += done.length;
+    } catch (error) {
+      problems.push(`a batch failed as a whole: ${String(error)}`);
+    } finally {
+      releaseInvocation();
+    }
+    if (done.length === 0) return;
+    try {
+      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })) }));
+    } catch (error) {
+      problems.push(`DeleteMessageBatch failed: ${String(error)}`);
+    }
+  };
   const poll = async (): Promise<void> => {
     while (!abort.signal.aborted) {
       let messages: Message[];
@@ -220,15 +345,15 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
         continue;
       }
       if (messages.length === 0) continue;
-      try {
-        const response = await handler({ Records: messages.map(toRecord) });
-        const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
-        const done = messages.filter((message) => !failed.has(message.MessageId ?? ''));
-        fleet.records += done.length;
-        if (done.length > 0) await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: done.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })) }));
-      } catch (error) {
-        problems.push(`a batch failed as a whole: ${String(error)}`);
+      const receivedAt = Date.now();
+      for (const message of messages) {
+        const sent = Number(message.Attributes?.SentTimestamp);
+        if (Number.isFinite(sent)) timings.add('hop.queued (sent → received)', receivedAt - sent);
       }
+      await acquireInvocation();
+      if (abort.signal.aborted) return;
+      const invocation = invoke(messages).finally(() => invocations.delete(invocation));
+      invocations.add(invocation);
     }
   };
   const pollers = Array.from({ length: DEFAULT_RECONCILER_MAX_CONCURRENCY }, poll);
@@ -267,6 +392,7 @@ const runFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteServ
     const base = story2Manifest();
     const stages = stagesOf(base);
     const created = new Map<string, { namespace: string; name: string; at: number }>();
+    const cpuBefore = sampleTree();
     const started = Date.now();
     await Promise.all(
       clusterIds.flatMap((namespace) =>
@@ -297,6 +423,8 @@ const runFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteServ
       await sleep(200);
     }
     const ended = Math.max(workersRunningAt, Date.now());
+    const cpu = cpuBetween(cpuBefore, sampleTree());
+    const cpuSeconds = cpu.reduce((sum, entry) => sum + entry.cpuSeconds, 0);
     const seconds = (ended - started) / 1000;
     const eventsPut = fleet.sinks.reduce((sum, sink) => sum + sink.count, 0);
     const latencies = stageLatencies(standIn, stages, created);
@@ -312,6 +440,10 @@ const runFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteServ
       passes: fleet.counters.get(CounterName.Passes),
       stageP50Ms: latencies.map((values) => percentile(values, 50)),
       stageP99Ms: latencies.map((values) => percentile(values, 99)),
+      cpu,
+      cpuMsPerRecord: fleet.records === 0 ? 0 : Math.round((cpuSeconds * 1000) / fleet.records),
+      loadAverage: loadAverage(),
+      calls: fleet.timings.summary(),
       problems: problems.slice(0, 10),
     };
   } finally {
@@ -351,10 +483,12 @@ export const runManyClustersBench = async (options: { counts?: readonly number[]
 
 /** renderManyClustersFigures: the lines `npm run bench` prints. */
 export const renderManyClustersFigures = (f: ManyClustersFigures): string[] => [
-  `many clusters (N namespaces of one kube-apiserver standing in for N clusters, each with its own forwarder and cluster id; one bus, queue, table, ${f.pollers} pollers; ${f.jobSetsPerCluster} story-2 JobSets per cluster at once):`,
+  `many clusters (N namespaces of one kube-apiserver standing in for N clusters, each with its own forwarder and cluster id; one bus, queue, table, ${f.pollers} pollers and at most ${f.pollers} batches handled at once; ${f.jobSetsPerCluster} story-2 JobSets per cluster at once):`,
   ...f.fleets.map(
     (fleet) =>
-      `  ${fleet.clusters} cluster${fleet.clusters === 1 ? '' : 's'} (${fleet.jobSets} JobSets, ${fleet.seconds} s): ${fleet.eventsPut} events put, ${fleet.eventsPerSecond} events/s; ${fleet.recordsHandled} records handled, ${fleet.recordsPerSecond}/s; ${fleet.passes} passes; stage latency p50 ${fleet.stageP50Ms.join(' / ')} ms, p99 ${fleet.stageP99Ms.join(' / ')} ms${fleet.problems.length > 0 ? `; problems: ${fleet.problems.join('; ')}` : ''}`,
+      `  ${fleet.clusters} cluster${fleet.clusters === 1 ? '' : 's'} (${fleet.jobSets} JobSets, ${fleet.seconds} s): ${fleet.eventsPut} events put, ${fleet.eventsPerSecond} events/s; ${fleet.recordsHandled} records handled, ${fleet.recordsPerSecond}/s; ${fleet.passes} passes; stage latency p50 ${fleet.stageP50Ms.join(' / ')} ms, p99 ${fleet.stageP99Ms.join(' / ')} ms${fleet.problems.length > 0 ? `; problems: ${fleet.problems.join('; ')}` : ''}\n` +
+      `    CPU ${fleet.cpu.map((entry) => `${entry.name} ${entry.cpuSeconds} s`).join(', ')} (${fleet.cpuMsPerRecord} ms a record handled), load average ${fleet.loadAverage} on ${availableParallelism()} cores\n` +
+      `    where the time went (calls, p50 / p99 ms, summed s): ${fleet.calls.slice(0, CALLS_SHOWN).map((call) => `${call.name} ${call.count}× ${call.p50Ms} / ${call.p99Ms} ms, ${call.totalS} s`).join('; ')}`,
   ),
 ];
 

@@ -2,12 +2,13 @@
  * The forwarder's two hosts, one wiring: the Lambda watch session (functions/forwarder.ts) and
  * the long-running container process (`lineup forward`, for a Deployment in the cluster).
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Counters } from '../counters.ts';
 import { UnknownClusterError } from '../errors.ts';
 import { Forwarder } from '../forwarder/forwarder.ts';
 import type { EventSink } from '../forwarder/types.ts';
 import { kubeConfigFor } from '../k8s/auth.ts';
+import { PooledKubeConfig } from '../k8s/connectionPool.ts';
 import { secretsManagerReader } from '../k8s/secretToken.ts';
 import { KubeWatchSource } from '../k8s/watchSource.ts';
 import type { Log } from '../log.ts';
@@ -57,9 +58,9 @@ export const forwarderFor = async (deps: ForwarderHostDeps): Promise<Forwarder> 
   });
 };
 
-/** inClusterKubeConfig: the pod's service account (the forwarder Deployment's host). */
+/** inClusterKubeConfig: the pod's service account (the forwarder Deployment's host), its requests on one connection pool. */
 export const inClusterKubeConfig = (): KubeConfig => {
-  const kubeConfig = new KubeConfig();
+  const kubeConfig = new PooledKubeConfig();
   kubeConfig.loadFromCluster();
   return kubeConfig;
 };

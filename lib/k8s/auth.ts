@@ -9,6 +9,9 @@
  * `applySecurityAuthentication`, watches and websockets through `applyToHTTPSOptions` — asks it
  * for headers, so a warm Lambda's long-lived KubeConfig always sends a fresh token. A static
  * `user.token` cannot do this: client-node writes it after the authenticators and it would win.
+ *
+ * Every KubeConfig built here is a PooledKubeConfig (lib/k8s/connectionPool.ts): its requests
+ * share one connection pool rather than each opening a connection and a TLS handshake.
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -18,6 +21,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { EksToken, KubeconfigMessage } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { ClusterAuth, ClusterRecord } from '../store/types.ts';
+import { PooledKubeConfig } from './connectionPool.ts';
 import { SECRET_TOKEN_AUTH_PROVIDER, SecretTokenAuthenticator, SecretTokenSource } from './secretToken.ts';
 import type { TokenRefresher } from './secretToken.ts';
 
@@ -224,7 +228,7 @@ const firstLine = (error: unknown): string => (error instanceof Error ? error.me
  * const kubeConfig = loadKubeConfigFile(join(homedir(), '.kube', 'config'), 'kind-dev');
  */
 export const loadKubeConfigFile = (path: string, context?: string): KubeConfig => {
-  const kubeConfig = new KubeConfig();
+  const kubeConfig = new PooledKubeConfig();
   try {
     kubeConfig.loadFromFile(path);
   } catch (error) {
@@ -265,7 +269,7 @@ export const clusterAccessFor = async (record: ClusterRecord, options: AuthOptio
     case 'kubeconfig':
       return { kubeConfig: loadKubeConfigFile(auth.path, auth.context) };
     case 'token': {
-      const kubeConfig = new KubeConfig();
+      const kubeConfig = new PooledKubeConfig();
       const source = secretSourceOf(record, auth, options);
       if (source === undefined) {
         kubeConfig.loadFromClusterAndUser(clusterOf(record), { name: record.id, token: auth.token });
@@ -276,7 +280,7 @@ export const clusterAccessFor = async (record: ClusterRecord, options: AuthOptio
       return { kubeConfig, refresher: source };
     }
     case 'eks': {
-      const kubeConfig = new KubeConfig();
+      const kubeConfig = new PooledKubeConfig();
       const source = new EksTokenSource({ clusterName: auth.clusterName, region: auth.region, roleArn: auth.roleArn, credentials: options.credentials, now: options.now });
       kubeConfig.addAuthenticator(new EksAuthenticator(source));
       kubeConfig.loadFromClusterAndUser(clusterOf(record), {

@@ -35,6 +35,8 @@ export interface LoopbackServer {
   readonly requests: RecordedRequest[];
   /** hits: how many requests came for `method path`. */
   hits(method: string, path: string): number;
+  /** connections: how many TCP connections clients opened to it so far. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -63,12 +65,17 @@ export const startLoopback = async (script: Script): Promise<LoopbackServer> => 
     });
   };
   const server = createServer(handle);
+  let connections = 0;
+  server.on('connection', () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
     hits: (method, path) => counts.get(`${method} ${path}`) ?? 0,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
