@@ -8,6 +8,7 @@
 import { ConditionType, JobConditionType, Label } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
+import { plan } from '../plan/planner.ts';
 import type { Observed, PlanOptions } from '../plan/types.ts';
 import { canonicalJson } from '../reconcile/journal.ts';
 import type { BehaviourAction, JobTiming } from '../sim/behaviour.ts';
@@ -49,6 +50,17 @@ const conditionTime = (job: Job, type: string): { at: number; reason: string; me
   const condition = (job.status?.conditions ?? []).find((c) => c.type === type && c.status === 'True');
   const at = condition?.lastTransitionTime === undefined ? Number.NaN : Date.parse(condition.lastTransitionTime);
   return condition && Number.isFinite(at) ? { at, reason: condition.reason ?? '', message: condition.message ?? '' } : undefined;
+};
+
+/**
+ * finalAfter: where the last recorded pass left the JobSet — its inputs are what it saw before its
+ * writes, so when it wrote the status (as the pass that finishes a JobSet does, and no later pass
+ * need be journaled) the status it wrote, planned again from those inputs (the planner is pure).
+ */
+const finalAfter = (observed: Observed, actions: readonly { readonly kind: string }[], planOptions: PlanOptions): RecordedFinal => {
+  if (!actions.some((action) => action.kind === 'UpdateJobSetStatus')) return finalOf(observed.jobSet);
+  const written = plan(observed, planOptions).actions.find((action) => action.kind === 'UpdateJobSetStatus');
+  return finalOf(written?.kind === 'UpdateJobSetStatus' ? { status: written.status } : observed.jobSet);
 };
 
 /** finalOf: what a JobSet's status says it reached. */
@@ -186,7 +198,7 @@ export const recordedRunOf = (recording: Recording, source: string): RecordedRun
     jobSet,
     planOptions: firstPass.planOptions,
     timing: (job) => jobs.get(attemptKey(job.name, job.restartAttempt)) ?? NO_PROGRESS,
-    final: finalOf(last.observed.jobSet),
+    final: finalAfter(last.observed, recording.passes[last.index]?.actions ?? [], recording.passes[last.index]?.planOptions ?? firstPass.planOptions),
     outsideActions: outsideActionsOf(recording, observations),
   };
 };
