@@ -93,7 +93,7 @@ describe('integration/fleet: heartbeats and lineup clusters against kube-apiserv
 
   after(async () => {
     await pipeline?.stop();
-    await Promise.all([cluster?.kube.stop(), moto?.stop(), dynamo?.stop()]);
+    await Promise.all([cluster?.stop(), moto?.stop(), dynamo?.stop()]);
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
