@@ -20,6 +20,12 @@ export const KubeName = {
 } as const;
 
 /**
+ * FORWARDER_IMAGE_ENTRY: where the forwarder image (infra/forwarder.Dockerfile) puts the bundle of
+ * infra/k8s/forwarderBundle.ts, the one file the Deployment's `node` runs.
+ */
+export const FORWARDER_IMAGE_ENTRY = '/app/lineup-forward.mjs';
+
+/**
  * KubeGroup: the Kubernetes groups the EKS access entries put Lineup's roles in. Names under
  * `system:` are reserved by EKS; access entries carry no access policy, so these groups get
  * exactly what infra/manifests/clusterrolebinding.yaml grants.
