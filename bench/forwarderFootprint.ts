@@ -13,7 +13,9 @@
  *
  * `--entry sources` runs `lineup forward` on the TypeScript sources instead, as a clone does.
  *
- *   node bench/forwarderFootprint.ts [--jobsets 1000] [--jobs 10] [--idle-seconds 60] [--churn-seconds 60] [--rate 50] [--node-options S] [--entry bundle|sources] [--json]
+ * `--node-args` adds V8 flags to Node's command line (those NODE_OPTIONS refuses), as the Deployment's command would.
+ *
+ *   node bench/forwarderFootprint.ts [--jobsets 1000] [--jobs 10] [--idle-seconds 60] [--churn-seconds 60] [--rate 50] [--node-options=S] [--node-args=S] [--entry bundle|sources] [--json]
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -29,7 +31,7 @@ import { CreateEventBusCommand, EventBridgeClient } from '@aws-sdk/client-eventb
 import { DEFAULT_CONTROLLER_NAME, ForwarderLog, Label } from '../lib/constants.ts';
 import { EnvVar } from '../lib/hosts/lambdaConfig.ts';
 import { buildForwarderBundle } from '../infra/k8s/forwarderBundle.ts';
-import { FORWARDER_NODE_OPTIONS } from '../infra/k8s/names.ts';
+import { FORWARDER_NODE_ARGS, FORWARDER_NODE_OPTIONS } from '../infra/k8s/names.ts';
 import { ensureCheckpointTable } from '../lib/store/embedded.ts';
 import { httpRequest, startDynalite, startMoto } from '../test/integration/harness/index.ts';
 import type { DynaliteServer, KubeServer, MotoServer } from '../test/integration/harness/index.ts';
@@ -82,6 +84,8 @@ export interface FootprintFigures {
   readonly target: typeof FOOTPRINT_TARGET;
   /** NODE_OPTIONS the forwarder ran with (the Deployment's, unless --node-options says otherwise). */
   readonly nodeOptions: string;
+  /** Node's command-line flags before the entry (FORWARDER_NODE_ARGS unless --node-args says otherwise). */
+  readonly nodeArgs: readonly string[];
   /** What the process ran, and the bundle's size when it ran the bundle. */
   readonly entry: ForwarderEntryName;
   readonly bundleKiB?: number | undefined;
@@ -256,13 +260,14 @@ const assertAlive = (forwarder: ForwarderProcess): void => {
 };
 
 /** FootprintOptions: sizes and durations (FOOTPRINT_DEFAULTS). */
-export type FootprintOptions = Partial<{ jobSets: number; jobsPerJobSet: number; idleSeconds: number; churnSeconds: number; rate: number; nodeOptions: string; entry: ForwarderEntryName }>;
+export type FootprintOptions = Partial<{ jobSets: number; jobsPerJobSet: number; idleSeconds: number; churnSeconds: number; rate: number; nodeOptions: string; nodeArgs: readonly string[]; entry: ForwarderEntryName }>;
 
 /** runForwarderFootprintBench: start the servers, create the objects, run and measure the forwarder, stop everything. */
 export const runForwarderFootprintBench = async (options: FootprintOptions = {}): Promise<FootprintFigures> => {
   const { jobSets, jobsPerJobSet, idleSeconds, churnSeconds, rate } = { ...FOOTPRINT_DEFAULTS, ...options };
   const nodeOptions = options.nodeOptions ?? FORWARDER_NODE_OPTIONS;
   const entryName = options.entry ?? ForwarderEntry.bundle;
+  const nodeArgs = options.nodeArgs ?? FORWARDER_NODE_ARGS;
   const wallStarted = Date.now();
   let kube: KubeServer | undefined;
   let moto: MotoServer | undefined;
@@ -273,7 +278,7 @@ export const runForwarderFootprintBench = async (options: FootprintOptions = {})
   try {
     const bundle = join(dir, 'lineup-forward.mjs');
     const bundleKiB = entryName === ForwarderEntry.bundle ? Math.round((await buildForwarderBundle(bundle)).bytes / 1024) : undefined;
-    const entry = entryName === ForwarderEntry.bundle ? [bundle] : [join(REPO, 'lib/cli/main.ts'), 'forward'];
+    const entry = [...nodeArgs, ...(entryName === ForwarderEntry.bundle ? [bundle] : [join(REPO, 'lib/cli/main.ts'), 'forward'])];
     progress('starting kube-apiserver, moto and dynalite');
     [kube, moto, dynamo] = await Promise.all([startCluster(), startMoto(), startDynalite()]);
     const busName = 'lineup-footprint';
@@ -381,6 +386,7 @@ export const runForwarderFootprintBench = async (options: FootprintOptions = {})
       peakRssMiB,
       target: FOOTPRINT_TARGET,
       nodeOptions,
+      nodeArgs,
       entry: entryName,
       bundleKiB,
       wallMs: Date.now() - wallStarted,
@@ -397,7 +403,7 @@ export const runForwarderFootprintBench = async (options: FootprintOptions = {})
 export const renderForwarderFootprintFigures = (f: FootprintFigures): string[] => {
   const verdict = (value: number, target: number, unit: string): string => (value <= target ? `within the ${target} ${unit} target` : `over the ${target} ${unit} target`);
   return [
-    `forwarder footprint (${f.entry === ForwarderEntry.bundle ? `the deployed bundle, ${f.bundleKiB ?? '?'} KiB,` : 'lineup forward on the TypeScript sources'} as its own process, NODE_OPTIONS ${JSON.stringify(f.nodeOptions)}, ${f.jobSets.toLocaleString('en-US')} JobSets × ${f.jobs / f.jobSets} Jobs on kube-apiserver; created in ${f.createSeconds} s, listed in ${f.listedSeconds} s):`,
+    `forwarder footprint (${f.entry === ForwarderEntry.bundle ? `the deployed bundle, ${f.bundleKiB ?? '?'} KiB,` : 'lineup forward on the TypeScript sources'} as its own process, NODE_OPTIONS ${JSON.stringify(f.nodeOptions)}${f.nodeArgs.length === 0 ? '' : `, node ${f.nodeArgs.join(' ')}`}, ${f.jobSets.toLocaleString('en-US')} JobSets × ${f.jobs / f.jobSets} Jobs on kube-apiserver; created in ${f.createSeconds} s, listed in ${f.listedSeconds} s):`,
     `  start (list and forward everything): ${f.start.seconds} s, RSS mean ${f.start.rssMiB} MiB, max ${f.start.maxRssMiB} MiB, CPU ${f.start.cpuMillicores}m`,
     `  idle: ${f.idle.seconds} s, RSS ${f.idle.rssMiB} MiB (max ${f.idle.maxRssMiB} MiB: ${verdict(f.idle.maxRssMiB, f.target.rssMiB, 'MiB')}), CPU ${f.idle.cpuMillicores}m (${verdict(f.idle.cpuMillicores, f.target.idleCpuMillicores, 'millicore')})`,
     `  churn: ${f.churn.rate} Job changes/s for ${f.churn.seconds} s (${f.churn.changesApplied} applied, ${f.churn.changesFailed} failed), RSS ${f.churn.rssMiB} MiB (max ${f.churn.maxRssMiB}), CPU ${f.churn.cpuMillicores}m`,
@@ -416,6 +422,7 @@ if (import.meta.main) {
       rate: { type: 'string', default: String(FOOTPRINT_DEFAULTS.rate) },
       'node-options': { type: 'string' },
       entry: { type: 'string', default: ForwarderEntry.bundle },
+      'node-args': { type: 'string' },
     },
   });
   const number = (name: string, text: string | undefined): number => {
@@ -433,6 +440,7 @@ if (import.meta.main) {
   }
   const figures = await runForwarderFootprintBench({
     entry,
+    ...(values['node-args'] === undefined ? {} : { nodeArgs: values['node-args'].split(' ').filter((arg) => arg !== '') }),
     jobSets: number('jobsets', values.jobsets),
     jobsPerJobSet: number('jobs', values.jobs),
     idleSeconds: number('idle-seconds', values['idle-seconds']),

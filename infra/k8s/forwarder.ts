@@ -9,7 +9,7 @@
  * nothing else is left to fill in.
  */
 import { EnvVar } from '../../lib/hosts/lambdaConfig.ts';
-import { FORWARDER_IMAGE_ENTRY, FORWARDER_NODE_OPTIONS, FORWARDER_RESOURCES, KubeName } from './names.ts';
+import { FORWARDER_IMAGE_ENTRY, FORWARDER_NODE_ARGS, FORWARDER_NODE_OPTIONS, FORWARDER_RESOURCES, KubeName } from './names.ts';
 
 /** FORWARDER_PLACEHOLDERS: the envsubst variables forwarder.yaml uses, each with where its value comes from. */
 export const FORWARDER_PLACEHOLDERS = {
@@ -67,7 +67,7 @@ export const forwarderDeployment = () => ({
             name: 'forwarder',
             image: placeholder('LINEUP_IMAGE'),
             // One minified JavaScript file: no TypeScript to strip at start, none of the CLI the forwarder does not use.
-            command: ['node', FORWARDER_IMAGE_ENTRY],
+            command: ['node', ...FORWARDER_NODE_ARGS, FORWARDER_IMAGE_ENTRY],
             env: [
               { name: EnvVar.ForwarderCluster, value: placeholder(EnvVar.ForwarderCluster) },
               { name: EnvVar.TableName, value: placeholder(EnvVar.TableName) },

@@ -76,6 +76,9 @@ export const FORWARDER_RESOURCES = {
   limitMemoryMiB: 384,
 } as const;
 
+/** FORWARDER_NODE_ARGS: V8 flags on the container's `node` command line, before the bundle (flags NODE_OPTIONS does not accept). */
+export const FORWARDER_NODE_ARGS: readonly string[] = [];
+
 /**
  * FORWARDER_NODE_OPTIONS: the forwarder container's NODE_OPTIONS. V8's old space is capped below
  * the memory limit, so it collects before the kernel would kill the pod (without a cap V8 sizes
