@@ -356,7 +356,7 @@ export class Forwarder {
     const touch = (job: SeenObject) => owners.set(jobSetKey(job.namespace, job.jobSet), { namespace: job.namespace, name: job.jobSet, uid: job.jobSetUid });
     let resourceVersion = '';
     let items = 0;
-    for await (const page of this.pagesOf(state.kind)) {
+    const takePage = (page: ListResult<WatchedKind>): void => {
       resourceVersion = page.resourceVersion;
       items += page.items.length;
       if (state.kind === 'JobSet') {
@@ -378,7 +378,10 @@ export class Forwarder {
           if (state.seen.get(uid)?.digest !== now.digest) touch(now);
         }
       }
-    }
+    };
+    const { source } = this.options;
+    if (source.listPages === undefined) takePage(await source.list(state.kind));
+    else for await (const page of source.listPages(state.kind)) takePage(page);
     if (state.kind === 'JobSet') {
       for (const [uid, before] of state.seen) {
         if (!seen.has(uid)) events.push(vanishedEvent(uid, before, resourceVersion, cluster));
@@ -393,13 +396,6 @@ export class Forwarder {
     log('info', ForwarderLog.listed, { cluster, kind: state.kind, items, events: events.length, resourceVersion });
     this.take(session, state, events, resourceVersion);
     this.kindsListed.add(state.kind);
-  }
-
-  /** pagesOf: the source's list of `kind` page by page when it pages (listPages), else its whole list as one page. */
-  private async *pagesOf<K extends WatchedKind>(kind: K): AsyncGenerator<ListResult<K>> {
-    const { source } = this.options;
-    if (source.listPages === undefined) yield await source.list(kind);
-    else yield* source.listPages(kind);
   }
 
   /** onEvent: one watch event — filter, batch, and track its resourceVersion for the checkpoint. Never throws. */
