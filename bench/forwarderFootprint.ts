@@ -1,6 +1,6 @@
 /**
- * The forwarder's footprint: the real `lineup forward` process (what the in-cluster Deployment
- * runs: `lineup forward` on the TypeScript sources, Node 24) watching a real kube-apiserver that
+ * The forwarder's footprint: the real forwarder process (what the in-cluster Deployment runs:
+ * the bundle of infra/k8s/forwarderBundle.ts on Node 24, built here first) watching a real kube-apiserver that
  * holds 1,000 JobSets of 10 Jobs each, its events going to moto's EventBridge and its checkpoints
  * to dynalite. The forwarder is a child process, so the figures are its own: resident memory
  * (VmRSS, and the peak VmHWM) and CPU time (utime + stime) from /proc.
@@ -11,7 +11,11 @@
  * then under churn: CHURN_RATE Job changes a second (each flips a Job's spec.suspend, a change
  * the filter forwards: one event per change, as a busy cluster's Job controller would cause).
  *
- *   node bench/forwarderFootprint.ts [--jobsets 1000] [--jobs 10] [--idle-seconds 60] [--churn-seconds 60] [--rate 50] [--node-options S] [--json]
+ * `--entry sources` runs `lineup forward` on the TypeScript sources instead, as a clone does.
+ *
+ * `--node-args` adds V8 flags to Node's command line (those NODE_OPTIONS refuses), as the Deployment's command would.
+ *
+ *   node bench/forwarderFootprint.ts [--jobsets 1000] [--jobs 10] [--idle-seconds 60] [--churn-seconds 60] [--rate 50] [--node-options=S] [--node-args=S] [--entry bundle|sources] [--json]
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -26,7 +30,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateEventBusCommand, EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { DEFAULT_CONTROLLER_NAME, ForwarderLog, Label } from '../lib/constants.ts';
 import { EnvVar } from '../lib/hosts/lambdaConfig.ts';
-import { FORWARDER_NODE_OPTIONS } from '../infra/k8s/names.ts';
+import { buildForwarderBundle } from '../infra/k8s/forwarderBundle.ts';
+import { FORWARDER_NODE_ARGS, FORWARDER_NODE_OPTIONS } from '../infra/k8s/names.ts';
 import { ensureCheckpointTable } from '../lib/store/embedded.ts';
 import { httpRequest, startDynalite, startMoto } from '../test/integration/harness/index.ts';
 import type { DynaliteServer, KubeServer, MotoServer } from '../test/integration/harness/index.ts';
@@ -50,6 +55,10 @@ const START_TIMEOUT_MS = 10 * 60_000;
 const NAMESPACE = 'footprint';
 const CLUSTER_ID = 'footprint';
 const REPO = fileURLToPath(new URL('../', import.meta.url));
+
+/** ForwarderEntry: what the forwarder process runs — the deployed bundle, or the TypeScript sources through the CLI. */
+export const ForwarderEntry = { bundle: 'bundle', sources: 'sources' } as const;
+export type ForwarderEntryName = (typeof ForwarderEntry)[keyof typeof ForwarderEntry];
 
 /** PhaseFigures: the forwarder's memory and CPU over one phase. */
 export interface PhaseFigures {
@@ -75,6 +84,11 @@ export interface FootprintFigures {
   readonly target: typeof FOOTPRINT_TARGET;
   /** NODE_OPTIONS the forwarder ran with (the Deployment's, unless --node-options says otherwise). */
   readonly nodeOptions: string;
+  /** Node's command-line flags before the entry (FORWARDER_NODE_ARGS unless --node-args says otherwise). */
+  readonly nodeArgs: readonly string[];
+  /** What the process ran, and the bundle's size when it ran the bundle. */
+  readonly entry: ForwarderEntryName;
+  readonly bundleKiB?: number | undefined;
   readonly wallMs: number;
 }
 
@@ -184,8 +198,16 @@ interface ForwarderProcess {
   stop(): Promise<void>;
 }
 
-/** spawnForwarder: `node lib/cli/main.ts forward --kubeconfig F`, configured as the Deployment is, against moto and dynalite. */
-const spawnForwarder = (kubeconfig: string, moto: MotoServer, dynamo: DynaliteServer, busName: string, tableName: string, nodeOptions: string): ForwarderProcess => {
+/** spawnForwarder: `node BUNDLE --kubeconfig F` (or `node lib/cli/main.ts forward --kubeconfig F`), configured as the Deployment is, against moto and dynalite. */
+const spawnForwarder = (
+  entry: readonly string[],
+  kubeconfig: string,
+  moto: MotoServer,
+  dynamo: DynaliteServer,
+  busName: string,
+  tableName: string,
+  nodeOptions: string,
+): ForwarderProcess => {
   const env: Record<string, string> = {
     ...(nodeOptions === '' ? {} : { NODE_OPTIONS: nodeOptions }),
     PATH: process.env['PATH'] ?? '',
@@ -200,7 +222,7 @@ const spawnForwarder = (kubeconfig: string, moto: MotoServer, dynamo: DynaliteSe
     AWS_ENDPOINT_URL_EVENTBRIDGE: moto.endpoint,
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
   };
-  const child = spawn(process.execPath, [join(REPO, 'lib/cli/main.ts'), 'forward', '--kubeconfig', kubeconfig], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...entry, '--kubeconfig', kubeconfig], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   if (child.pid === undefined) throw new Error('lineup forward did not start: no pid');
   let listed = 0;
   const tail: string[] = [];
@@ -238,12 +260,14 @@ const assertAlive = (forwarder: ForwarderProcess): void => {
 };
 
 /** FootprintOptions: sizes and durations (FOOTPRINT_DEFAULTS). */
-export type FootprintOptions = Partial<{ jobSets: number; jobsPerJobSet: number; idleSeconds: number; churnSeconds: number; rate: number; nodeOptions: string }>;
+export type FootprintOptions = Partial<{ jobSets: number; jobsPerJobSet: number; idleSeconds: number; churnSeconds: number; rate: number; nodeOptions: string; nodeArgs: readonly string[]; entry: ForwarderEntryName }>;
 
 /** runForwarderFootprintBench: start the servers, create the objects, run and measure the forwarder, stop everything. */
 export const runForwarderFootprintBench = async (options: FootprintOptions = {}): Promise<FootprintFigures> => {
   const { jobSets, jobsPerJobSet, idleSeconds, churnSeconds, rate } = { ...FOOTPRINT_DEFAULTS, ...options };
   const nodeOptions = options.nodeOptions ?? FORWARDER_NODE_OPTIONS;
+  const entryName = options.entry ?? ForwarderEntry.bundle;
+  const nodeArgs = options.nodeArgs ?? FORWARDER_NODE_ARGS;
   const wallStarted = Date.now();
   let kube: KubeServer | undefined;
   let moto: MotoServer | undefined;
@@ -252,6 +276,9 @@ export const runForwarderFootprintBench = async (options: FootprintOptions = {})
   let forwarder: ForwarderProcess | undefined;
   const dir = mkdtempSync(join(tmpdir(), 'lineup-footprint-'));
   try {
+    const bundle = join(dir, 'lineup-forward.mjs');
+    const bundleKiB = entryName === ForwarderEntry.bundle ? Math.round((await buildForwarderBundle(bundle)).bytes / 1024) : undefined;
+    const entry = [...nodeArgs, ...(entryName === ForwarderEntry.bundle ? [bundle] : [join(REPO, 'lib/cli/main.ts'), 'forward'])];
     progress('starting kube-apiserver, moto and dynalite');
     [kube, moto, dynamo] = await Promise.all([startCluster(), startMoto(), startDynalite()]);
     const busName = 'lineup-footprint';
@@ -279,7 +306,7 @@ export const runForwarderFootprintBench = async (options: FootprintOptions = {})
     const kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, kube.kubeConfig('lineup').exportConfig(), { mode: 0o600 });
     const spawned = Date.now();
-    const running = spawnForwarder(kubeconfig, moto, dynamo, busName, tableName, nodeOptions);
+    const running = spawnForwarder(entry, kubeconfig, moto, dynamo, busName, tableName, nodeOptions);
     forwarder = running;
 
     // Start: until both kinds are listed and the forwarder's CPU has gone quiet.
@@ -359,6 +386,9 @@ export const runForwarderFootprintBench = async (options: FootprintOptions = {})
       peakRssMiB,
       target: FOOTPRINT_TARGET,
       nodeOptions,
+      nodeArgs,
+      entry: entryName,
+      bundleKiB,
       wallMs: Date.now() - wallStarted,
     };
   } finally {
@@ -373,7 +403,7 @@ export const runForwarderFootprintBench = async (options: FootprintOptions = {})
 export const renderForwarderFootprintFigures = (f: FootprintFigures): string[] => {
   const verdict = (value: number, target: number, unit: string): string => (value <= target ? `within the ${target} ${unit} target` : `over the ${target} ${unit} target`);
   return [
-    `forwarder footprint (lineup forward as its own process, NODE_OPTIONS ${JSON.stringify(f.nodeOptions)}, ${f.jobSets.toLocaleString('en-US')} JobSets × ${f.jobs / f.jobSets} Jobs on kube-apiserver; created in ${f.createSeconds} s, listed in ${f.listedSeconds} s):`,
+    `forwarder footprint (${f.entry === ForwarderEntry.bundle ? `the deployed bundle, ${f.bundleKiB ?? '?'} KiB,` : 'lineup forward on the TypeScript sources'} as its own process, NODE_OPTIONS ${JSON.stringify(f.nodeOptions)}${f.nodeArgs.length === 0 ? '' : `, node ${f.nodeArgs.join(' ')}`}, ${f.jobSets.toLocaleString('en-US')} JobSets × ${f.jobs / f.jobSets} Jobs on kube-apiserver; created in ${f.createSeconds} s, listed in ${f.listedSeconds} s):`,
     `  start (list and forward everything): ${f.start.seconds} s, RSS mean ${f.start.rssMiB} MiB, max ${f.start.maxRssMiB} MiB, CPU ${f.start.cpuMillicores}m`,
     `  idle: ${f.idle.seconds} s, RSS ${f.idle.rssMiB} MiB (max ${f.idle.maxRssMiB} MiB: ${verdict(f.idle.maxRssMiB, f.target.rssMiB, 'MiB')}), CPU ${f.idle.cpuMillicores}m (${verdict(f.idle.cpuMillicores, f.target.idleCpuMillicores, 'millicore')})`,
     `  churn: ${f.churn.rate} Job changes/s for ${f.churn.seconds} s (${f.churn.changesApplied} applied, ${f.churn.changesFailed} failed), RSS ${f.churn.rssMiB} MiB (max ${f.churn.maxRssMiB}), CPU ${f.churn.cpuMillicores}m`,
@@ -391,6 +421,8 @@ if (import.meta.main) {
       'churn-seconds': { type: 'string', default: String(FOOTPRINT_DEFAULTS.churnSeconds) },
       rate: { type: 'string', default: String(FOOTPRINT_DEFAULTS.rate) },
       'node-options': { type: 'string' },
+      entry: { type: 'string', default: ForwarderEntry.bundle },
+      'node-args': { type: 'string' },
     },
   });
   const number = (name: string, text: string | undefined): number => {
@@ -401,7 +433,14 @@ if (import.meta.main) {
     }
     return value;
   };
+  const entry = Object.values(ForwarderEntry).find((name) => name === values.entry);
+  if (entry === undefined) {
+    process.stderr.write(`bench forwarder footprint: --entry must be ${Object.values(ForwarderEntry).join(' or ')}, got ${values.entry}\n`);
+    process.exit(2);
+  }
   const figures = await runForwarderFootprintBench({
+    entry,
+    ...(values['node-args'] === undefined ? {} : { nodeArgs: values['node-args'].split(' ').filter((arg) => arg !== '') }),
     jobSets: number('jobsets', values.jobsets),
     jobsPerJobSet: number('jobs', values.jobs),
     idleSeconds: number('idle-seconds', values['idle-seconds']),

@@ -1,6 +1,7 @@
 /**
  * The in-cluster forwarder: a Namespace, the ServiceAccount Lineup's RBAC binds, and a
- * one-replica Deployment running `lineup forward` (lib/cli/forward.ts), configured by the same
+ * one-replica Deployment running the forwarder's bundle (`lineup forward` without the rest of the
+ * CLI: lib/hosts/forwarderProcess.ts, bundled by infra/k8s/forwarderBundle.ts), configured by the same
  * environment variables the Lambda functions read (lib/hosts/lambdaConfig.ts EnvVar).
  *
  * Per-cluster values are `${NAME}` placeholders for envsubst (docs/deploy.md shows the
@@ -8,7 +9,7 @@
  * nothing else is left to fill in.
  */
 import { EnvVar } from '../../lib/hosts/lambdaConfig.ts';
-import { FORWARDER_NODE_OPTIONS, FORWARDER_RESOURCES, KubeName } from './names.ts';
+import { FORWARDER_IMAGE_ENTRY, FORWARDER_NODE_ARGS, FORWARDER_NODE_OPTIONS, FORWARDER_RESOURCES, KubeName } from './names.ts';
 
 /** FORWARDER_PLACEHOLDERS: the envsubst variables forwarder.yaml uses, each with where its value comes from. */
 export const FORWARDER_PLACEHOLDERS = {
@@ -65,8 +66,8 @@ export const forwarderDeployment = () => ({
           {
             name: 'forwarder',
             image: placeholder('LINEUP_IMAGE'),
-            command: ['lineup'],
-            args: ['forward'],
+            // One minified JavaScript file: no TypeScript to strip at start, none of the CLI the forwarder does not use.
+            command: ['node', ...FORWARDER_NODE_ARGS, FORWARDER_IMAGE_ENTRY],
             env: [
               { name: EnvVar.ForwarderCluster, value: placeholder(EnvVar.ForwarderCluster) },
               { name: EnvVar.TableName, value: placeholder(EnvVar.TableName) },

@@ -112,7 +112,7 @@ const forwarderFile = (): string => {
       forwarderNamespace(),
       [
         GENERATED,
-        'The in-cluster forwarder (`lineup forward`): watches JobSets and Jobs and puts events on the Lineup bus.',
+        'The in-cluster forwarder (`lineup forward` as one bundled file, infra/k8s/forwarderBundle.ts): watches JobSets and Jobs and puts events on the Lineup bus.',
         'Fill in the placeholders with envsubst before applying (docs/deploy.md):',
         ...placeholders,
       ].join('\n'),

@@ -48,7 +48,7 @@ import {
   type FilterContext,
   type SeenObject,
 } from './filter.ts';
-import type { EventSink, WatchEvent, WatchSource, WatchedKind } from './types.ts';
+import type { EventSink, ListResult, WatchEvent, WatchSource, WatchedKind } from './types.ts';
 
 /** ForwarderOptions: the cluster, its source, where events and checkpoints go, and timings. */
 export interface ForwarderOptions {
@@ -347,41 +347,54 @@ export class Forwarder {
    */
   private async list(session: Session, state: KindState): Promise<void> {
     const { cluster, planOptions, log } = this.options;
-    const listed = await this.options.source.list(state.kind);
     const seen = new Map<string, SeenObject>();
     const events: LineupEvent[] = [];
-    if (state.kind === 'JobSet') {
-      const managed = new Map<string, boolean>();
-      for (const jobSet of listed.items as readonly JobSet[]) {
-        const isManaged = isManagedByLineup(jobSet, planOptions);
-        const remembered = seenOf({ kind: 'JobSet', type: 'ADDED', object: jobSet });
-        if (remembered === undefined) continue;
-        managed.set(jobSetKey(remembered.namespace, remembered.name), isManaged);
-        if (!isManaged) continue;
-        seen.set(objectUid(jobSet), remembered);
-        events.push(syncEvent(jobSet, cluster));
+    // Page by page: only each object's digest (and a JobSet's Sync) outlives its page. Nothing of
+    // the session changes until the last page is in, so a failed page leaves the state as it was.
+    const managed = new Map<string, boolean>();
+    const owners = new Map<string, { namespace: string; name: string; uid?: string | undefined }>();
+    const touch = (job: SeenObject) => owners.set(jobSetKey(job.namespace, job.jobSet), { namespace: job.namespace, name: job.jobSet, uid: job.jobSetUid });
+    let resourceVersion = '';
+    let items = 0;
+    const takePage = (page: ListResult<WatchedKind>): void => {
+      resourceVersion = page.resourceVersion;
+      items += page.items.length;
+      if (state.kind === 'JobSet') {
+        for (const jobSet of page.items as readonly JobSet[]) {
+          const isManaged = isManagedByLineup(jobSet, planOptions);
+          const remembered = seenOf({ kind: 'JobSet', type: 'ADDED', object: jobSet });
+          if (remembered === undefined) continue;
+          managed.set(jobSetKey(remembered.namespace, remembered.name), isManaged);
+          if (!isManaged) continue;
+          seen.set(objectUid(jobSet), remembered);
+          events.push(syncEvent(jobSet, cluster));
+        }
+      } else {
+        for (const job of page.items as readonly Job[]) {
+          const now = seenOf({ kind: 'Job', type: 'ADDED', object: job });
+          if (now === undefined || session.jobSetManaged.get(jobSetKey(now.namespace, now.jobSet)) === false) continue;
+          const uid = objectUid(job);
+          seen.set(uid, now);
+          if (state.seen.get(uid)?.digest !== now.digest) touch(now);
+        }
       }
+    };
+    const { source } = this.options;
+    if (source.listPages === undefined) takePage(await source.list(state.kind));
+    else for await (const page of source.listPages(state.kind)) takePage(page);
+    if (state.kind === 'JobSet') {
       for (const [uid, before] of state.seen) {
-        if (!seen.has(uid)) events.push(vanishedEvent(uid, before, listed.resourceVersion, cluster));
+        if (!seen.has(uid)) events.push(vanishedEvent(uid, before, resourceVersion, cluster));
       }
       session.jobSetManaged = managed;
     } else {
-      const owners = new Map<string, { namespace: string; name: string; uid?: string | undefined }>();
-      const touch = (job: SeenObject) => owners.set(jobSetKey(job.namespace, job.jobSet), { namespace: job.namespace, name: job.jobSet, uid: job.jobSetUid });
-      for (const job of listed.items as readonly Job[]) {
-        const now = seenOf({ kind: 'Job', type: 'ADDED', object: job });
-        if (now === undefined || session.jobSetManaged.get(jobSetKey(now.namespace, now.jobSet)) === false) continue;
-        const uid = objectUid(job);
-        seen.set(uid, now);
-        if (state.seen.get(uid)?.digest !== now.digest) touch(now);
-      }
       for (const [uid, before] of state.seen) if (!seen.has(uid)) touch(before);
-      for (const owner of owners.values()) events.push(syncEventFor(owner, listed.resourceVersion, cluster));
+      for (const owner of owners.values()) events.push(syncEventFor(owner, resourceVersion, cluster));
     }
     state.seen = seen;
-    state.resourceVersion = listed.resourceVersion;
-    log('info', ForwarderLog.listed, { cluster, kind: state.kind, items: listed.items.length, events: events.length, resourceVersion: listed.resourceVersion });
-    this.take(session, state, events, listed.resourceVersion);
+    state.resourceVersion = resourceVersion;
+    log('info', ForwarderLog.listed, { cluster, kind: state.kind, items, events: events.length, resourceVersion });
+    this.take(session, state, events, resourceVersion);
     this.kindsListed.add(state.kind);
   }
 

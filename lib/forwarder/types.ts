@@ -32,6 +32,12 @@ export type WatchEnd = 'closed' | 'expired';
 export interface WatchSource {
   list<K extends WatchedKind>(kind: K): Promise<ListResult<K>>;
   /**
+   * listPages: the snapshot `list` returns, a page at a time (each page's resourceVersion is the
+   * snapshot's), so the caller holds one page of objects, not all of them: a source that pages
+   * its lists offers it, and the forwarder then uses it instead of `list`.
+   */
+  listPages?<K extends WatchedKind>(kind: K): AsyncIterable<ListResult<K>>;
+  /**
    * watch: stream changes after `resourceVersion` to `onEvent` until the server closes the
    * watch ('closed': reconnect from the last resourceVersion seen), the resourceVersion is too
    * old ('expired', HTTP 410: re-list), or `signal` aborts ('closed'). Transport failures reject.

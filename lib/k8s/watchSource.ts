@@ -163,17 +163,30 @@ export class KubeWatchSource implements WatchSource {
   }
 
   /**
-   * list: every object of the kind, page by page; the resourceVersion is the first page's (the
-   * snapshot the pages belong to). A failed page fails the list (a continue token that expired
-   * is WatchExpiredError): the caller lists again from the first page.
+   * list: every object of the kind (listPages, collected). A failed page fails the list (a
+   * continue token that expired is WatchExpiredError): the caller lists again from the first page.
    */
   async list<K extends WatchedKind>(kind: K): Promise<ListResult<K>> {
-    const target = watched[kind];
     const items: WatchedObject<K>[] = [];
+    let resourceVersion = '';
+    for await (const page of this.listPages(kind)) {
+      items.push(...page.items);
+      resourceVersion = page.resourceVersion;
+    }
+    return { items, resourceVersion };
+  }
+
+  /**
+   * listPages: every object of the kind, one page (`limit` pageSize, then `continue`) at a time,
+   * each page parsed only when the caller asks for it; every page carries the first page's
+   * resourceVersion (the snapshot the pages belong to). A failed page rejects the iteration.
+   */
+  async *listPages<K extends WatchedKind>(kind: K): AsyncGenerator<ListResult<K>> {
+    const target = watched[kind];
+    const what = `list ${target.what}`;
     let resourceVersion: string | undefined;
     let token: string | undefined;
     do {
-      const what = `list ${target.what}`;
       const continueToken = token;
       const query = {
         ...target.resource,
@@ -187,13 +200,14 @@ export class KubeWatchSource implements WatchSource {
       );
       const page = parseObject(ListPageSchema, raw, what);
       resourceVersion ??= page.metadata?.resourceVersion;
+      const items: WatchedObject<K>[] = [];
       for (const [index, item] of (page.items ?? []).entries()) {
         const object = this.readable(target.schema, item, `${what}: item ${index}`);
         if (object !== undefined) items.push(object as WatchedObject<K>);
       }
       token = page.metadata?.continue || undefined;
+      yield { items, resourceVersion: resourceVersion ?? '' };
     } while (token !== undefined);
-    return { items, resourceVersion: resourceVersion ?? '' };
   }
 
   /**

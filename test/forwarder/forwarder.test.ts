@@ -85,6 +85,28 @@ class ScriptedSource implements WatchSource {
   }
 }
 
+/**
+ * PagedSource: a ScriptedSource that also offers listPages, handing each scripted list over one
+ * object per page; `failAfterPages` pages into the next list, that list rejects (once).
+ */
+class PagedSource extends ScriptedSource {
+  /** Pages handed over, per kind. */
+  readonly pages: Record<WatchedKind, number> = { JobSet: 0, Job: 0 };
+  failAfterPages: number | undefined;
+
+  async *listPages<K extends WatchedKind>(kind: K): AsyncGenerator<ListResult<K>> {
+    const { items, resourceVersion } = await this.list(kind);
+    for (const [index, item] of items.entries()) {
+      if (this.failAfterPages === index) {
+        this.failAfterPages = undefined;
+        throw new Error('list jobs: HTTP 500 etcdserver: request timed out');
+      }
+      this.pages[kind] += 1;
+      yield { items: [item], resourceVersion };
+    }
+  }
+}
+
 /** RecordingBookmarks: the memory store's bookmarks, with every put recorded. */
 class RecordingBookmarks {
   readonly store = new MemoryCheckpointStore();
@@ -486,5 +508,44 @@ describe('Forwarder', () => {
     t.diagnostic(`passed the filter/raw = ${raw - dropped}/${raw} = ${((raw - dropped) / raw).toFixed(2)}, events put ${counters.get(CounterName.EventsPut)}`);
     assert.deepEqual({ raw, dropped }, { raw: 15, dropped: 8 });
     assert.deepEqual(sink.summary(), ['Job Changed MODIFIED Job/train-workers-0@312 + SYNC JobSet/train@299']);
+  });
+
+  it('takes a paged list a page at a time and forwards what the whole list would', async () => {
+    // Prepare: the re-list script above, from a source that pages.
+    const script = () => ({
+      lists: {
+        JobSet: [list<'JobSet'>('100', jobSet('train'), jobSet('old')), list<'JobSet'>('300', jobSet('train', '250'), jobSet('new', '260'))],
+        Job: [list<'Job'>('100', job('90'))],
+      },
+      watches: { JobSet: [{ events: [modified<'JobSet'>(jobSet('train', '120'))], end: 'expired' as const }] },
+    });
+    const paged = new PagedSource(script());
+    const whole = new ScriptedSource(script());
+    const pagedRun = setup(paged);
+    const wholeRun = setup(whole);
+    // Act
+    await runUntilIdle(pagedRun.forwarder, paged);
+    await runUntilIdle(wholeRun.forwarder, whole);
+    // Assess: one object per page, and the same last word on each JobSet and checkpoints.
+    assert.deepEqual(paged.pages, { JobSet: 4, Job: 1 });
+    assert.deepEqual(pagedRun.sink.lastByJobSet(), wholeRun.sink.lastByJobSet());
+    assert.deepEqual(pagedRun.sink.lastByJobSet()['ml/old'], 'JobSet Changed DELETED JobSet/old@300');
+    assert.deepEqual(pagedRun.bookmarks.puts.sort(), wholeRun.bookmarks.puts.sort());
+  });
+
+  it('a page that fails midway fails the whole list: nothing of it is forwarded, the list starts again', async () => {
+    // Prepare: the first Job list fails on its second page.
+    const source = new PagedSource({
+      lists: { JobSet: [list('100', jobSet('train'), jobSet('other'))], Job: [list('100', job('90'), makeJob('other-workers-0', 'other', 'ml').obj())] },
+    });
+    source.failAfterPages = 1;
+    const { forwarder, sink, logs } = setup(source);
+    // Act
+    await runUntilIdle(forwarder, source);
+    // Assess: listed again from the first page; each JobSet synced once per successful list.
+    assert.equal(logs.filter((l) => l.startsWith('warn: list failed')).length, 1);
+    assert.equal(source.listsOf('JobSet') + source.listsOf('Job'), 3);
+    assert.deepEqual(source.watchesOf('Job'), ['100']);
+    assert.deepEqual(Object.keys(sink.lastByJobSet()).sort(), ['ml/other', 'ml/train']);
   });
 });

@@ -13,7 +13,7 @@ import { isMap, isSeq, parseAllDocuments } from 'yaml';
 import type { Document } from 'yaml';
 import { FORWARDER_PLACEHOLDERS } from '../../infra/k8s/forwarder.ts';
 import { DEFAULT_MANIFEST_OPTIONS, ManifestFile, manifestFiles } from '../../infra/k8s/manifests.ts';
-import { FORWARDER_NODE_OPTIONS, FORWARDER_RESOURCES, KubeGroup, KubeName } from '../../infra/k8s/names.ts';
+import { FORWARDER_IMAGE_ENTRY, FORWARDER_NODE_ARGS, FORWARDER_NODE_OPTIONS, FORWARDER_RESOURCES, KubeGroup, KubeName } from '../../infra/k8s/names.ts';
 import { MANIFESTS_DIR } from '../../infra/manifests/generate.ts';
 import { DEFAULT_CONTROLLER_NAME, JOBSET_API_VERSION, LineupKey, MAX_DEPENDS_ON } from '../../lib/constants.ts';
 import { EnvVar } from '../../lib/hosts/lambdaConfig.ts';
@@ -121,9 +121,13 @@ describe('infra/manifests', () => {
     const pod = (deployment['spec'] as { template: { spec: Record<string, unknown> } }).template.spec;
     const [container] = pod['containers'] as Record<string, unknown>[];
 
-    it('runs one replica of `lineup forward` as the forwarder ServiceAccount', () => {
+    it('runs one replica of the forwarder bundle as the forwarder ServiceAccount, the file the image holds', () => {
       assert.equal((deployment['spec'] as { replicas: number }).replicas, 1);
-      assert.deepEqual([...(container?.['command'] as string[]), ...(container?.['args'] as string[])], ['lineup', 'forward']);
+      assert.deepEqual(container?.['command'], ['node', ...FORWARDER_NODE_ARGS, FORWARDER_IMAGE_ENTRY]);
+      assert.equal(container?.['args'], undefined);
+      const dockerfile = readFileSync(join(MANIFESTS_DIR, '..', 'forwarder.Dockerfile'), 'utf8');
+      assert.match(dockerfile, new RegExp(`^COPY --from=bundle \\S+ ${FORWARDER_IMAGE_ENTRY}$`, 'm'));
+      assert.match(dockerfile, new RegExp(`^CMD \\["node", "${FORWARDER_IMAGE_ENTRY}"\\]$`, 'm'));
       assert.equal(pod['serviceAccountName'], KubeName.forwarder);
       assert.equal(deployment.metadata.namespace, KubeName.namespace);
     });

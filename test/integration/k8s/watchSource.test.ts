@@ -92,6 +92,24 @@ describe('KubeWatchSource against kube-apiserver', () => {
     assert.ok(counters.get(`${CounterName.KubePrefix}list`) - listsBefore >= 3, 'two JobSets at one per page take at least two pages');
   });
 
+  it('listPages: hands over one page at a time, each with the snapshot\'s resourceVersion, together what list returns', async () => {
+    // Prepare: three JobSets in one namespace, one per page.
+    const paged = new KubeWatchSource({ kubeConfig: kube().kubeConfig('lineup'), counters: new Counters(), pageSize: 1, namespace: 'watch-pages' });
+    await admin.createNamespace('watch-pages');
+    for (const name of ['page-1', 'page-2', 'page-3']) await admin.createJobSet(jobSetNamed(name, 'watch-pages'), 'watch-pages');
+    // Act: a JobSet created after the first page is not part of the snapshot.
+    const pages: { names: string[]; resourceVersion: string }[] = [];
+    for await (const page of paged.listPages('JobSet')) {
+      pages.push({ names: page.items.map((item) => item.metadata.name ?? ''), resourceVersion: page.resourceVersion });
+      if (pages.length === 1) await admin.createJobSet(jobSetNamed('page-late', 'watch-pages'), 'watch-pages');
+    }
+    // Assess
+    assert.deepEqual(pages.map((page) => page.names.length), [1, 1, 1]);
+    assert.deepEqual(pages.flatMap((page) => page.names).sort(), ['page-1', 'page-2', 'page-3']);
+    assert.equal(new Set(pages.map((page) => page.resourceVersion)).size, 1, JSON.stringify(pages));
+    assert.deepEqual((await paged.list('JobSet')).items.map((item) => item.metadata.name).sort(), ['page-1', 'page-2', 'page-3', 'page-late']);
+  });
+
   it('namespace: lists and watches that namespace only', async () => {
     // Prepare
     const scoped = new KubeWatchSource({ kubeConfig: kube().kubeConfig('lineup'), counters: new Counters(), pageSize: 1, namespace: 'watch-b' });
