@@ -6,6 +6,7 @@
  * recorded entry's inputs as the planner's Observed, rebuilt from its keyframe forward.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { InvalidInputError } from '../errors.ts';
@@ -86,29 +87,77 @@ export interface ObjectDigests {
   readonly jobs: ReadonlyMap<string, string>;
 }
 
-/** EntryChain: what writing a delta after an entry needs: its inputs digest, its objects' digests, and how many entries follow its keyframe. */
+/**
+ * EntryChain: what writing a delta after an entry needs: its inputs digest, its inputs (to diff
+ * each changed object with: references to what the pass observed, not copies), its objects'
+ * digests, and how many entries follow its keyframe.
+ */
 export interface EntryChain {
   readonly inputsDigest: string;
+  readonly inputs: RecordedInputs;
   readonly objects: ObjectDigests;
   /** 0 for a keyframe. */
   readonly sinceKeyframe: number;
 }
 
-/** InputsDelta: what a `delta` entry stores: the objects that changed since the entry whose inputs digest is `base`. */
-export interface InputsDelta {
-  readonly base: string;
-  readonly jobSet?: JobSet | undefined;
+/**
+ * How one object changed: a JSON merge patch (RFC 7386) to the base's object, or the object
+ * whole (a new one, or a change a merge patch cannot say: a value set to null).
+ */
+const ObjectChangeSchema = z.union([z.strictObject({ patch: z.unknown() }), z.strictObject({ whole: z.unknown() })]);
+const JobChangeSchema = z.union([z.strictObject({ name: z.string(), patch: z.unknown() }), z.strictObject({ name: z.string(), whole: z.unknown() })]);
+export type ObjectChange = z.infer<typeof ObjectChangeSchema>;
+
+/** InputsDelta: what a `delta` entry stores: how the objects changed since the entry whose inputs digest is `base`. */
+const InputsDeltaSchema = z.strictObject({
+  base: z.string(),
+  jobSet: ObjectChangeSchema.optional(),
   /** Jobs new or changed, in the inputs' order. */
-  readonly jobs?: readonly Job[] | undefined;
+  jobs: z.array(JobChangeSchema).optional(),
   /** Names of the Jobs gone. */
-  readonly gone?: readonly string[] | undefined;
-  /** The Service when it changed; null when it is gone. */
-  readonly service?: Service | null | undefined;
+  gone: z.array(z.string()).optional(),
+  /** null when the Service is gone. */
+  service: ObjectChangeSchema.nullable().optional(),
   /** Every Job's name in the inputs' order, only when it is not the base's order with the gone left out and the new appended. */
-  readonly order?: readonly string[] | undefined;
-}
+  order: z.array(z.string()).optional(),
+});
+export type InputsDelta = z.infer<typeof InputsDeltaSchema>;
 
 const objectDigest = (value: unknown): string => sha256(canonicalJson(value)).slice(0, INPUTS_DIGEST_CHARS);
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** mergePatchOf: the JSON merge patch (RFC 7386) that makes `after` of `before`: changed members only, null for those removed. */
+export const mergePatchOf = (before: unknown, after: unknown): unknown => {
+  if (!isPlainObject(before) || !isPlainObject(after)) return after;
+  const patch: Record<string, unknown> = {};
+  for (const key of Object.keys(before)) if (before[key] !== undefined && after[key] === undefined) patch[key] = null;
+  for (const [key, value] of Object.entries(after)) {
+    if (value === undefined || isDeepStrictEqual(before[key], value)) continue;
+    patch[key] = mergePatchOf(before[key], value);
+  }
+  return patch;
+};
+
+/** applyMergePatch: `target` with the JSON merge patch `patch` applied (RFC 7386), `target` left as it was. */
+export const applyMergePatch = (target: unknown, patch: unknown): unknown => {
+  if (!isPlainObject(patch)) return patch;
+  const result: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = applyMergePatch(result[key], value);
+  }
+  return result;
+};
+
+/** changeOf: how `after` (whose digest is `digest`) differs from `before`: a merge patch when applying it gives `after` back exactly, else `after` whole. */
+const changeOf = (before: unknown, after: unknown, digest: string): ObjectChange => {
+  if (before === undefined) return { whole: after };
+  const patch = mergePatchOf(before, after);
+  return objectDigest(applyMergePatch(before, patch)) === digest ? { patch } : { whole: after };
+};
+
+const applyChange = (before: unknown, change: ObjectChange): unknown => ('whole' in change ? change.whole : applyMergePatch(before, change.patch));
 
 /** objectDigestsOf: each object's digest; undefined when the Jobs cannot be told apart by name (then only a keyframe will do). */
 export const objectDigestsOf = (inputs: RecordedInputs): ObjectDigests | undefined => {
@@ -128,35 +177,32 @@ const expectedOrder = (baseNames: Iterable<string>, gone: ReadonlySet<string>, c
   return [...names, ...changed.filter((name) => !known.has(name))];
 };
 
-/** deltaOf: the objects of `inputs` whose digests differ from `previous`'s, and the Jobs gone. */
+/** deltaOf: how the objects of `inputs` (whose digests are `objects`) differ from `previous`'s: those whose digests differ, and the Jobs gone. */
 export const deltaOf = (previous: EntryChain, objects: ObjectDigests, inputs: RecordedInputs): InputsDelta => {
   const base = previous.objects;
-  const jobs = inputs.jobs.filter((job) => base.jobs.get(job.metadata.name ?? '') !== objects.jobs.get(job.metadata.name ?? ''));
+  const before = new Map(previous.inputs.jobs.map((job) => [job.metadata.name ?? '', job] as const));
+  const jobs = inputs.jobs.flatMap((job) => {
+    const name = job.metadata.name ?? '';
+    const digest = objects.jobs.get(name) ?? '';
+    return base.jobs.get(name) === digest ? [] : [{ name, ...changeOf(before.get(name), job, digest) }];
+  });
   const gone = [...base.jobs.keys()].filter((name) => !objects.jobs.has(name));
   const names = [...objects.jobs.keys()];
-  const order = expectedOrder(base.jobs.keys(), new Set(gone), jobs.map((job) => job.metadata.name ?? ''));
+  const order = expectedOrder(base.jobs.keys(), new Set(gone), jobs.map((job) => job.name));
   const reordered = order.length !== names.length || order.some((name, index) => name !== names[index]);
+  const service = objects.service === base.service ? undefined : inputs.service === undefined ? null : changeOf(previous.inputs.service, inputs.service, objects.service ?? '');
   return {
     base: previous.inputsDigest,
-    ...(objects.jobSet !== base.jobSet ? { jobSet: inputs.jobSet } : {}),
+    ...(objects.jobSet !== base.jobSet ? { jobSet: changeOf(previous.inputs.jobSet, inputs.jobSet, objects.jobSet) } : {}),
     ...(jobs.length > 0 ? { jobs } : {}),
     ...(gone.length > 0 ? { gone } : {}),
-    ...(objects.service !== base.service ? { service: inputs.service ?? null } : {}),
+    ...(service !== undefined ? { service } : {}),
     ...(reordered ? { order: names } : {}),
   };
 };
 
 /** packDelta: gzip+base64 of a delta's JSON. */
 export const packDelta = (delta: InputsDelta): string => gzipSync(JSON.stringify(delta)).toString('base64');
-
-const InputsDeltaSchema = z.object({
-  base: z.string(),
-  jobSet: JobSetSchema.optional(),
-  jobs: z.array(JobSchema).optional(),
-  gone: z.array(z.string()).optional(),
-  service: ServiceSchema.nullable().optional(),
-  order: z.array(z.string()).optional(),
-});
 
 /** unpackDelta: the delta a packed string holds, or InvalidInputError saying why it cannot be read. */
 export const unpackDelta = (packed: string): InputsDelta => {
@@ -174,22 +220,36 @@ export const unpackDelta = (packed: string): InputsDelta => {
   return parsed.data;
 };
 
-/** applyDelta: the inputs `delta` makes of `base`, or a string naming the Job it lacks. */
+/** parsedObject: `value` checked against `schema`, or InvalidInputError naming `what` and the first problem. */
+const parsedObject = <T>(schema: z.ZodType<T>, value: unknown, what: string): T => {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new InvalidInputError(`recorded inputs delta makes ${what} that does not parse: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unknown problem'}`);
+};
+
+/**
+ * applyDelta: the inputs `delta` makes of `base` (only the changed objects are checked against
+ * their schemas: the base's were), or a string naming the Job it lacks; InvalidInputError when a
+ * changed object does not parse.
+ */
 export const applyDelta = (base: RecordedInputs, delta: InputsDelta): RecordedInputs | string => {
   const byName = new Map(base.jobs.map((job) => [job.metadata.name ?? '', job] as const));
   const gone = new Set(delta.gone ?? []);
   for (const name of gone) byName.delete(name);
   const changed = delta.jobs ?? [];
-  for (const job of changed) byName.set(job.metadata.name ?? '', job);
-  const order = delta.order ?? expectedOrder(base.jobs.map((job) => job.metadata.name ?? ''), gone, changed.map((job) => job.metadata.name ?? ''));
+  for (const change of changed) byName.set(change.name, parsedObject(JobSchema, applyChange(byName.get(change.name), change), `job ${change.name}`));
+  const order = delta.order ?? expectedOrder(base.jobs.map((job) => job.metadata.name ?? ''), gone, changed.map((change) => change.name));
   const jobs: Job[] = [];
   for (const name of order) {
     const job = byName.get(name);
     if (job === undefined) return `inputs delta on ${delta.base} names job ${JSON.stringify(name)}, which neither it nor its base holds`;
     jobs.push(job);
   }
-  const service = delta.service === null ? undefined : (delta.service ?? base.service);
-  return { jobSet: delta.jobSet ?? base.jobSet, jobs, service };
+  const jobSet = delta.jobSet === undefined ? base.jobSet : parsedObject(JobSetSchema, applyChange(base.jobSet, delta.jobSet), 'a jobset');
+  const service =
+    delta.service === null ? undefined : delta.service === undefined ? base.service : parsedObject(ServiceSchema, applyChange(base.service, delta.service), 'a service');
+  return { jobSet, jobs, service };
 };
 
 /** What rebuilding an entry's inputs reads of it (a journal entry and a recording's pass both have these). */
@@ -403,11 +463,11 @@ export const journalEntryOf = (pass: PassRecord, previousDigest: string | undefi
   } else if (previous !== undefined && objects !== undefined && previous.sinceKeyframe + 1 < KEYFRAME_INTERVAL) {
     kept = 'delta';
     packed = packDelta(deltaOf(previous, objects, inputs));
-    chain = { inputsDigest: digest, objects, sinceKeyframe: previous.sinceKeyframe + 1 };
+    chain = { inputsDigest: digest, inputs, objects, sinceKeyframe: previous.sinceKeyframe + 1 };
   } else {
     kept = 'stored';
     packed = packInputs(inputs);
-    chain = objects === undefined ? undefined : { inputsDigest: digest, objects, sinceKeyframe: 0 };
+    chain = objects === undefined ? undefined : { inputsDigest: digest, inputs, objects, sinceKeyframe: 0 };
   }
   const entry: JournalEntry = {
     key: pass.key,

@@ -7,9 +7,11 @@ import {
   InputsMemory,
   KEYFRAME_INTERVAL,
   applyDelta,
+  applyMergePatch,
   canonicalJson,
   deltaOf,
   inputsResolver,
+  mergePatchOf,
   objectDigestsOf,
   unpackDelta,
   type PassRecord,
@@ -240,28 +242,48 @@ const changingSteps = (count: number): RecordedInputs[] => {
 };
 
 describe('reconcile/journal: keyframes and deltas', () => {
-  it('a delta holds only the objects whose content changed, the Jobs gone, a Service gone, and the order only when it moved', () => {
+  it('a delta holds a merge patch of each object whose content changed, new Jobs whole, the Jobs gone, a Service gone, and the order only when it moved', () => {
     const [a, b, c] = storyJobs();
     assert.ok(a && b && c);
     const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: NAME, namespace: 'default' }, spec: { clusterIP: 'None' } } as const;
     const before: RecordedInputs = { jobSet: story2(), jobs: [a, b, c], service };
-    const after: RecordedInputs = { jobSet: story2(), jobs: [a, withLabel(c, 'x'), { ...b, metadata: { ...b.metadata, name: 'new' } }], service: undefined };
+    const renamed = { ...b, metadata: { ...b.metadata, name: 'new' } };
+    const after: RecordedInputs = { jobSet: story2(), jobs: [a, withLabel(c, 'x'), renamed], service: undefined };
     const beforeObjects = objectDigestsOf(before);
     const afterObjects = objectDigestsOf(after);
     assert.ok(beforeObjects && afterObjects);
-    const delta = deltaOf({ inputsDigest: inputsDigest(before), objects: beforeObjects, sinceKeyframe: 0 }, afterObjects, after);
+    const chain = { inputsDigest: inputsDigest(before), inputs: before, objects: beforeObjects, sinceKeyframe: 0 };
+    const delta = deltaOf(chain, afterObjects, after);
     assert.equal(delta.base, inputsDigest(before));
     assert.equal(delta.jobSet, undefined, 'the JobSet did not change');
-    assert.deepEqual(delta.jobs?.map((job) => job.metadata.name), [c.metadata.name, 'new']);
+    assert.deepEqual(delta.jobs, [
+      { name: c.metadata.name, patch: { metadata: { labels: { step: 'x' } } } },
+      { name: 'new', whole: renamed },
+    ]);
     assert.deepEqual(delta.gone, [b.metadata.name]);
     assert.equal(delta.service, null);
     assert.equal(delta.order, undefined, 'the base order without b, then the new Job, is the order');
     assert.deepEqual(applyDelta(before, delta), after);
     const swapped: RecordedInputs = { ...before, jobs: [c, a, b] };
-    const swap = deltaOf({ inputsDigest: inputsDigest(before), objects: beforeObjects, sinceKeyframe: 0 }, objectDigestsOf(swapped) ?? beforeObjects, swapped);
+    const swap = deltaOf(chain, objectDigestsOf(swapped) ?? beforeObjects, swapped);
     assert.deepEqual([swap.jobs, swap.order], [undefined, [c.metadata.name, a.metadata.name, b.metadata.name]]);
     assert.deepEqual(applyDelta(before, swap), swapped);
     assert.equal(objectDigestsOf({ ...before, jobs: [a, a] }), undefined, 'two Jobs of one name cannot be told apart');
+  });
+
+  it('a merge patch removes members with null; a change to a null value, which a merge patch cannot say, keeps the object whole', () => {
+    assert.deepEqual(mergePatchOf({ a: 1, b: { c: 2, d: 3 }, e: [1] }, { a: 1, b: { c: 4 }, e: [1, 2] }), { b: { c: 4, d: null }, e: [1, 2] });
+    assert.deepEqual(applyMergePatch({ a: 1, b: { c: 2, d: 3 } }, { b: { c: 4, d: null } }), { a: 1, b: { c: 4 } });
+    const [job] = storyJobs();
+    assert.ok(job);
+    const before: RecordedInputs = { jobSet: story2(), jobs: [job], service: undefined };
+    const nulled = { ...job, metadata: { ...job.metadata, labels: null } } as unknown as Job;
+    const after: RecordedInputs = { ...before, jobs: [nulled] };
+    const beforeObjects = objectDigestsOf(before);
+    const afterObjects = objectDigestsOf(after);
+    assert.ok(beforeObjects && afterObjects);
+    const delta = deltaOf({ inputsDigest: inputsDigest(before), inputs: before, objects: beforeObjects, sinceKeyframe: 0 }, afterObjects, after);
+    assert.deepEqual(delta.jobs, [{ name: job.metadata.name, whole: nulled }]);
   });
 
   it(`one process writes a keyframe first and every ${KEYFRAME_INTERVAL} entries, deltas between; every entry rebuilds to its digest`, () => {
@@ -279,8 +301,15 @@ describe('reconcile/journal: keyframes and deltas', () => {
       assert.ok(typeof observed !== 'string' && observed.now === entry.at);
     }
     // Step 1 labels Job 1 and takes step 0's label off Job 0: two Jobs changed, nothing else.
+    const [zero, one] = storyJobs().map((job) => job.metadata.name ?? '');
     const delta = unpackDelta(entries[1]?.inputs ?? '');
-    assert.deepEqual([delta.base, delta.jobSet, delta.jobs?.length, delta.gone], [entries[0]?.inputsDigest, undefined, 2, undefined]);
+    assert.deepEqual(delta, {
+      base: entries[0]?.inputsDigest,
+      jobs: [
+        { name: zero, patch: { metadata: { labels: { step: null } } } },
+        { name: one, patch: { metadata: { labels: { step: '1' } } } },
+      ],
+    });
     const [keyframeChars, deltaChars] = [entries[0]?.inputs?.length ?? 0, entries[1]?.inputs?.length ?? 0];
     assert.ok(deltaChars < keyframeChars, `a delta of 2 of 5 Jobs is smaller than the keyframe: ${deltaChars} vs ${keyframeChars} chars`);
   });
