@@ -2,10 +2,10 @@
  * Benchmark: what the journal of event-replay debugging costs to keep and to use. For story 2 and
  * an InOrder 10 × 50 JobSet (500 Jobs), each run through the demo's pipeline (the real forwarder,
  * bus rule and reconciler against the simulated cluster) with its journal kept in a state
- * directory: how many entries one run writes, how large they are (as DynamoDB counts an item,
- * lib/store/items.ts journalItemChars) and how many write units they take, how large the
- * recording `lineup export` prints is, and how long `lineup replay --perturb 200` takes in process
- * (the CLI's start comes on top). Prints figures only.
+ * directory: how many entries one run writes (keyframes, deltas, references), how large they are
+ * (as DynamoDB counts an item, lib/store/items.ts journalItemChars) and how many write units they
+ * take, how large the recording `lineup export` prints is, and how long `lineup replay --perturb
+ * 200` takes in process (the CLI's start comes on top). Prints figures only.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

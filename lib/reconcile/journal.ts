@@ -453,7 +453,8 @@ export const journalEntryOf = (pass: PassRecord, previousDigest: string | undefi
   const inputs = inputsOf(pass.observed);
   const digest = inputsDigest(inputs);
   const previous = memory?.chainAfter(pass.key, previousDigest);
-  const objects = objectDigestsOf(inputs);
+  // Without a memory every entry is a keyframe (a replayed event's): no digests needed.
+  const objects = memory === undefined ? undefined : objectDigestsOf(inputs);
   let kept: InputsKept;
   let packed: string | undefined;
   let chain: EntryChain | undefined;
