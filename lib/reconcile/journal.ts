@@ -150,9 +150,13 @@ export const applyMergePatch = (target: unknown, patch: unknown): unknown => {
   return result;
 };
 
-/** changeOf: how `after` (whose digest is `digest`) differs from `before`: a merge patch when applying it gives `after` back exactly, else `after` whole. */
-const changeOf = (before: unknown, after: unknown, digest: string): ObjectChange => {
-  if (before === undefined) return { whole: after };
+/**
+ * changeOf: how `after` (whose digest is `digest`) differs from `before` (whose digest the previous
+ * entry recorded as `beforeDigest`): a merge patch when applying it gives `after` back exactly,
+ * else `after` whole — also when `before` is not as that entry recorded it (changed in place since).
+ */
+const changeOf = (before: unknown, beforeDigest: string | undefined, after: unknown, digest: string): ObjectChange => {
+  if (before === undefined || objectDigest(before) !== beforeDigest) return { whole: after };
   const patch = mergePatchOf(before, after);
   return objectDigest(applyMergePatch(before, patch)) === digest ? { patch } : { whole: after };
 };
@@ -184,16 +188,17 @@ export const deltaOf = (previous: EntryChain, objects: ObjectDigests, inputs: Re
   const jobs = inputs.jobs.flatMap((job) => {
     const name = job.metadata.name ?? '';
     const digest = objects.jobs.get(name) ?? '';
-    return base.jobs.get(name) === digest ? [] : [{ name, ...changeOf(before.get(name), job, digest) }];
+    const baseDigest = base.jobs.get(name);
+    return baseDigest === digest ? [] : [{ name, ...changeOf(before.get(name), baseDigest, job, digest) }];
   });
   const gone = [...base.jobs.keys()].filter((name) => !objects.jobs.has(name));
   const names = [...objects.jobs.keys()];
   const order = expectedOrder(base.jobs.keys(), new Set(gone), jobs.map((job) => job.name));
   const reordered = order.length !== names.length || order.some((name, index) => name !== names[index]);
-  const service = objects.service === base.service ? undefined : inputs.service === undefined ? null : changeOf(previous.inputs.service, inputs.service, objects.service ?? '');
+  const service = objects.service === base.service ? undefined : inputs.service === undefined ? null : changeOf(previous.inputs.service, base.service, inputs.service, objects.service ?? '');
   return {
     base: previous.inputsDigest,
-    ...(objects.jobSet !== base.jobSet ? { jobSet: changeOf(previous.inputs.jobSet, inputs.jobSet, objects.jobSet) } : {}),
+    ...(objects.jobSet !== base.jobSet ? { jobSet: changeOf(previous.inputs.jobSet, base.jobSet, inputs.jobSet, objects.jobSet) } : {}),
     ...(jobs.length > 0 ? { jobs } : {}),
     ...(gone.length > 0 ? { gone } : {}),
     ...(service !== undefined ? { service } : {}),

@@ -284,6 +284,11 @@ describe('reconcile/journal: keyframes and deltas', () => {
     assert.ok(beforeObjects && afterObjects);
     const delta = deltaOf({ inputsDigest: inputsDigest(before), inputs: before, objects: beforeObjects, sinceKeyframe: 0 }, afterObjects, after);
     assert.deepEqual(delta.jobs, [{ name: job.metadata.name, whole: nulled }]);
+    // A remembered object changed in place since its entry was written is no base for a patch.
+    const changedInPlace = { ...before, jobs: [withLabel(job, 'changed in place')] };
+    const relabelled = { ...before, jobs: [withLabel(job, 'next')] };
+    const fromStale = deltaOf({ inputsDigest: inputsDigest(before), inputs: changedInPlace, objects: beforeObjects, sinceKeyframe: 0 }, objectDigestsOf(relabelled) ?? afterObjects, relabelled);
+    assert.deepEqual(fromStale.jobs, [{ name: job.metadata.name, whole: relabelled.jobs[0] }]);
   });
 
   it(`one process writes a keyframe first and every ${KEYFRAME_INTERVAL} entries, deltas between; every entry rebuilds to its digest`, () => {
