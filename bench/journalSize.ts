@@ -2,10 +2,10 @@
  * Benchmark: what the journal of event-replay debugging costs to keep and to use. For story 2 and
  * an InOrder 10 × 50 JobSet (500 Jobs), each run through the demo's pipeline (the real forwarder,
  * bus rule and reconciler against the simulated cluster) with its journal kept in a state
- * directory: how many entries one run writes, how large they are (as DynamoDB counts an item,
- * lib/store/items.ts journalItemChars) and how many write units they take, how large the
- * recording `lineup export` prints is, and how long `lineup replay --perturb 200` takes in process
- * (the CLI's start comes on top). Prints figures only.
+ * directory: how many entries one run writes (keyframes, deltas, references), how large they are
+ * (as DynamoDB counts an item, lib/store/items.ts journalItemChars) and how many write units they
+ * take, how large the recording `lineup export` prints is, and how long `lineup replay --perturb
+ * 200` takes in process (the CLI's start comes on top). Prints figures only.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,6 +62,9 @@ export interface JournalSizeFigure {
   readonly entries: number;
   /** Entries whose inputs refer to an earlier pass's (unchanged), and so keep no inputs of their own. */
   readonly unchanged: number;
+  /** Entries keeping their inputs whole (keyframes), and only what changed since the previous entry (deltas). */
+  readonly keyframes: number;
+  readonly deltas: number;
   readonly entryBytes: { readonly min: number; readonly median: number; readonly max: number };
   readonly writeUnits: number;
   /** `lineup export`'s output, bytes. */
@@ -112,6 +115,8 @@ const measure = async (jobSet: JobSet, perturbRuns: number): Promise<JournalSize
       jobs: (jobSet.spec.replicatedJobs ?? []).reduce((sum, replicatedJob) => sum + (replicatedJob.replicas ?? 1), 0),
       entries: entries.length,
       unchanged: entries.filter((entry) => entry.inputsKept === 'unchanged').length,
+      keyframes: entries.filter((entry) => entry.inputsKept === 'stored').length,
+      deltas: entries.filter((entry) => entry.inputsKept === 'delta').length,
       entryBytes: { min: sizes[0] ?? 0, median: sizes[Math.floor(sizes.length / 2)] ?? 0, max: sizes.at(-1) ?? 0 },
       writeUnits: sizes.reduce((sum, size) => sum + Math.ceil(size / WRITE_UNIT_BYTES), 0),
       // As `lineup export` prints it.
@@ -135,7 +140,7 @@ const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
 export const renderJournalSizeFigures = (figures: readonly JournalSizeFigure[]): string[] =>
   figures.map(
     (f) =>
-      `journal ${f.jobSet} (${f.jobs} jobs): ${f.entries} entries (${f.unchanged} with unchanged inputs), ${kb(f.entryBytes.min)}–${kb(f.entryBytes.max)} each (median ${kb(f.entryBytes.median)}), ` +
+      `journal ${f.jobSet} (${f.jobs} jobs): ${f.entries} entries (${f.keyframes} keyframes, ${f.deltas} deltas, ${f.unchanged} with unchanged inputs), ${kb(f.entryBytes.min)}–${kb(f.entryBytes.max)} each (median ${kb(f.entryBytes.median)}), ` +
       `${f.writeUnits} write units; recording ${kb(f.recordingBytes)}; --perturb ${f.perturbRuns}: ${f.perturbMs} ms wall (${f.perturbCpuMs} ms CPU) in process, ${f.perturbPassed} passed`,
   );
 

@@ -266,6 +266,7 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, since: ObserveSi
         ...(result.error ? { error: result.error.message } : {}),
       },
       loop.inputsDigest,
+      deps.inputsMemory,
     );
     loop.untaken = [];
     loop.inputsDigest = entry.inputsDigest;
@@ -282,6 +283,7 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, since: ObserveSi
       if (next?.requeueAfterMs !== undefined) loop.wakeAt = now + next.requeueAfterMs;
     }
     await deps.store.appendJournal(entry);
+    deps.inputsMemory?.entryWritten(entry);
     deps.onPass?.(key, plan, entry);
     if (!result.error) return true;
     if (!isRetryableConflict(result.error) || conflicts >= MAX_CONFLICT_RETRIES) throw result.error;

@@ -1,12 +1,13 @@
 /**
  * A recording: one JobSet's journal as a self-contained JSON file (`lineup export`), readable
- * without the table it came from. Each pass keeps its inputs as its journal entry did (gzip+base64
- * JSON: a 500-Job JobSet's inputs are 1.6 MB as plain JSON); a pass whose inputs were unchanged
- * refers to an earlier pass of the file by digest.
+ * without the table it came from. Each pass keeps its inputs whole (gzip+base64 JSON: a 500-Job
+ * JobSet's inputs are 1.6 MB as plain JSON) — an entry that kept only a delta gets its inputs
+ * rebuilt, so the file needs no other — or, when they were unchanged, refers to an earlier pass of
+ * the file by digest.
  */
 import { z } from 'zod';
 import { InvalidInputError } from '../errors.ts';
-import { unpackInputs } from '../reconcile/journal.ts';
+import { inputsResolver, packInputs, unpackInputs } from '../reconcile/journal.ts';
 import type { Observed } from '../plan/types.ts';
 import { JournalActionSchema, JournalEventSchema, JournalTimingsSchema } from '../store/items.ts';
 import type { JobSetKey, JournalEntry } from '../store/types.ts';
@@ -24,12 +25,25 @@ export interface Recording {
   readonly passes: readonly RecordedPass[];
 }
 
-/** recordingOf: a JobSet's journal entries (oldest first) as a recording. */
-export const recordingOf = (key: JobSetKey, entries: readonly JournalEntry[]): Recording => ({
-  format: RECORDING_FORMAT,
-  jobSet: { cluster: key.cluster, namespace: key.namespace, name: key.name },
-  passes: entries.map(({ key: _key, ...rest }) => rest),
-});
+/**
+ * recordingOf: a JobSet's journal entries (oldest first) as a recording. A delta entry's inputs
+ * are rebuilt and kept whole (the format stays v1: whole inputs or a reference); one whose chain
+ * is broken (an earlier entry expired) becomes a reference that nothing in the file holds, which
+ * replay reports as unreplayable.
+ */
+export const recordingOf = (key: JobSetKey, entries: readonly JournalEntry[]): Recording => {
+  const resolve = inputsResolver(entries);
+  return {
+    format: RECORDING_FORMAT,
+    jobSet: { cluster: key.cluster, namespace: key.namespace, name: key.name },
+    passes: entries.map(({ key: _key, ...rest }, index): RecordedPass => {
+      if (rest.inputsKept !== 'delta') return rest;
+      const { inputs: _delta, ...withoutInputs } = rest;
+      const inputs = resolve(index);
+      return typeof inputs === 'string' ? { ...withoutInputs, inputsKept: 'unchanged' } : { ...withoutInputs, inputsKept: 'stored', inputs: packInputs(inputs) };
+    }),
+  };
+};
 
 /** RecordedPassSchema: a pass in a recording: a journal entry without its key (the recording names the JobSet once). */
 const RecordedPassSchema = z.object({

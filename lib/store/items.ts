@@ -68,7 +68,7 @@ const JournalItemSchema = z.object({
   [Attr.triggers]: z.array(JournalEventSchema),
   [Attr.timings]: JournalTimingsSchema,
   [Attr.inputsDigest]: z.string(),
-  [Attr.inputsKept]: z.enum(['stored', 'unchanged', 'too-large']),
+  [Attr.inputsKept]: z.enum(['stored', 'delta', 'unchanged', 'too-large']),
   // gzip+base64 JSON of the actions: hundreds of near-identical CreateJob lines compress well.
   [Attr.actions]: z.string(),
   [Attr.actionsOmitted]: z.number().optional(),

@@ -83,7 +83,7 @@ export const journalExpiresAt = (at: number, retentionMs: number): number => Mat
 export const journalEntryToKeep = (entry: JournalEntry, sizeOf: (entry: JournalEntry) => number, maxChars: number = MAX_JOURNAL_ITEM_CHARS): JournalEntry => {
   if (sizeOf(entry) <= maxChars) return entry;
   const { inputs: _dropped, ...rest } = entry;
-  const withoutInputs: JournalEntry = { ...rest, inputsKept: entry.inputsKept === 'stored' ? 'too-large' : entry.inputsKept };
+  const withoutInputs: JournalEntry = { ...rest, inputsKept: entry.inputsKept === 'stored' || entry.inputsKept === 'delta' ? 'too-large' : entry.inputsKept };
   if (sizeOf(withoutInputs) <= maxChars) return withoutInputs;
   // Halve the kept actions until the entry fits, then grow back one half-step at a time.
   let keep = withoutInputs.actions.length;

@@ -138,11 +138,13 @@ export interface JournalAction {
 }
 
 /**
- * How a pass's planner inputs are kept: `stored` (in `inputs`), `unchanged` (identical to the
- * inputs of an earlier entry of this JobSet with the same inputsDigest), `too-large` (over the
- * item limit: this pass cannot be replayed).
+ * How a pass's planner inputs are kept: `stored` (whole in `inputs`: a keyframe), `delta` (in
+ * `inputs`, only the objects that changed since an earlier entry of this JobSet, named by its
+ * inputsDigest: lib/reconcile/journal.ts), `unchanged` (identical to the inputs of an earlier
+ * entry of this JobSet with the same inputsDigest), `too-large` (over the item limit: this pass
+ * cannot be replayed).
  */
-export type InputsKept = 'stored' | 'unchanged' | 'too-large';
+export type InputsKept = 'stored' | 'delta' | 'unchanged' | 'too-large';
 
 /** One journal entry: what one reconcile pass saw, decided and why (the decision log). */
 export interface JournalEntry {
@@ -159,7 +161,7 @@ export interface JournalEntry {
   /** sha256 (hex, 16) of the planner inputs (JobSet, Jobs, Service as observed). */
   readonly inputsDigest: string;
   readonly inputsKept: InputsKept;
-  /** gzip+base64 of the inputs' JSON {jobSet, jobs, service}; only when inputsKept is `stored`. */
+  /** gzip+base64 of the inputs' JSON {jobSet, jobs, service} when inputsKept is `stored`, of their InputsDelta when `delta`. */
   readonly inputs?: string | undefined;
   /** Every action, in plan order, with its reason. */
   readonly actions: readonly JournalAction[];

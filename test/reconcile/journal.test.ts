@@ -1,10 +1,21 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { DEFAULT_PLAN_OPTIONS, plan } from '../../lib/plan/planner.ts';
 import { PLANNER_VERSION } from '../../lib/plan/version.ts';
 import {
   InputsMemory,
+  KEYFRAME_INTERVAL,
+  applyDelta,
+  applyMergePatch,
   canonicalJson,
+  deltaOf,
+  inputsResolver,
+  mergePatchOf,
+  objectDigestsOf,
+  unpackDelta,
+  type PassRecord,
+  type RecordedInputs,
   inputsDigest,
   inputsOf,
   journalActionsOf,
@@ -13,7 +24,9 @@ import {
   packInputs,
   unpackInputs,
 } from '../../lib/reconcile/journal.ts';
+import { MAX_JOURNAL_ITEM_CHARS } from '../../lib/constants.ts';
 import { UnavailableError } from '../../lib/errors.ts';
+import type { Job } from '../../lib/jobset/schema.ts';
 import { handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';
 import type { ClusterGateway } from '../../lib/reconcile/types.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
@@ -119,10 +132,12 @@ describe('reconcile/journal: one entry per pass', () => {
     assert.deepEqual(last?.actions, []);
     const ended = observedOfEntry(entries, entries.length - 1);
     assert.ok(typeof ended !== 'string' && ended.jobSet.status?.terminalState === 'Completed', 'the last entry shows the JobSet completed');
+    // One process wrote them all: a keyframe first, then deltas (or references), a keyframe every KEYFRAME_INTERVAL.
     for (const [index, entry] of entries.entries()) {
       const previous = entries[index - 1];
-      assert.equal(entry.inputsKept, previous?.inputsDigest === entry.inputsDigest ? 'unchanged' : 'stored', `entry ${index}`);
-      assert.equal(entry.inputs !== undefined, entry.inputsKept === 'stored');
+      const expected = previous?.inputsDigest === entry.inputsDigest ? 'unchanged' : index % KEYFRAME_INTERVAL === 0 ? 'stored' : 'delta';
+      assert.equal(entry.inputsKept, expected, `entry ${index}`);
+      assert.equal(entry.inputs !== undefined, entry.inputsKept !== 'unchanged');
     }
   });
 
@@ -187,5 +202,201 @@ describe('reconcile/journal: one entry per pass', () => {
     const reordered = JSON.parse(canonicalJson(jobSet)) as typeof jobSet;
     assert.equal(inputsDigest(inputsOf({ ...observed, jobSet: reordered })), inputsDigest(inputsOf(observed)));
     assert.notEqual(inputsDigest(inputsOf({ ...observed, jobSet: { ...jobSet, spec: { ...jobSet.spec, suspend: true } } })), inputsDigest(inputsOf(observed)));
+  });
+});
+
+/** storyJobs: the Jobs story 2's planner creates, as the cluster would hold them. */
+const storyJobs = (): Job[] => {
+  const jobSet = story2();
+  return plan({ jobSet, jobs: [], service: undefined, now: 1 }, DEFAULT_PLAN_OPTIONS).actions.flatMap((action) => (action.kind === 'CreateJob' ? [action.job] : []));
+};
+
+/** passOf: a pass on `inputs` at `now` (its plan is beside the point here: the inputs are). */
+const passOf = (inputs: RecordedInputs, now: number): PassRecord => {
+  const observed = { ...inputs, now };
+  return { key, observed, planOptions: DEFAULT_PLAN_OPTIONS, plan: plan(observed, DEFAULT_PLAN_OPTIONS), applied: true, triggers: [], timings: { passStartedAt: now, writesDoneAt: now } };
+};
+
+/** withLabel: `job` with one more label: a changed object. */
+const withLabel = (job: Job, value: string): Job => ({ ...job, metadata: { ...job.metadata, labels: { ...job.metadata.labels, step: value } } });
+
+/** written: the entries of `steps` (inputs per pass), each written by one process in turn, as its journal lists them. */
+const written = (steps: readonly RecordedInputs[], memory = new InputsMemory()): JournalEntry[] => {
+  const entries: JournalEntry[] = [];
+  for (const [index, inputs] of steps.entries()) {
+    const entry = journalEntryOf(passOf(inputs, index + 1), entries.at(-1)?.inputsDigest, memory);
+    memory.entryWritten(entry);
+    entries.push(entry);
+  }
+  return entries;
+};
+
+/** changingSteps: `count` passes on story 2, each changing one Job's labels. */
+const changingSteps = (count: number): RecordedInputs[] => {
+  const jobs = storyJobs();
+  return Array.from({ length: count }, (_, step) => ({
+    jobSet: story2(),
+    jobs: jobs.map((job, index) => (index === step % jobs.length ? withLabel(job, String(step)) : job)),
+    service: undefined,
+  }));
+};
+
+describe('reconcile/journal: keyframes and deltas', () => {
+  it('a delta holds a merge patch of each object whose content changed, new Jobs whole, the Jobs gone, a Service gone, and the order only when it moved', () => {
+    const [a, b, c] = storyJobs();
+    assert.ok(a && b && c);
+    const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: NAME, namespace: 'default' }, spec: { clusterIP: 'None' } } as const;
+    const before: RecordedInputs = { jobSet: story2(), jobs: [a, b, c], service };
+    const renamed = { ...b, metadata: { ...b.metadata, name: 'new' } };
+    const after: RecordedInputs = { jobSet: story2(), jobs: [a, withLabel(c, 'x'), renamed], service: undefined };
+    const beforeObjects = objectDigestsOf(before);
+    const afterObjects = objectDigestsOf(after);
+    assert.ok(beforeObjects && afterObjects);
+    const chain = { inputsDigest: inputsDigest(before), inputs: before, objects: beforeObjects, sinceKeyframe: 0 };
+    const delta = deltaOf(chain, afterObjects, after);
+    assert.equal(delta.base, inputsDigest(before));
+    assert.equal(delta.jobSet, undefined, 'the JobSet did not change');
+    assert.deepEqual(delta.jobs, [
+      { name: c.metadata.name, patch: { metadata: { labels: { step: 'x' } } } },
+      { name: 'new', whole: renamed },
+    ]);
+    assert.deepEqual(delta.gone, [b.metadata.name]);
+    assert.equal(delta.service, null);
+    assert.equal(delta.order, undefined, 'the base order without b, then the new Job, is the order');
+    assert.deepEqual(applyDelta(before, delta), after);
+    const swapped: RecordedInputs = { ...before, jobs: [c, a, b] };
+    const swap = deltaOf(chain, objectDigestsOf(swapped) ?? beforeObjects, swapped);
+    assert.deepEqual([swap.jobs, swap.order], [undefined, [c.metadata.name, a.metadata.name, b.metadata.name]]);
+    assert.deepEqual(applyDelta(before, swap), swapped);
+    assert.equal(objectDigestsOf({ ...before, jobs: [a, a] }), undefined, 'two Jobs of one name cannot be told apart');
+  });
+
+  it('a merge patch removes members with null; a change to a null value, which a merge patch cannot say, keeps the object whole', () => {
+    assert.deepEqual(mergePatchOf({ a: 1, b: { c: 2, d: 3 }, e: [1] }, { a: 1, b: { c: 4 }, e: [1, 2] }), { b: { c: 4, d: null }, e: [1, 2] });
+    assert.deepEqual(applyMergePatch({ a: 1, b: { c: 2, d: 3 } }, { b: { c: 4, d: null } }), { a: 1, b: { c: 4 } });
+    const [job] = storyJobs();
+    assert.ok(job);
+    const before: RecordedInputs = { jobSet: story2(), jobs: [job], service: undefined };
+    const nulled = { ...job, metadata: { ...job.metadata, labels: null } } as unknown as Job;
+    const after: RecordedInputs = { ...before, jobs: [nulled] };
+    const beforeObjects = objectDigestsOf(before);
+    const afterObjects = objectDigestsOf(after);
+    assert.ok(beforeObjects && afterObjects);
+    const delta = deltaOf({ inputsDigest: inputsDigest(before), inputs: before, objects: beforeObjects, sinceKeyframe: 0 }, afterObjects, after);
+    assert.deepEqual(delta.jobs, [{ name: job.metadata.name, whole: nulled }]);
+    // A remembered object changed in place since its entry was written is no base for a patch.
+    const changedInPlace = { ...before, jobs: [withLabel(job, 'changed in place')] };
+    const relabelled = { ...before, jobs: [withLabel(job, 'next')] };
+    const fromStale = deltaOf({ inputsDigest: inputsDigest(before), inputs: changedInPlace, objects: beforeObjects, sinceKeyframe: 0 }, objectDigestsOf(relabelled) ?? afterObjects, relabelled);
+    assert.deepEqual(fromStale.jobs, [{ name: job.metadata.name, whole: relabelled.jobs[0] }]);
+  });
+
+  it(`one process writes a keyframe first and every ${KEYFRAME_INTERVAL} entries, deltas between; every entry rebuilds to its digest`, () => {
+    const entries = written(changingSteps(2 * KEYFRAME_INTERVAL + 3));
+    assert.deepEqual(
+      entries.map((entry) => entry.inputsKept),
+      entries.map((_, index) => (index % KEYFRAME_INTERVAL === 0 ? 'stored' : 'delta')),
+    );
+    const resolve = inputsResolver(entries);
+    for (const [index, entry] of entries.entries()) {
+      const inputs = resolve(index);
+      assert.ok(typeof inputs !== 'string', `entry ${index}: ${String(inputs)}`);
+      assert.equal(inputsDigest(inputs), entry.inputsDigest);
+      const observed = observedOfEntry(entries, index);
+      assert.ok(typeof observed !== 'string' && observed.now === entry.at);
+    }
+    // Step 1 labels Job 1 and takes step 0's label off Job 0: two Jobs changed, nothing else.
+    const [zero, one] = storyJobs().map((job) => job.metadata.name ?? '');
+    const delta = unpackDelta(entries[1]?.inputs ?? '');
+    assert.deepEqual(delta, {
+      base: entries[0]?.inputsDigest,
+      jobs: [
+        { name: zero, patch: { metadata: { labels: { step: null } } } },
+        { name: one, patch: { metadata: { labels: { step: '1' } } } },
+      ],
+    });
+    const [keyframeChars, deltaChars] = [entries[0]?.inputs?.length ?? 0, entries[1]?.inputs?.length ?? 0];
+    assert.ok(deltaChars < keyframeChars, `a delta of 2 of 5 Jobs is smaller than the keyframe: ${deltaChars} vs ${keyframeChars} chars`);
+  });
+
+  it('an entry whose chain is broken (an earlier entry gone) says so; the next keyframe reads again', () => {
+    const entries = written(changingSteps(KEYFRAME_INTERVAL + 2));
+    const lost = entries[3]?.inputsDigest;
+    const kept = entries.filter((_, index) => index !== 3);
+    assert.equal(observedOfEntry(kept, 3), `inputs ${kept[3]?.inputsDigest} are stored as changes to inputs ${lost}, but no earlier entry holds those (expired?)`);
+    assert.equal(observedOfEntry(kept, 6), observedOfEntry(kept, 3), 'a later delta of the broken chain gives the same reason');
+    assert.ok(typeof observedOfEntry(kept, 2) !== 'string', 'entries before the gap still read');
+    assert.equal(kept[KEYFRAME_INTERVAL - 1]?.inputsKept, 'stored');
+    assert.ok(typeof observedOfEntry(kept, KEYFRAME_INTERVAL - 1) !== 'string', 'the keyframe after the gap reads');
+    assert.ok(typeof observedOfEntry(kept, KEYFRAME_INTERVAL) !== 'string', 'and so does the delta after it');
+    const tampered = [entries[0], { ...entries[1], inputs: 'not gzip' }] as JournalEntry[];
+    assert.match(String(observedOfEntry(tampered, 1)), /^recorded inputs delta is not gzip\+base64 JSON: /);
+  });
+
+  it('a delta entry whose base a replayed event\'s entry follows still rebuilds (the base is named by digest)', () => {
+    const [first, second] = changingSteps(2);
+    assert.ok(first && second);
+    const memory = new InputsMemory();
+    const keyframe = journalEntryOf(passOf(first, 1), undefined, memory);
+    memory.entryWritten(keyframe);
+    const replayed = journalEntryOf({ ...passOf(second, 2), replayName: 'r1', applied: false }, undefined);
+    const delta = journalEntryOf(passOf(second, 3), keyframe.inputsDigest, memory);
+    assert.deepEqual([replayed.inputsKept, delta.inputsKept], ['stored', 'delta']);
+    const observed = observedOfEntry([keyframe, replayed, delta], 2);
+    assert.ok(typeof observed !== 'string', String(observed));
+    assert.equal(inputsDigest(inputsOf(observed)), delta.inputsDigest);
+  });
+
+  it('writes a keyframe when the previous entry was not written by this process, was never written, or was too large to keep', () => {
+    const [first, second, third] = changingSteps(3);
+    assert.ok(first && second && third);
+    const memory = new InputsMemory();
+    const keyframe = journalEntryOf(passOf(first, 1), undefined, memory);
+    memory.entryWritten(keyframe);
+    assert.equal(journalEntryOf(passOf(second, 2), keyframe.inputsDigest, new InputsMemory()).inputsKept, 'stored', 'another process does not know its objects');
+    assert.equal(journalEntryOf(passOf(second, 2), 'another', memory).inputsKept, 'stored', 'the state item names another entry');
+    const unwritten = journalEntryOf(passOf(second, 2), keyframe.inputsDigest, memory);
+    assert.equal(unwritten.inputsKept, 'delta');
+    assert.equal(journalEntryOf(passOf(third, 3), unwritten.inputsDigest, memory).inputsKept, 'stored', 'an entry whose write failed is no base');
+    // Random text does not compress: an entry too large for an item, kept without its inputs.
+    const huge: RecordedInputs = { ...second, jobSet: { ...second.jobSet, metadata: { ...second.jobSet.metadata, annotations: { noise: randomBytes(MAX_JOURNAL_ITEM_CHARS).toString('base64') } } } };
+    const tooLarge = journalEntryOf(passOf(huge, 2), keyframe.inputsDigest, memory);
+    memory.entryWritten(tooLarge);
+    assert.equal(journalEntryOf(passOf(third, 3), tooLarge.inputsDigest, memory).inputsKept, 'stored', 'nothing can build on an entry kept without its inputs');
+  });
+
+  it('across two processes: each writes a keyframe when it takes over from the other, deltas while it keeps the JobSet', async () => {
+    const world = simWorld([story2()]);
+    const store = new MemoryCheckpointStore();
+    const processes = [
+      reconcileDeps(store, world.gateway, world.now, 'process-1', { inputsMemory: new InputsMemory() }).deps,
+      reconcileDeps(store, world.gateway, world.now, 'process-2', { inputsMemory: new InputsMemory() }).deps,
+    ];
+    // Events 0–2 go to process 1, 3–5 to process 2, then 6–7 to process 1 again.
+    const owners = [0, 0, 0, 1, 1, 1, 0, 0];
+    const byEntry: number[] = [];
+    for (const [step, owner] of owners.entries()) {
+      const deps = processes[owner];
+      assert.ok(deps);
+      const before = (await store.listJournal(key)).length;
+      const outcome = await handleEvent(
+        { source: `lineup.${CLUSTER}`, detail: { ...detailFor(NAME), resourceVersion: String(step + 1) }, id: `event-${step}`, detailType: 'JobSet Changed' },
+        deps,
+      );
+      assert.equal(outcome, 'reconciled');
+      const after = (await store.listJournal(key)).length;
+      for (let added = before; added < after; added += 1) byEntry.push(owner);
+      world.queue.runUntil(world.queue.now() + 60_000);
+    }
+    const entries = await store.listJournal(key);
+    assert.ok(new Set(byEntry).size === 2, `both processes wrote entries: ${byEntry.join(',')}`);
+    for (const [index, entry] of entries.entries()) {
+      const takesOver = index === 0 || byEntry[index] !== byEntry[index - 1];
+      if (entry.inputsKept === 'unchanged') continue;
+      assert.equal(entry.inputsKept, takesOver ? 'stored' : 'delta', `entry ${index} by process ${byEntry[index]}`);
+      const observed = observedOfEntry(entries, index);
+      assert.ok(typeof observed !== 'string', `entry ${index}: ${String(observed)}`);
+      assert.deepEqual(journalActionsOf(plan(observed, entry.planOptions)), entry.actions, `entry ${index} re-plans the same`);
+    }
   });
 });

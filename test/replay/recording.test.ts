@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { RECORDING_FORMAT, observedOfPass, parseRecording, recordingOf } from '../../lib/replay/recording.ts';
 import { inputsDigest, inputsOf } from '../../lib/reconcile/journal.ts';
+import { replayRecording } from '../../lib/replay/replay.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
 import { KEY, recordStartup } from './fixtures.ts';
 
@@ -27,6 +28,21 @@ describe('replay/recording: a self-contained recording of one JobSet', () => {
       assert.equal(inputsDigest(inputsOf(observed)), pass.inputsDigest, `pass ${index + 1}: the inputs are the recorded ones`);
     }
     assert.deepEqual(parseRecording(JSON.stringify(recording, null, 2), 'rec.json'), recording);
+  });
+
+  it('keeps the inputs of an entry stored as a delta whole, so the file needs no journal; a broken chain becomes a pass nothing holds', async () => {
+    const { recording, entries } = await recorded();
+    assert.ok(entries.some((entry) => entry.inputsKept === 'delta'), 'one process recorded the startup: its later entries are deltas');
+    assert.ok(recording.passes.every((pass) => pass.inputsKept === 'stored' || pass.inputsKept === 'unchanged'));
+    const broken = entries.findIndex((entry, index) => index > 0 && entry.inputsKept === 'delta' && entries[index - 1]?.inputsKept === 'delta');
+    assert.ok(broken > 1, 'two deltas in a row');
+    const lost = entries.filter((_, index) => index !== broken - 1);
+    const gap = recordingOf(KEY, lost);
+    const pass = gap.passes[broken - 1];
+    assert.deepEqual([pass?.inputsKept, pass?.inputs], ['unchanged', undefined]);
+    assert.equal(observedOfPass(gap, broken - 1), `inputs ${pass?.inputsDigest} are referenced but no earlier pass holds them`);
+    assert.deepEqual(replayRecording(gap).passes[broken - 1], { pass: broken, at: pass?.at, result: 'unreplayable', why: observedOfPass(gap, broken - 1) });
+    assert.equal(replayRecording(recording).different, 0);
   });
 
   it('refuses a truncated file, another format version and a pass whose inputs do not parse, in one line', async () => {

@@ -539,6 +539,17 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       assert.deepEqual(await store.listJournal(key), [{ ...withoutInputs, inputsKept: 'too-large' }]);
     });
 
+    it('round-trip a delta entry as written, and keep one too large without its delta, saying so', async () => {
+      const store = await makeStore();
+      const key = jobSet('js');
+      const delta = makeJournalEntry(key, T0, { inputsKept: 'delta', inputsDigest: 'bbbb', inputs: 'H4sIAAAAAAAAA6tWSkosUrJSSkxKVqoFAGD7WaQRAAAA' });
+      const huge = makeJournalEntry(key, T0 + 1, { inputsKept: 'delta', inputsDigest: 'cccc', inputs: randomBytes(MAX_JOURNAL_ITEM_CHARS).toString('base64') });
+      await store.appendJournal(delta);
+      await store.appendJournal(huge);
+      const { inputs: _dropped, ...withoutInputs } = huge;
+      assert.deepEqual(await store.listJournal(key), [delta, { ...withoutInputs, inputsKept: 'too-large' }]);
+    });
+
     it('keep an entry whose actions alone are too large by leaving out the last ones and counting them', async () => {
       const store = await makeStore();
       const key = jobSet('js');
