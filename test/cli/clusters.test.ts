@@ -117,7 +117,7 @@ describe('lineup clusters', () => {
     it('status now: the demo heartbeat is long past, so the cluster is unwatched (exit 1); --missing-after decides how long is too long', async () => {
       const now = await runCli(['clusters', 'status', '--state-dir', stateDir]);
       assert.equal(now.code, 1, now.stderr);
-      assert.match(now.stdout, /\nlocal {2}token {2}UNWATCHED: no heartbeat for \d+h\d+m(\d+s)? \(missing after 5m\), the last sent 2026-01-01T00:00:00\.000Z; the resync polls its jobsets; lag /);
+      assert.match(now.stdout, /\nlocal {2}token {2}UNWATCHED: no heartbeat for \d+h(\d+m)?(\d+s)? \(missing after 5m\), the last sent 2026-01-01T00:00:00\.000Z; the resync polls its jobsets; lag /);
       const strict = await runCli(['clusters', 'status', '--state-dir', stateDir, '--at', '2026-01-01T00:01:00Z', '--missing-after', '30s']);
       assert.equal(strict.code, 1);
       assert.match(strict.stdout, /UNWATCHED: no heartbeat for 1m \(missing after 30s\)/);
