@@ -15,6 +15,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_CONTROLLER_NAME, JOBSET_API_VERSION, Label, UPSTREAM_CONTROLLER_NAME } from '../../../lib/constants.ts';
 import { CounterName, Counters } from '../../../lib/counters.ts';
 import { Forwarder } from '../../../lib/forwarder/forwarder.ts';
+import { changesOf } from '../../../lib/events/merge.ts';
+import { LineupEventDetailSchema } from '../../../lib/events/schema.ts';
 import { JobSchema } from '../../../lib/jobset/schema.ts';
 import { KubeClusterGateway } from '../../../lib/k8s/gateway.ts';
 import { KubeWatchSource } from '../../../lib/k8s/watchSource.ts';
@@ -122,9 +124,10 @@ const startForwarder = (kubeConfig: KubeConfig, bookmarks: MemoryCheckpointStore
 /** observedSuspend: the observed spec.suspend of the last forwarded event about `name`. */
 const observedSuspend = (sink: RecordingSink, name: string): boolean | undefined =>
   sink.entries
-    .map((entry) => JSON.parse(entry.Detail) as { name: string; observed?: { suspend?: boolean } })
+    // Every object an event names: its own, and those of its JobSet folded in (`also`).
+    .flatMap((entry) => changesOf(LineupEventDetailSchema.parse(JSON.parse(entry.Detail))))
     // Syncs the Job list sends for an owner carry no projection: look at those that do.
-    .filter((detail) => detail.name === name && detail.observed !== undefined)
+    .filter((change) => change.name === name && change.observed !== undefined)
     .at(-1)?.observed?.suspend;
 
 describe('Forwarder (kube-apiserver behind a flaky connection)', () => {
