@@ -10,17 +10,22 @@
  * forwarder (lib/forwarder's Forwarder with a KubeWatchSource scoped to its namespace, all in the
  * bench's process), its own registry entry (the same API server, Lineup's token) and so its own
  * gateway in the reconciler, its own event source `lineup.<id>` and its own bookmarks. moto serves
- * EventBridge and SQS, dynalite DynamoDB; the Job controller is a stand-in
- * (bench/manyClusters/jobStandIn.ts: a running Job is ready READY_AFTER_MS later). So the API
- * server, moto and dynalite are shared by every cluster, as the bus, queue and table are in a
- * deployment, but the API server is too, which a fleet's clusters would not share.
+ * EventBridge and SQS, dynalite DynamoDB. The Jobs run on the real control plane minus kubelet
+ * (test/integration/e2e/cluster.ts: kube-controller-manager's Job controller, kube-scheduler, a
+ * kwok node), as in bench/pipeline.ts: once Lineup un-suspends a Job, the Job controller creates
+ * its pods, kwok makes each Running and Ready READY_AFTER_MS after it is scheduled and Succeeded
+ * COMPLETE_AFTER_MS after it runs (the pod annotations of bench/pipeline/story.ts), and the Job
+ * controller writes the Jobs' status from them. So the API server, the control plane, moto and
+ * dynalite are shared by every cluster, as the bus, queue and table are in a deployment, but the
+ * API server and the control plane are too, which a fleet's clusters would not share.
  *
  * Load: every cluster starts JOBSETS_PER_CLUSTER story-2 JobSets at once (N = 50: 100 JobSets, the
  * pipeline benchmark's burst). Figures per N: events put on the bus and records the handler took
  * per second, from the first create until every JobSet's workers run (and the queue is empty);
  * stage latency p50/p99 as bench/pipeline.ts counts stages (created → messagequeue running; its
- * Jobs ready → drivers running; drivers ready → workers running), a Job's "ready" being the
- * stand-in's ready write (seen running + READY_AFTER_MS) and "running" when the stand-in saw it.
+ * Jobs ready → drivers running; drivers ready → workers running), "running" and "ready" being when
+ * the bench's own watch (bench/pipeline/jobWatch.ts) first saw a Job un-suspended and first saw
+ * the Job controller count its pods ready.
  *
  *   node bench/manyClusters.ts [--clusters 1,10,50] [--jobsets-per-cluster 2] [--json]
  */
@@ -54,8 +59,8 @@ import type { ProcessCpu } from './manyClusters/cpu.ts';
 import { synthesizedRule } from '../test/integration/e2e/pipeline.ts';
 import { startDynalite, startMoto } from '../test/integration/harness/index.ts';
 import type { DynaliteServer, KubeServer, MotoServer } from '../test/integration/harness/index.ts';
-import { startCluster } from '../test/integration/k8s/support.ts';
-import { JobControllerStandIn, READY_AFTER_MS } from './manyClusters/jobStandIn.ts';
+import { startE2eCluster, type E2eCluster } from '../test/integration/e2e/cluster.ts';
+import { JobWatch } from './pipeline/jobWatch.ts';
 import { BenchKubeClient } from './pipeline/kubeClient.ts';
 import { jobKey, jobsOf, manifestFor, stagesOf, story2Manifest } from './pipeline/story.ts';
 import type { JsonObject, Stage } from './pipeline/story.ts';
@@ -360,32 +365,39 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
   return fleet;
 };
 
-/** stageLatencies: per stage, each JobSet's latency (ms), as the file comment defines it; undefined where a stage never ran. */
-const stageLatencies = (standIn: JobControllerStandIn, stages: readonly Stage[], created: ReadonlyMap<string, { namespace: string; name: string; at: number }>): number[][] =>
+/** lastAt: the latest time `times` holds for every one of `keys`, or undefined while one is missing. */
+const lastAt = (times: ReadonlyMap<string, number>, keys: readonly string[]): number | undefined => {
+  let last = 0;
+  for (const key of keys) {
+    const time = times.get(key);
+    if (time === undefined) return undefined;
+    last = Math.max(last, time);
+  }
+  return last;
+};
+
+/** stageLatencies: per stage, each JobSet's latency (ms), as the file comment defines it; a JobSet is left out of a stage that never ran. */
+const stageLatencies = (jobs: JobWatch, stages: readonly Stage[], created: ReadonlyMap<string, { namespace: string; name: string; at: number }>): number[][] =>
   stages.map((stage, index) => {
     const latencies: number[] = [];
     for (const { namespace, name, at } of created.values()) {
-      const running = jobsOf(name, stage).map((job) => standIn.runningAt.get(jobKey(namespace, job)));
-      if (running.some((time) => time === undefined)) continue;
-      const end = Math.max(...(running as number[]));
+      const end = lastAt(jobs.runningAt, jobsOf(name, stage).map((job) => jobKey(namespace, job)));
+      if (end === undefined) continue;
       const previous = stages[index - 1];
-      let start = at;
-      if (previous !== undefined) {
-        const before = jobsOf(name, previous).map((job) => standIn.runningAt.get(jobKey(namespace, job)));
-        if (before.some((time) => time === undefined)) continue;
-        start = Math.max(...(before as number[])) + READY_AFTER_MS;
-      }
+      const start = previous === undefined ? at : lastAt(jobs.readyAt, jobsOf(name, previous).map((job) => jobKey(namespace, job)));
+      if (start === undefined) continue;
       latencies.push(end - start);
     }
     return latencies;
   });
 
 /** runFleet: N clusters each starting `perCluster` JobSets at once; its figures. */
-const runFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteServer, client: BenchKubeClient, standIn: JobControllerStandIn, clusters: number, perCluster: number): Promise<FleetFigures> => {
+const runFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteServer, client: BenchKubeClient, jobs: JobWatch, clusters: number, perCluster: number): Promise<FleetFigures> => {
   const tag = `many${clusters}`;
   const clusterIds = Array.from({ length: clusters }, (_, index) => `${tag}-c${String(index).padStart(2, '0')}`);
   for (const id of clusterIds) await client.createNamespace(id);
   const fleet = await startFleet(kube, moto, dynamo, tag, clusterIds);
+  const jobWatchProblemsBefore = jobs.problems.length;
   try {
     // The forwarders list their (empty) namespaces first: wait for their first bookmarks' worth of quiet.
     await sleep(2_000);
@@ -408,7 +420,7 @@ const runFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteServ
     const last = stages.at(-1);
     if (last === undefined) throw new Error('story 2 has no stage');
     const allWorkersRunning = (): boolean =>
-      [...created.values()].every(({ namespace, name }) => jobsOf(name, last).every((job) => standIn.runningAt.has(jobKey(namespace, job))));
+      [...created.values()].every(({ namespace, name }) => jobsOf(name, last).every((job) => jobs.runningAt.has(jobKey(namespace, job))));
     const deadline = started + DONE_TIMEOUT_MS;
     while (!allWorkersRunning()) {
       if (Date.now() > deadline) throw new Error(`${clusters} clusters: not every JobSet's workers ran within ${DONE_TIMEOUT_MS / 1000} s`);
@@ -427,8 +439,8 @@ const runFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteServ
     const cpuSeconds = cpu.reduce((sum, entry) => sum + entry.cpuSeconds, 0);
     const seconds = (ended - started) / 1000;
     const eventsPut = fleet.sinks.reduce((sum, sink) => sum + sink.count, 0);
-    const latencies = stageLatencies(standIn, stages, created);
-    const problems = fleet.problems;
+    const latencies = stageLatencies(jobs, stages, created);
+    const problems = [...fleet.problems, ...jobs.problems.slice(jobWatchProblemsBefore)];
     return {
       clusters,
       jobSets: created.size,
@@ -456,34 +468,35 @@ export const runManyClustersBench = async (options: { counts?: readonly number[]
   const counts = options.counts ?? CLUSTER_COUNTS;
   const perCluster = options.perCluster ?? JOBSETS_PER_CLUSTER;
   const wallStarted = Date.now();
-  let kube: KubeServer | undefined;
+  let cluster: E2eCluster | undefined;
   let moto: MotoServer | undefined;
   let dynamo: DynaliteServer | undefined;
   let client: BenchKubeClient | undefined;
-  let standIn: JobControllerStandIn | undefined;
+  let jobs: JobWatch | undefined;
   try {
-    progress('starting kube-apiserver, moto and dynalite');
-    [kube, moto, dynamo] = await Promise.all([startCluster(), startMoto(), startDynalite()]);
+    progress('starting kube-apiserver with the control plane (Job controller, scheduler, kwok node), moto and dynalite');
+    [cluster, moto, dynamo] = await Promise.all([startE2eCluster(), startMoto(), startDynalite()]);
+    const kube = cluster.kube;
     client = new BenchKubeClient(kube);
-    const base = story2Manifest();
-    standIn = new JobControllerStandIn(kube, client, stagesOf(base).reduce((sum, stage) => sum + stage.jobs, 0));
-    await standIn.start();
+    jobs = new JobWatch(kube);
+    await jobs.start();
     const fleets: FleetFigures[] = [];
     for (const clusters of counts) {
       progress(`${clusters} cluster${clusters === 1 ? '' : 's'}, ${perCluster} JobSets each at once`);
-      fleets.push(await runFleet(kube, moto, dynamo, client, standIn, clusters, perCluster));
+      fleets.push(await runFleet(kube, moto, dynamo, client, jobs, clusters, perCluster));
     }
     return { jobSetsPerCluster: perCluster, pollers: DEFAULT_RECONCILER_MAX_CONCURRENCY, fleets, wallMs: Date.now() - wallStarted };
   } finally {
-    await standIn?.stop();
+    await jobs?.stop();
     client?.close();
-    await Promise.all([kube?.stop(), moto?.stop(), dynamo?.stop()]);
+    // The whole cluster (control plane, then API server): its processes would keep this one alive.
+    await Promise.all([cluster?.stop(), moto?.stop(), dynamo?.stop()]);
   }
 };
 
 /** renderManyClustersFigures: the lines `npm run bench` prints. */
 export const renderManyClustersFigures = (f: ManyClustersFigures): string[] => [
-  `many clusters (N namespaces of one kube-apiserver standing in for N clusters, each with its own forwarder and cluster id; one bus, queue, table, ${f.pollers} pollers and at most ${f.pollers} batches handled at once; ${f.jobSetsPerCluster} story-2 JobSets per cluster at once):`,
+  `many clusters (N namespaces of one kube-apiserver standing in for N clusters, each with its own forwarder and cluster id, the Jobs run by the real Job controller on kwok pods; one bus, queue, table, ${f.pollers} pollers and at most ${f.pollers} batches handled at once; ${f.jobSetsPerCluster} story-2 JobSets per cluster at once):`,
   ...f.fleets.map(
     (fleet) =>
       `  ${fleet.clusters} cluster${fleet.clusters === 1 ? '' : 's'} (${fleet.jobSets} JobSets, ${fleet.seconds} s): ${fleet.eventsPut} events put, ${fleet.eventsPerSecond} events/s; ${fleet.recordsHandled} records handled, ${fleet.recordsPerSecond}/s; ${fleet.passes} passes; stage latency p50 ${fleet.stageP50Ms.join(' / ')} ms, p99 ${fleet.stageP99Ms.join(' / ')} ms${fleet.problems.length > 0 ? `; problems: ${fleet.problems.join('; ')}` : ''}\n` +

@@ -1,8 +1,9 @@
 /**
  * Who spent the CPU during a fleet's run: the benchmark's own process (forwarders, pollers,
- * reconciler, in-process dynalite, the Job stand-in) and each server it started (kube-apiserver,
- * etcd, moto), by /proc, and how loaded the machine was (load average). The many-clusters figures
- * are bounded by the CPU these processes get on a shared machine, which this makes visible.
+ * reconciler, in-process dynalite, the Job watch) and each server it started (kube-apiserver,
+ * etcd, kube-controller-manager, kube-scheduler, kwok, moto), by /proc, and how loaded the
+ * machine was (load average). The many-clusters figures are bounded by the CPU these processes
+ * get on a shared machine, which this makes visible.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { clockTicksPerSecond, cpuTicksOf } from '../procStats.ts';

@@ -1,7 +1,8 @@
 /**
- * The bench's own watch of every JobSet's Jobs, in both controllers' namespaces: when each Job
- * was first seen running and first seen ready, as the real Job controller reports it. It writes
- * nothing; the audit log says which write each observation follows from (timeline.ts).
+ * The benches' own watch of every JobSet's Jobs, in every namespace (bench/pipeline.ts: both
+ * controllers'; bench/manyClusters.ts: each cluster's): when each Job was first seen running and
+ * first seen ready, as the real Job controller reports it. It writes nothing; in the pipeline
+ * bench the audit log says which write each observation follows from (timeline.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Counters } from '../../lib/counters.ts';

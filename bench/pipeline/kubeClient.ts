@@ -72,14 +72,6 @@ export class BenchKubeClient {
     return Array.isArray(list.items) ? list.items.filter(isObject) : [];
   }
 
-  /**
-   * patchJobStatus: a merge patch of a Job's status subresource, for the many-clusters bench's
-   * Job stand-in (bench/manyClusters/jobStandIn.ts); the pipeline bench runs the real Job controller.
-   */
-  async patchJobStatus(namespace: string, name: string, status: JsonObject): Promise<void> {
-    await this.request(`stand-in: status of job ${namespace}/${name}`, 'PATCH', `/apis/batch/v1/namespaces/${namespace}/jobs/${name}/status`, { status }, 'application/merge-patch+json');
-  }
-
   /** close: the kept-alive connections. */
   close(): void {
     this.agent.destroy();
