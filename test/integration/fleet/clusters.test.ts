@@ -3,26 +3,23 @@
  * with the synthesized stack's reconciler rule, dynalite holding the table. A forwarder watching
  * the API server heartbeats through bus, rule and queue to the reconciler; `lineup clusters`, run
  * as its own process against the table (`--table`, AWS_ENDPOINT_URL_DYNAMODB), registers the
- * cluster and shows it watched, with its lag, last hour and the JobSet starting (no Job controller
- * runs here, so its InOrder startup waits on its first replicatedJob). With the forwarder stopped,
+ * cluster and shows it watched, with its lag, last hour and the JobSet starting (its pods are held
+ * Pending on the real control plane, so its InOrder startup waits on its first replicatedJob). With the forwarder stopped,
  * the cluster shows as unwatched after the missing time, and the resync says so and polls its JobSet.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Counters } from '../../../lib/counters.ts';
 import { collectingLog } from '../../../lib/log.ts';
 import { resync } from '../../../lib/reconcile/resync.ts';
-import { startDynalite, startMoto, type DynaliteServer, type MotoServer } from '../harness/index.ts';
+import { lineupAgainstTable, startDynalite, startMoto, type CliRun, type DynaliteServer, type MotoServer } from '../harness/index.ts';
 import { COLD_START_TIMEOUT_MS, eventually } from '../k8s/support.ts';
 import { asCreated, exampleJobSet, HELD_FOR_EVER, startE2eCluster, withPodBehaviour, type E2eCluster } from '../e2e/cluster.ts';
 import { Pipeline, synthesizedRule } from '../e2e/pipeline.ts';
 
-const repo = fileURLToPath(new URL('../../..', import.meta.url));
 const CLUSTER = 'fleet-a';
 const TABLE = `lineup-${CLUSTER}`;
 const REGION = 'us-east-1';
@@ -31,12 +28,6 @@ const HEARTBEAT_MS = 300;
 /** MISSING_MS: the missing time `status` and the resync are given: several intervals. */
 const MISSING_MS = 3_000;
 const NAME = 'fleet-story2';
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 /** StatusJson: the part of `clusters status --output json` read here. */
 interface StatusJson {
@@ -59,13 +50,13 @@ describe('integration/fleet: heartbeats and lineup clusters against kube-apiserv
   let pipeline: Pipeline | undefined;
   let scratch = '';
   /** lineup: the CLI as a child process reaching the table through the SDK's default chains. */
-  let lineup: (...args: string[]) => Promise<Run> = async () => assert.fail('the before hook did not run');
+  let lineup: (...args: string[]) => Promise<CliRun> = async () => assert.fail('the before hook did not run');
 
   const ready = (): { cluster: E2eCluster; pipeline: Pipeline } => {
     assert.ok(cluster && pipeline, 'the servers and the pipeline started (see the before hook)');
     return { cluster, pipeline };
   };
-  const status = async (...extra: string[]): Promise<{ run: Run; report: StatusJson }> => {
+  const status = async (...extra: string[]): Promise<{ run: CliRun; report: StatusJson }> => {
     const run = await lineup('clusters', 'status', CLUSTER, '--table', TABLE, '--region', REGION, '--missing-after', `${MISSING_MS}ms`, '--output', 'json', ...extra);
     assert.ok(run.code === 0 || run.code === 1, `exit ${run.code}: ${run.stderr}`);
     return { run, report: JSON.parse(run.stdout) as StatusJson };
@@ -76,19 +67,7 @@ describe('integration/fleet: heartbeats and lineup clusters against kube-apiserv
     [cluster, moto, dynamo, rule] = await Promise.all([startE2eCluster(), startMoto(), startDynalite(), synthesizedRule()]);
     pipeline = await Pipeline.start({ kube: cluster.kube, moto, dynamo, clusterId: CLUSTER, rule, heartbeatIntervalMs: HEARTBEAT_MS });
     scratch = mkdtempSync(join(tmpdir(), 'lineup-fleet-'));
-    const env = {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '',
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_ACCESS_KEY_ID: 'testing',
-      AWS_SECRET_ACCESS_KEY: 'testing',
-    };
-    lineup = (...args) =>
-      new Promise((resolve) => {
-        execFile(process.execPath, ['lib/cli/main.ts', ...args], { cwd: repo, env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-          resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-        });
-      });
+    lineup = lineupAgainstTable(dynamo);
   });
 
   after(async () => {

@@ -5,33 +5,24 @@
  * the environment), as an operator's shell would.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { recordingOf } from '../../../lib/replay/recording.ts';
 import { DynamoCheckpointStore } from '../../../lib/store/dynamoStore.ts';
 import { tableDefinition } from '../../../lib/store/table.ts';
 import type { JournalEntry } from '../../../lib/store/types.ts';
 import { KEY, recordStartup } from '../../replay/fixtures.ts';
-import { startDynalite, type DynaliteServer } from '../harness/dynamo.ts';
+import { lineupAgainstTable, startDynalite, type CliRun, type DynaliteServer } from '../harness/index.ts';
 
-const repo = fileURLToPath(new URL('../../..', import.meta.url));
 const TABLE = 'Lineup-CheckpointTable-TEST';
 const REGION = 'eu-central-1';
 const target = `${KEY.cluster}/${KEY.namespace}/${KEY.name}`;
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 describe('integration/replay: history, export and replay --table against dynalite', () => {
   let dynamo: DynaliteServer;
   let entries: JournalEntry[] = [];
   /** lineup: the CLI as a child process (asynchronous: dynalite answers from this process's event loop). */
-  let lineup: (...args: string[]) => Promise<Run>;
+  let lineup: (...args: string[]) => Promise<CliRun>;
 
   before(async () => {
     dynamo = await startDynalite();
@@ -41,20 +32,7 @@ describe('integration/replay: history, export and replay --table against dynalit
     await recordStartup(store);
     entries = await store.listJournal(KEY);
     client.destroy();
-    const env = {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '',
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_ACCESS_KEY_ID: 'testing',
-      AWS_SECRET_ACCESS_KEY: 'testing',
-    };
-    lineup = (...args) =>
-      new Promise((resolve) => {
-        execFile(process.execPath, ['lib/cli/main.ts', ...args], { cwd: repo, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-          const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-          resolve({ code, stdout, stderr });
-        });
-      });
+    lineup = lineupAgainstTable(dynamo);
   });
 
   after(() => dynamo.stop());
