@@ -1,58 +1,57 @@
 /**
  * `lineup run` end to end against a real kube-apiserver: the CLI process runs the forwarder, the
  * in-process bus, the reconciler and the embedded DynamoDB-API server, authenticated as Lineup's
- * own user bound to exactly the verbs lib/k8s lists. The test plays kube-controller-manager
- * (Job status through the status subresource, as upstream's integration tests do) and checks
- * that story 2 starts in order; Ctrl-C stops the process cleanly and `lineup history` shows the
- * decisions it recorded.
+ * own user bound to the shipped ClusterRoles. The real control plane runs the Jobs
+ * (test/integration/e2e/cluster.ts: the Job controller, the scheduler, a kwok node); their pods
+ * are held Pending until the test releases a stage's pods Ready, and the Job controller writes
+ * every Job status. The test checks that story 2 starts in order; Ctrl-C stops the process
+ * cleanly and `lineup history` shows the decisions it recorded.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Label } from '../../../lib/constants.ts';
-import { JobSchema, type Job } from '../../../lib/jobset/schema.ts';
-import { KubeResource } from '../../../lib/k8s/gateway.ts';
-import type { KubeServer } from '../harness/index.ts';
-import { Admin, COLD_START_TIMEOUT_MS, eventually, nowSeconds, startCluster } from '../k8s/support.ts';
+import type { Job } from '../../../lib/jobset/schema.ts';
+import { exampleJobSet, HELD_FOR_EVER, startE2eCluster, withPodBehaviour, type E2eCluster } from '../e2e/cluster.ts';
+import { runLineup } from '../harness/index.ts';
+import { COLD_START_TIMEOUT_MS, eventually } from '../k8s/support.ts';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const NS = 'default';
 const NAME = 'story2';
 
-let kube: KubeServer | undefined;
-let admin: Admin;
+let cluster: E2eCluster | undefined;
 let dir: string;
 let run: ChildProcess | undefined;
 let output = '';
 
-const jobsOf = async (): Promise<Job[]> => {
-  assert.ok(kube);
-  const list = (await admin.custom.listNamespacedCustomObject({ ...KubeResource.Job, namespace: NS, labelSelector: `${Label.JobSetName}=${NAME}` })) as { items: unknown[] };
-  return list.items.map((item) => JobSchema.parse(item));
+const started = (): E2eCluster => {
+  assert.ok(cluster, 'the cluster started (see the before hook)');
+  return cluster;
 };
+const jobsOf = (): Promise<Job[]> => started().jobs.list(NS, NAME);
 const running = (jobs: readonly Job[], rjob: string): number => jobs.filter((job) => job.metadata.labels?.[Label.ReplicatedJobName] === rjob && job.spec.suspend !== true).length;
+/** markReady: releases every pod of the replicatedJob's Jobs; resolves once the Job controller counts them ready. */
 const markReady = async (rjob: string): Promise<void> => {
-  for (const job of (await jobsOf()).filter((j) => j.metadata.labels?.[Label.ReplicatedJobName] === rjob)) {
-    const parallelism = job.spec.parallelism ?? 1;
-    await admin.writeJobStatus(NS, job.metadata.name ?? '', (current) => ({ ...current.status, startTime: current.status?.startTime ?? nowSeconds(), active: parallelism, ready: parallelism }));
-  }
+  const { jobs } = started();
+  for (const name of await jobs.namesOf(NS, NAME, rjob)) await jobs.markReady(NS, name);
 };
 
 describe('lineup run against a real kube-apiserver', { timeout: COLD_START_TIMEOUT_MS }, () => {
   before(async () => {
-    kube = await startCluster();
-    admin = new Admin(kube);
+    cluster = await startE2eCluster();
     dir = mkdtempSync(join(tmpdir(), 'lineup-run-'));
-    // Lineup's own user: only the verbs the shipped role grants.
-    writeFileSync(join(dir, 'kubeconfig'), kube.kubeConfig('lineup').exportConfig());
+    // Lineup's own user: only the verbs the shipped roles grant.
+    writeFileSync(join(dir, 'kubeconfig'), cluster.kube.kubeConfig('lineup').exportConfig());
   });
   after(async () => {
     if (run && run.exitCode === null) run.kill('SIGKILL');
-    await kube?.stop();
+    // The whole cluster: its control plane's processes would keep this one alive.
+    await cluster?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -65,7 +64,7 @@ describe('lineup run against a real kube-apiserver', { timeout: COLD_START_TIMEO
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 
     // Act & assess: the JobSet appears; every Job is created, only the message queue runs.
-    await admin.createExampleJobSet('story2-messagequeue-driver-worker.yaml', NAME, NS);
+    await started().admin.createJobSet(withPodBehaviour(exampleJobSet('story2-messagequeue-driver-worker.yaml', NAME), HELD_FOR_EVER), NS);
     await eventually('all five Jobs created', async () => assert.equal((await jobsOf()).length, 5), 30_000);
     let jobs = await jobsOf();
     assert.deepEqual([running(jobs, 'messagequeue'), running(jobs, 'driver'), running(jobs, 'worker')], [1, 0, 0], output);
@@ -79,7 +78,7 @@ describe('lineup run against a real kube-apiserver', { timeout: COLD_START_TIMEO
     await eventually('workers released', async () => assert.equal(running(await jobsOf(), 'worker'), 2), 30_000);
     await markReady('worker');
     await eventually('startup completed', async () => {
-      const jobSet = await admin.getJobSet(NS, NAME);
+      const jobSet = await started().admin.getJobSet(NS, NAME);
       assert.equal(jobSet?.status?.conditions?.find((c) => c.type === 'StartupPolicyCompleted')?.status, 'True');
     }, 30_000);
 
@@ -87,8 +86,8 @@ describe('lineup run against a real kube-apiserver', { timeout: COLD_START_TIMEO
     assert.equal(await exited, 0, output);
     assert.match(output, /stopped; counters:/);
 
-    const history = spawnSync(process.execPath, ['lib/cli/main.ts', 'history', `it/${NS}/${NAME}`, '--state-dir', join(dir, 'state')], { cwd: repo, encoding: 'utf8' });
-    assert.equal(history.status, 0, history.stderr);
+    const history = await runLineup(['history', `it/${NS}/${NAME}`, '--state-dir', join(dir, 'state')], process.env);
+    assert.equal(history.code, 0, history.stderr);
     // The first pass creates the messagequeue's Job running and the four gated ones suspended.
     assert.match(history.stdout, /CreateJob×1 GateOpened: InOrder: first replicatedJob/);
     assert.match(history.stdout, /CreateJob×4 StartupRuleHeld: InOrder: waiting for messagequeue to be Ready/);

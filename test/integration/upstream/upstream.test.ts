@@ -5,14 +5,15 @@
  *
  * KEP-104 story 2 (messagequeue → driver → worker, InOrder) with spec.managedBy removed, so
  * upstream reconciles it. Upstream's webhooks are not registered for that namespace, so the
- * manifest carries the fields its mutating webhook would default. The test plays
- * kube-controller-manager: it writes each started Job's status `{active, ready}` through the
- * status subresource (as upstream's own integration tests do) and checks that upstream creates the next
- * replicatedJob's Jobs only then (upstream delays creation; it never creates them suspended) and
- * sets StartupPolicyInProgress, then StartupPolicyCompleted.
+ * manifest carries the fields its mutating webhook would default. The Jobs run on the real
+ * control plane (test/integration/e2e/cluster.ts: the Job controller, the scheduler, a kwok node),
+ * their pods held Pending until the test releases a stage's pods Ready; the Job controller writes
+ * every Job status. The test checks that upstream creates the next replicatedJob's Jobs only once
+ * the Job controller counts the stage ready (upstream delays creation; it never creates them
+ * suspended) and sets StartupPolicyInProgress, then StartupPolicyCompleted.
  *
- * Printed, not asserted: per stage, the time from the "ready" status write to the next stage's
- * Jobs being created, from the API server's audit log (server clock) and as this client saw it;
+ * Printed, not asserted: per stage, the time from the Job controller's last status write before
+ * the next stage's Jobs were created (the one that made the stage ready) to their creation, from the API server's audit log (server clock) and as this client saw it;
  * and every API write upstream made for the startup.
  *
  * A second case registers upstream's JobSet webhooks (served by the controller with a
@@ -27,7 +28,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { examplePath } from '../../repoFiles.ts';
-import { startKubeApiServer, type KubeServer } from '../harness/index.ts';
+import { HELD_FOR_EVER, startE2eCluster, type E2eCluster } from '../e2e/cluster.ts';
+import { podAnnotations, type KubeServer } from '../harness/index.ts';
 import {
   auditedApiServerArgs,
   describeWrites,
@@ -61,6 +63,7 @@ const at = (value: unknown, ...path: (string | number)[]): unknown =>
     return isObject(current) ? current[key] : undefined;
   }, value);
 
+let cluster: E2eCluster | undefined;
 let kube: KubeServer | undefined;
 let audit: ApiServerAudit | undefined;
 let upstream: UpstreamController | undefined;
@@ -108,11 +111,15 @@ const story2 = (): JsonObject => {
         const jobSpec = template.spec as JsonObject;
         const podTemplate = jobSpec.template as JsonObject;
         const podSpec = podTemplate.spec as JsonObject;
+        const podMetadata = isObject(podTemplate.metadata) ? podTemplate.metadata : {};
+        const annotations = isObject(podMetadata.annotations) ? podMetadata.annotations : {};
+        // Pods held Pending until the test releases them Ready (JobDriver.markReady), then running for ever.
+        const metadata = { ...podMetadata, annotations: { ...annotations, ...podAnnotations(HELD_FOR_EVER) } };
         return {
           ...rjob,
           template: {
             ...template,
-            spec: { ...jobSpec, completionMode: 'Indexed', template: { ...podTemplate, spec: { restartPolicy: 'OnFailure', ...podSpec } } },
+            spec: { ...jobSpec, completionMode: 'Indexed', template: { ...podTemplate, metadata, spec: { restartPolicy: 'OnFailure', ...podSpec } } },
           },
         };
       }),
@@ -135,13 +142,6 @@ const conditionOf = (jobSet: JsonObject, type: string): JsonObject | undefined =
   return Array.isArray(conditions) ? conditions.find((c: unknown): c is JsonObject => isObject(c) && c.type === type) : undefined;
 };
 
-/** markReady: the status the Job controller writes once all of a Job's pods run and are ready. */
-const markReady = async (job: JsonObject): Promise<void> => {
-  const parallelism = Number(at(job, 'spec', 'parallelism') ?? 1);
-  const current = await api('GET', `/apis/batch/v1/namespaces/${NS}/jobs/${nameOf(job)}`);
-  await api('PUT', `/apis/batch/v1/namespaces/${NS}/jobs/${nameOf(job)}/status`, { ...current, status: { active: parallelism, ready: parallelism } });
-};
-
 const upstreamWrites = (): AuditedWrite[] => {
   assert.ok(audit && upstream);
   const prefix = upstream.userAgentPrefix;
@@ -151,7 +151,8 @@ const upstreamWrites = (): AuditedWrite[] => {
 describe(`upstream JobSet controller ${upstreamPinnedVersion()} against a real kube-apiserver`, { timeout: COLD_START_TIMEOUT_MS }, () => {
   before(async () => {
     audit = auditedApiServerArgs();
-    kube = await startKubeApiServer({ extraApiServerArgs: audit.args });
+    cluster = await startE2eCluster({ extraApiServerArgs: audit.args });
+    kube = cluster.kube;
     upstream = await startUpstreamController(kube, { webhooks: { namespaces: [WEBHOOK_NS] } });
     console.log(
       `upstream: ${upstream.binary.path} (${upstream.binary.from}, found/built in ${upstream.binary.buildMs} ms); ` +
@@ -161,7 +162,8 @@ describe(`upstream JobSet controller ${upstreamPinnedVersion()} against a real k
   });
   after(async () => {
     await upstream?.stop();
-    await kube?.stop();
+    // The whole cluster: its control plane's processes would keep this one alive.
+    await cluster?.stop();
     await audit?.remove();
   });
 
@@ -207,9 +209,9 @@ describe(`upstream JobSet controller ${upstreamPinnedVersion()} against a real k
         );
       }
 
-      // Play the Job controller: every Job of this stage is running and ready.
+      // Release this stage's pods Ready; the Job controller counts them (JobDriver waits for that).
       const stageJobs = jobs.filter((job) => replicatedJobOf(job) === stage);
-      for (const job of stageJobs) await markReady(job);
+      for (const job of stageJobs) await cluster?.jobs.markReady(NS, nameOf(job));
       const readyAt = Date.now();
 
       const next = stages[index + 1];
@@ -219,14 +221,15 @@ describe(`upstream JobSet controller ${upstreamPinnedVersion()} against a real k
         return all.filter((job) => replicatedJobOf(job) === next).length === jobsPerStage[next] ? all : undefined;
       }, 5);
       const nextSeenAt = Date.now();
-      const readyWrites = audit?.writes().filter((w) => w.resource === 'jobs' && w.subresource === 'status' && stageJobs.some((j) => nameOf(j) === w.name)) ?? [];
-      const lastReady = readyWrites.at(-1);
       const nextCreates = upstreamWrites().filter((w) => w.verb === 'create' && w.resource === 'jobs' && (w.name ?? '').startsWith(`${NAME}-${next}-`));
+      // The Job controller's status writes of this stage's Jobs; the last one before the next stage's first create made the stage ready.
+      const readyWrites = audit?.writes().filter((w) => w.resource === 'jobs' && w.subresource === 'status' && stageJobs.some((j) => nameOf(j) === w.name) && w.at <= (nextCreates[0]?.at ?? Infinity)) ?? [];
+      const lastReady = readyWrites.at(-1);
       const server =
         lastReady && nextCreates.length > 0
           ? `${((nextCreates[0]?.at ?? 0) - lastReady.at).toFixed(1)} ms to the first, ${((nextCreates.at(-1)?.at ?? 0) - lastReady.at).toFixed(1)} ms to the last (audit)`
           : '? (audit)';
-      figures.push(`${stage} ready written → ${next} Jobs created: ${server}, ${nextSeenAt - readyAt} ms (client, 5 ms polling)`);
+      figures.push(`${stage} ready (the Job controller's write) → ${next} Jobs created: ${server}, ${nextSeenAt - readyAt} ms (client, 5 ms polling)`);
     }
 
     const done = await eventually('StartupPolicyCompleted once the last stage is ready', async () => {
@@ -242,7 +245,7 @@ describe(`upstream JobSet controller ${upstreamPinnedVersion()} against a real k
     // Let trailing status updates and events land before counting.
     await sleep(1_000);
     const writes = upstreamWrites().filter((w) => w.namespace === NS);
-    figures.push(`JobSet created → StartupPolicyCompleted seen: ${completedAt - createdAt} ms (client, includes the test's own status writes)`);
+    figures.push(`JobSet created → StartupPolicyCompleted seen: ${completedAt - createdAt} ms (client, includes the test's waits for each stage's pods)`);
     figures.push(`upstream API writes for the startup (${NS}): ${describeWrites(writes)}`);
     const failed = writes.filter((w) => w.code >= 400);
     if (failed.length > 0) figures.push(`  of which failed: ${describeWrites(failed)} (codes ${failed.map((w) => w.code).join(', ')})`);
