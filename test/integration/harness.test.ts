@@ -158,7 +158,7 @@ describe('harness: kube-apiserver + etcd', () => {
     const successCriteriaMet = { type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached', lastTransitionTime: now };
     const complete = { type: 'Complete', status: 'True', reason: 'CompletionsReached', lastTransitionTime: now };
     const name = 'status-rules';
-    // Act + Assess: without completionTime
+    // Act + Assess: status fixtures (the API server's own rules for a Job status, no controller): without completionTime
     const body = await rejectsWithStatus(
       batch.replaceNamespacedJobStatus({
         name,

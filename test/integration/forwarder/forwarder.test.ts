@@ -191,6 +191,7 @@ describe('Forwarder (kube-apiserver behind a flaky connection)', () => {
 
       // Act 3: a metadata-only update of the Job (dropped), then a counter change (forwarded).
       await mergePatch(kube, `${JOBS}/js-a-workers-0`, { metadata: { annotations: { 'example.com/touched': 'yes' } } });
+      // A status fixture (no Job controller runs here): the counter change the forwarder must put.
       await mergePatch(kube, `${JOBS}/js-a-workers-0/status`, { status: { active: 1 } });
       await eventually('the Job turning active', () => run.sink.summary().at(-1)?.startsWith('Job Changed MODIFIED Job/js-a-workers-0') === true && passed(run.counters) === passedBefore + 3, run.seen);
 
@@ -246,7 +247,7 @@ describe('Forwarder (kube-apiserver behind a flaky connection)', () => {
       await eventually('the resume seen', () => passed(run.counters) === passedBefore + 2, run.seen);
       await settle();
       const heldBack = run.sink.about('js-own-workers-0').length;
-      // The Job controller's change a gate waits for: its pod ready (pods merely started would be held too).
+      // The Job controller's change a gate waits for, as a status fixture: its pod ready (pods merely started would be held too).
       await mergePatch(kube, `${JOBS}/js-own-workers-0/status`, { status: { active: 1, ready: 1 } });
       await eventually('the Job controller’s change on the bus', () => run.sink.about('js-own-workers-0').length === 1, run.seen);
       // Assess

@@ -7,10 +7,12 @@
  * - Lineup's own user (`LINEUP_USER`, group `LINEUP_GROUP`), which has no permissions until a
  *   test applies the shipped RBAC manifests, so tests see exactly what the ClusterRole grants.
  *
- * No kube-controller-manager or scheduler runs: nothing creates Pods or updates Job status on its
- * own. Tests write Job status through the status subresource, as upstream JobSet's integration
- * tests do: the status subresource replaced whole, with the fields Kubernetes 1.32+ requires
- * of a finished Job (startTime, completionTime, SuccessCriteriaMet / FailureTarget).
+ * No kube-controller-manager or scheduler runs on this server alone: nothing creates Pods or
+ * updates Job status on its own. Tests that need Jobs to run start the real control plane on it
+ * (controlPlane.ts; e2e/cluster.ts's startE2eCluster). Tests that need a Job in one exact state
+ * write its status once as a fixture through the status subresource, as upstream JobSet's
+ * integration tests do: replaced whole, with the fields Kubernetes 1.32+ requires of a finished
+ * Job (startTime, completionTime, SuccessCriteriaMet / FailureTarget).
  *
  * Binaries come from $KUBEBUILDER_ASSETS (setup-envtest's layout) when set, otherwise from
  * test/integration/k8s-build/build.sh, which builds them from the Go module proxy into a cache

@@ -73,7 +73,7 @@ describe('KubeClusterGateway against kube-apiserver: the ClusterGateway contract
           throw error;
         }
       },
-      // The Job controller's write, its refusal mapped at the adapter's boundary as the gateway maps its own.
+      // A status fixture in the Job controller's shape (not a controller), its refusal mapped at the adapter's boundary as the gateway maps its own.
       writeJobStatus: async (name, status) => {
         try {
           return await admin.writeJobStatus(namespace, name, status);

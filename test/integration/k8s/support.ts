@@ -1,8 +1,10 @@
 /**
  * Shared set-up of the Kubernetes adapter's integration tests: a real kube-apiserver (the
  * harness), Lineup's user granted exactly what lib/k8s's verb tables list (so a missing verb is a
- * 403 in the test, not in production), and admin helpers that stand in for kube-controller-manager
- * by writing Job status the way upstream JobSet's integration tests do.
+ * 403 in the test, not in production), and admin helpers, among them status fixtures: a Job
+ * status written as upstream JobSet's integration tests write it, for a test that needs a Job in
+ * one exact state (no Job controller runs on this server; tests that need Jobs to run use the real
+ * control plane, test/integration/e2e/cluster.ts).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -102,7 +104,7 @@ const isNotFound = (error: unknown): boolean => error !== null && typeof error =
 
 /**
  * Admin: the test's own view of the cluster, as the admin user — reads that bypass the gateway
- * and the writes kube-controller-manager would make (Job status).
+ * and Job status fixtures (a state written once, not a Job controller).
  */
 export class Admin {
   readonly custom: CustomObjectsApi;
@@ -169,14 +171,14 @@ export class Admin {
     return JobSchema.parse(await this.custom.createNamespacedCustomObject({ ...KubeResource.Job, namespace, body: job }));
   }
 
-  /** writeJobStatus: replace a Job's status through the status subresource, as the Job controller does. */
+  /** writeJobStatus: a status fixture — the Job's status replaced once through the status subresource, in the Job controller's shape; it runs nothing. */
   async writeJobStatus(namespace: string, name: string, status: (job: Job) => JobStatus): Promise<Job> {
     const job = await this.job(namespace, name);
     const written: unknown = await this.custom.replaceNamespacedCustomObjectStatus({ ...KubeResource.Job, namespace, name, body: { ...job, status: status(job) } });
     return JobSchema.parse(written);
   }
 
-  /** markSuspended: the status the Job controller writes once a suspended Job's pods are gone. */
+  /** markSuspended: a status fixture — what the Job controller writes once a suspended Job's pods are gone. */
   async markSuspended(namespace: string, name: string): Promise<Job> {
     const at = nowSeconds();
     return this.writeJobStatus(namespace, name, (job) => ({
