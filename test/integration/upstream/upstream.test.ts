@@ -222,8 +222,9 @@ describe(`upstream JobSet controller ${upstreamPinnedVersion()} against a real k
       }, 5);
       const nextSeenAt = Date.now();
       const nextCreates = upstreamWrites().filter((w) => w.verb === 'create' && w.resource === 'jobs' && (w.name ?? '').startsWith(`${NAME}-${next}-`));
-      // The Job controller's status writes of this stage's Jobs; the last one before the next stage's first create made the stage ready.
-      const readyWrites = audit?.writes().filter((w) => w.resource === 'jobs' && w.subresource === 'status' && stageJobs.some((j) => nameOf(j) === w.name) && w.at <= (nextCreates[0]?.at ?? Infinity)) ?? [];
+      // The Job controller's status writes of this stage's Jobs; the last one received before the next stage's first create made
+      // the stage ready (by when each was received: under load upstream's watch can see a write before its response completes).
+      const readyWrites = audit?.writes().filter((w) => w.resource === 'jobs' && w.subresource === 'status' && stageJobs.some((j) => nameOf(j) === w.name) && w.receivedAt < (nextCreates[0]?.receivedAt ?? Infinity)) ?? [];
       const lastReady = readyWrites.at(-1);
       const server =
         lastReady && nextCreates.length > 0
