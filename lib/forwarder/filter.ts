@@ -22,6 +22,7 @@ import type { Job, JobSet } from '../jobset/schema.ts';
 import { isManagedByLineup } from '../plan/planner.ts';
 import type { PlanOptions } from '../plan/types.ts';
 import { fieldLastWrittenByLineup, SUSPEND_FIELD, writtenByLineupAlone } from './ownWrites.ts';
+import { jobProgressOf, type JobProgress } from './progress.ts';
 import type { WatchEvent, WatchedKind } from './types.ts';
 
 /** DropReason: why a watch event was not forwarded. */
@@ -63,6 +64,8 @@ export interface SeenObject {
   readonly jobSet: string;
   /** The JobSet's uid when known (a JobSet's own, a Job's jobset-uid label or owner reference). */
   readonly jobSetUid?: string | undefined;
+  /** A Job's progress (lib/forwarder/progress.ts): what the forwarder counts per replicatedJob. */
+  readonly progress?: JobProgress | undefined;
 }
 
 /** FilterContext: the lookups the filter needs into the caller's state. */
@@ -73,6 +76,8 @@ export interface FilterContext {
   readonly lastSeen: (uid: string) => SeenObject | undefined;
   /** jobSetManaged: whether JobSet namespace/name is Lineup's; undefined while it has not been listed or watched. */
   readonly jobSetManaged: (namespace: string, name: string) => boolean | undefined;
+  /** progressWaits: whether a Job's change from `last` to `seen` is a step of progress no decision waits for (progress.ts); false when not given. */
+  readonly progressWaits?: ((seen: SeenObject, last: SeenObject) => boolean) | undefined;
 }
 
 /** FilterDecision: forward (with the event and what to remember) or drop (with why). */
@@ -84,7 +89,11 @@ export type FilterDecision =
       readonly event: LineupEvent;
       /** The echo of Lineup's own write to a child Job (created, suspended or resumed by it): may wait for the JobSet's next change. */
       readonly ownWrite: boolean;
-      /** A Job's change only the status counters report (decisionDigest equal: pods started, the Suspended condition): may wait likewise. */
+      /**
+       * A Job's change only the status counters report (decisionDigest equal: pods started, the
+       * Suspended condition), or a step of progress no decision waits for (one Job of several
+       * turning ready or complete): may wait likewise.
+       */
       readonly statusOnly: boolean;
     }
   | { readonly forward: false; readonly uid?: string | undefined; readonly reason: DropReasonName; readonly seen?: SeenObject | undefined };
@@ -118,7 +127,8 @@ export const seenOf = (change: ObservedChange): SeenObject | undefined => {
   }
   const owner = ownerJobSetOf(change.object);
   if (owner === undefined) return undefined;
-  return { kind: 'Job', ...digestsOf(slimJob(change.object)), namespace, name, jobSet: owner.name, jobSetUid: owner.uid };
+  const slim = slimJob(change.object);
+  return { kind: 'Job', ...digestsOf(slim), namespace, name, jobSet: owner.name, jobSetUid: owner.uid, progress: jobProgressOf(slim) };
 };
 
 /** changedDetailType: the detail-type of a change to an object of `kind`. */
@@ -191,7 +201,8 @@ export const filterEvent = (change: ObservedChange, context: FilterContext): Fil
   }
   const sameDecision = change.type === 'MODIFIED' && last !== undefined && last.decisionDigest === seen.decisionDigest;
   if (change.kind === 'JobSet' && sameDecision) return { forward: false, uid, reason: DropReason.OwnStatusWrite, seen };
-  return { forward: true, uid, seen, event: changeEvent(change, seen, context.cluster), ownWrite: isOwnJobWrite(change, seen, last), statusOnly: change.kind === 'Job' && sameDecision };
+  const progressOnly = change.kind === 'Job' && !sameDecision && change.type === 'MODIFIED' && last !== undefined && context.progressWaits?.(seen, last) === true;
+  return { forward: true, uid, seen, event: changeEvent(change, seen, context.cluster), ownWrite: isOwnJobWrite(change, seen, last), statusOnly: change.kind === 'Job' && (sameDecision || progressOnly) };
 };
 
 /** syncEvent: the `JobSet Sync` event for a listed JobSet — "reconcile it whatever happened". */

@@ -49,6 +49,7 @@ import {
   type SeenObject,
 } from './filter.ts';
 import type { EventSink, ListResult, WatchEvent, WatchSource, WatchedKind } from './types.ts';
+import { jobSetFactsOf, ProgressIndex, progressWaits, type JobSetFacts } from './progress.ts';
 
 /** ForwarderOptions: the cluster, its source, where events and checkpoints go, and timings. */
 export interface ForwarderOptions {
@@ -125,7 +126,7 @@ interface KindState {
   /** The resourceVersion to watch from: of the last event (or bookmark, or list) taken in. */
   resourceVersion: string | undefined;
   /** What was last forwarded (or listed) per object uid. */
-  seen: Map<string, SeenObject>;
+  seen: ProgressIndex<SeenObject>;
   /** Resolves when every entry of the events taken in so far was put (then `delivered` names the last). */
   chain: Promise<void>;
   /** The resourceVersion whose events, and all before it, were put. */
@@ -143,6 +144,8 @@ interface Session {
   readonly batcher: Batcher;
   /** JobSets by namespace/name: true when Lineup's, false when someone else's; absent when unknown. */
   jobSetManaged: Map<string, boolean>;
+  /** Lineup's JobSets by namespace/name: what of their spec tells which Job progress a decision waits for. */
+  jobSetFacts: Map<string, JobSetFacts>;
   readonly states: Record<WatchedKind, KindState>;
 }
 
@@ -192,6 +195,7 @@ export class Forwarder {
       signal,
       batcher,
       jobSetManaged: new Map(),
+      jobSetFacts: new Map(),
       states: { JobSet: newKindState('JobSet'), Job: newKindState('Job') },
     };
     const { heartbeatIntervalMs: intervalMs, cluster, now, eventBusName } = this.options;
@@ -347,11 +351,12 @@ export class Forwarder {
    */
   private async list(session: Session, state: KindState): Promise<void> {
     const { cluster, planOptions, log } = this.options;
-    const seen = new Map<string, SeenObject>();
+    const seen = new ProgressIndex<SeenObject>();
     const events: LineupEvent[] = [];
     // Page by page: only each object's digest (and a JobSet's Sync) outlives its page. Nothing of
     // the session changes until the last page is in, so a failed page leaves the state as it was.
     const managed = new Map<string, boolean>();
+    const facts = new Map<string, JobSetFacts>();
     const owners = new Map<string, { namespace: string; name: string; uid?: string | undefined }>();
     const touch = (job: SeenObject) => owners.set(jobSetKey(job.namespace, job.jobSet), { namespace: job.namespace, name: job.jobSet, uid: job.jobSetUid });
     let resourceVersion = '';
@@ -366,6 +371,7 @@ export class Forwarder {
           if (remembered === undefined) continue;
           managed.set(jobSetKey(remembered.namespace, remembered.name), isManaged);
           if (!isManaged) continue;
+          facts.set(jobSetKey(remembered.namespace, remembered.name), jobSetFactsOf(jobSet));
           seen.set(objectUid(jobSet), remembered);
           events.push(syncEvent(jobSet, cluster));
         }
@@ -387,6 +393,7 @@ export class Forwarder {
         if (!seen.has(uid)) events.push(vanishedEvent(uid, before, resourceVersion, cluster));
       }
       session.jobSetManaged = managed;
+      session.jobSetFacts = facts;
     } else {
       for (const [uid, before] of state.seen) if (!seen.has(uid)) touch(before);
       for (const owner of owners.values()) events.push(syncEventFor(owner, resourceVersion, cluster));
@@ -414,8 +421,12 @@ export class Forwarder {
         const { namespace, name } = change.object.metadata;
         if (namespace && name) {
           // A deleted JobSet is forgotten: its Jobs' deletions that follow are forwarded as unknown.
-          if (change.type === 'DELETED') session.jobSetManaged.delete(jobSetKey(namespace, name));
-          else session.jobSetManaged.set(jobSetKey(namespace, name), isManagedByLineup(change.object, planOptions));
+          const key = jobSetKey(namespace, name);
+          const isManaged = change.type !== 'DELETED' && isManagedByLineup(change.object, planOptions);
+          if (change.type === 'DELETED') session.jobSetManaged.delete(key);
+          else session.jobSetManaged.set(key, isManaged);
+          if (isManaged) session.jobSetFacts.set(key, jobSetFactsOf(change.object));
+          else session.jobSetFacts.delete(key);
         }
       }
       const context: FilterContext = {
@@ -423,6 +434,12 @@ export class Forwarder {
         planOptions,
         lastSeen: (uid) => state.seen.get(uid),
         jobSetManaged: (namespace, name) => session.jobSetManaged.get(jobSetKey(namespace, name)),
+        progressWaits: (seen, last) =>
+          seen.progress !== undefined &&
+          last.progress !== undefined &&
+          progressWaits(last.progress, seen.progress, session.jobSetFacts.get(jobSetKey(seen.namespace, seen.jobSet)), (replicatedJob) =>
+            state.seen.countsOf(seen.namespace, seen.jobSet, seen.progress?.attempt ?? '', replicatedJob),
+          ),
       };
       const decision = filterEvent(change, context);
       state.resourceVersion = change.object.metadata.resourceVersion ?? state.resourceVersion;
@@ -519,7 +536,7 @@ export class Forwarder {
 const newKindState = (kind: WatchedKind): KindState => ({
   kind,
   resourceVersion: undefined,
-  seen: new Map(),
+  seen: new ProgressIndex(),
   chain: Promise.resolve(),
   delivered: undefined,
   checkpointed: undefined,

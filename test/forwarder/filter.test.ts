@@ -15,6 +15,7 @@ import {
   type FilterContext,
   type ObservedChange,
 } from '../../lib/forwarder/filter.ts';
+import { jobProgressOf } from '../../lib/forwarder/progress.ts';
 import type { Job, JobSet } from '../../lib/jobset/schema.ts';
 import { KUBE_FIELD_MANAGER } from '../../lib/constants.ts';
 import type { PlanOptions } from '../../lib/plan/types.ts';
@@ -310,6 +311,7 @@ describe('forwarder filter', () => {
       jobSet: 'train',
       jobSetUid: 'uid-train',
       othersDigest: othersDigest(slimJob(object)),
+      progress: jobProgressOf(slimJob(object)),
     });
   });
 

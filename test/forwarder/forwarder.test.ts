@@ -17,6 +17,8 @@ const cluster = 'dev-1';
 interface WatchStep<K extends WatchedKind> {
   readonly events: readonly WatchEvent<K>[];
   readonly end: WatchEnd | Error;
+  /** What the watch waits for before it streams (e.g. the list's events delivered). */
+  readonly after?: () => Promise<void>;
 }
 
 /** A call the forwarder made on the source. */
@@ -65,6 +67,7 @@ class ScriptedSource implements WatchSource {
       this.quiet.delete(kind);
       return 'closed';
     }
+    await step.after?.();
     for (const event of step.events) await onEvent(event);
     if (step.end instanceof Error) throw step.end;
     return step.end;
@@ -466,6 +469,101 @@ describe('Forwarder', () => {
       await running;
     }
     assert.equal(await bookmarks.store.getBookmark(cluster, 'jobs'), '201');
+  });
+
+  describe('a step of progress no decision waits for', () => {
+    // train runs 2 workers, solo 1; every Job runs. The batch window is 1 ms and the hold a
+    // minute, so what is put before the run is stopped went at once, and what waited did not.
+    const running: NonNullable<Job['status']> = { active: 1 };
+    const ready: NonNullable<Job['status']> = { active: 1, ready: 1 };
+    const complete: NonNullable<Job['status']> = { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] };
+    const jobSetOf = (name: string, replicas: number): JobSet => {
+      const js = makeJobSet(name, 'ml').replicatedJob('workers', replicas).obj();
+      js.metadata.resourceVersion = '100';
+      return js;
+    };
+    const worker = (jobSet: string, index: number, rv: string, status: NonNullable<Job['status']>) =>
+      makeJob(`${jobSet}-workers-${index}`, jobSet, 'ml').resourceVersion(rv).suspend(false).status(status).obj();
+    const start = (listed: Job[], events: WatchEvent<'Job'>[]) => {
+      let sink: RecordingSink | undefined;
+      const source = new ScriptedSource({
+        lists: { JobSet: [list('100', jobSetOf('train', 2), jobSetOf('solo', 1))], Job: [list('100', ...listed)] },
+        // The watch streams once the list's syncs are on the bus, so nothing folds into them.
+        watches: { Job: [{ after: () => until(() => (sink?.summary() ?? []).filter((line) => line.includes('SYNC')).length >= 2), events, end: 'closed' }] },
+      });
+      const harness = setup(source, { batchWindowMs: 1, ownWriteHoldMs: 60_000 });
+      sink = harness.sink;
+      const controller = new AbortController();
+      const run = harness.forwarder.run(controller.signal);
+      const stop = async () => {
+        controller.abort();
+        await run;
+      };
+      return { ...harness, source, stop };
+    };
+    const until = async (done: () => boolean): Promise<void> => {
+      for (let turn = 0; turn < 400 && !done(); turn += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.ok(done(), 'the awaited delivery did not come within 2 s');
+    };
+    const watched = (sink: RecordingSink) => sink.summary().filter((line) => !line.includes('SYNC'));
+
+    it('a Job turning ready while another of its replicatedJob has not waits; the same step of a single-replica one does not', async () => {
+      // Prepare
+      const { sink, stop } = start(
+        [worker('train', 0, '90', running), worker('train', 1, '91', running), worker('solo', 0, '92', running)],
+        [modified(worker('train', 0, '101', ready)), modified(worker('solo', 0, '102', ready))],
+      );
+      try {
+        // Act: solo's change, after train's, reaches the bus.
+        await until(() => watched(sink).length > 0);
+        // Assess: train's did not go with it.
+        assert.deepEqual(watched(sink), ['Job Changed MODIFIED Job/solo-workers-0@102']);
+      } finally {
+        await stop();
+      }
+      // Nothing is lost: what waited goes when the forwarder stops.
+      assert.deepEqual(watched(sink), ['Job Changed MODIFIED Job/solo-workers-0@102', 'Job Changed MODIFIED Job/train-workers-0@101']);
+    });
+
+    it('the Job that makes its replicatedJob ready goes at once and takes the waiting one along', async () => {
+      const { sink, stop } = start(
+        [worker('train', 0, '90', running), worker('train', 1, '91', running)],
+        [modified(worker('train', 0, '101', ready)), modified(worker('train', 1, '102', ready))],
+      );
+      try {
+        await until(() => watched(sink).length > 0);
+        assert.deepEqual(watched(sink), ['Job Changed MODIFIED Job/train-workers-1@102 + MODIFIED Job/train-workers-0@101']);
+      } finally {
+        await stop();
+      }
+    });
+
+    it('a Job completing while another the JobSet’s success waits on has not waits; a single-replica JobSet’s does not', async () => {
+      const { sink, stop } = start(
+        [worker('train', 0, '90', ready), worker('train', 1, '91', ready), worker('solo', 0, '92', ready)],
+        [modified(worker('train', 0, '101', complete)), modified(worker('solo', 0, '102', complete))],
+      );
+      try {
+        await until(() => watched(sink).length > 0);
+        assert.deepEqual(watched(sink), ['Job Changed MODIFIED Job/solo-workers-0@102']);
+      } finally {
+        await stop();
+      }
+      assert.deepEqual(watched(sink), ['Job Changed MODIFIED Job/solo-workers-0@102', 'Job Changed MODIFIED Job/train-workers-0@101']);
+    });
+
+    it('the last Job the JobSet’s success waits on goes at once with the completions that waited', async () => {
+      const { sink, stop } = start(
+        [worker('train', 0, '90', ready), worker('train', 1, '91', ready)],
+        [modified(worker('train', 0, '101', complete)), modified(worker('train', 1, '102', complete))],
+      );
+      try {
+        await until(() => watched(sink).length > 0);
+        assert.deepEqual(watched(sink), ['Job Changed MODIFIED Job/train-workers-1@102 + MODIFIED Job/train-workers-0@101']);
+      } finally {
+        await stop();
+      }
+    });
   });
 
   it('forwards a fraction of the raw events of a Job going active → ready → succeeded with noise between', async (t) => {
