@@ -82,6 +82,8 @@ export const Attr = {
   replayName: 'replayName',
   error: 'error',
   inputs: 'inputs',
+  /** Everything of a journal item but its time, as one gzip'd JSON binary (journalAttributes). */
+  packed: 'packed',
   // Bookmark items.
   resourceVersion: 'resourceVersion',
   // Registry items.
