@@ -10,6 +10,7 @@ import { Label } from '../../lib/constants.ts';
 import { Counters } from '../../lib/counters.ts';
 import { UnavailableError, WatchExpiredError } from '../../lib/errors.ts';
 import type { Job } from '../../lib/jobset/schema.ts';
+import { kubeConfigEndpoint } from '../../lib/k8s/kubeConfigFile.ts';
 import { KubeWatchSource } from '../../lib/k8s/watchSource.ts';
 import { retry, type RetryPolicy } from '../../lib/retry.ts';
 import type { KubeServer } from '../../test/integration/harness/index.ts';
@@ -62,7 +63,7 @@ export class JobControllerStandIn {
   constructor(kube: KubeServer, client: BenchKubeClient, jobsPerJobSet: number) {
     this.client = client;
     this.jobsPerJobSet = jobsPerJobSet;
-    this.source = new KubeWatchSource({ kubeConfig: kube.kubeConfig('admin'), counters: new Counters() });
+    this.source = new KubeWatchSource({ endpoint: kubeConfigEndpoint(kube.kubeConfig('admin')), counters: new Counters() });
   }
 
   /** start: list, then watch until stopped (re-listing when the watch expires or fails). Resolves once the first list is handled. */

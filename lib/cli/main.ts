@@ -8,6 +8,7 @@ import { ExitCode, type CliIo } from './io.ts';
 import { clustersAddCommand, clustersListCommand, clustersRemoveCommand, clustersStatusCommand } from './clusters.ts';
 import { runDemoCommand } from './demo.ts';
 import { forwardCommand } from './forward.ts';
+import { readKubeconfig } from '../k8s/kubeconfigReader.ts';
 import { runPlan } from './plan.ts';
 import { archiveReplayCommand, DEFAULT_REPLAY_TIMEOUT, DEFAULT_SETTLE, type ArchiveReplayFlags } from './archiveReplay.ts';
 import { exportCommand, replayCommand } from './replay.ts';
@@ -79,7 +80,7 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
       const stop = (): void => abort.abort();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
-      exit(await forwardCommand(options, io, abort.signal));
+      exit(await forwardCommand(options, io, abort.signal, readKubeconfig));
     });
 
   program

@@ -16,7 +16,7 @@ import { collectingLog, type Log } from '../../lib/log.ts';
 import { ErrorCode, LineupError } from '../../lib/errors.ts';
 import { Forwarder } from '../../lib/forwarder/forwarder.ts';
 import type { WatchEvent } from '../../lib/forwarder/types.ts';
-import { kubeConfigFor } from '../../lib/k8s/auth.ts';
+import { endpointFor } from '../../lib/k8s/auth.ts';
 import { KubeWatchSource } from '../../lib/k8s/watchSource.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
 import { makeJobSet } from '../builders.ts';
@@ -55,8 +55,8 @@ describe('KubeWatchSource', () => {
   /** watchFrom: watch JobSets from the scenario named by `resourceVersion`. */
   const watchFrom = async (resourceVersion: string) => {
     const counters = new Counters();
-    const kubeConfig = await kubeConfigFor({ id: 'loopback', endpoint: server.url, auth: { type: 'token', token: 't' } });
-    const source = new KubeWatchSource({ kubeConfig, counters });
+    const endpoint = await endpointFor({ id: 'loopback', endpoint: server.url, auth: { type: 'token', token: 't' } });
+    const source = new KubeWatchSource({ endpoint, counters });
     const events: WatchEvent<'JobSet'>[] = [];
     const outcome = await source.watch('JobSet', resourceVersion, (event) => void events.push(event), new AbortController().signal).then(
       (end) => ({ end }),
@@ -84,8 +84,8 @@ describe('KubeWatchSource', () => {
     // Prepare
     const counters = new Counters();
     const { log, lines } = collectingLog();
-    const kubeConfig = await kubeConfigFor({ id: 'loopback', endpoint: server.url, auth: { type: 'token', token: 't' } });
-    const source = new KubeWatchSource({ kubeConfig, counters, log });
+    const endpoint = await endpointFor({ id: 'loopback', endpoint: server.url, auth: { type: 'token', token: 't' } });
+    const source = new KubeWatchSource({ endpoint, counters, log });
     const events: WatchEvent<'JobSet'>[] = [];
     // Act
     const end = await source.watch('JobSet', 'unreadable', (event) => void events.push(event), new AbortController().signal);
@@ -134,7 +134,7 @@ describe('KubeWatchSource under the forwarder: one retry layer', () => {
   const forwarderOn = async (url: string, counters: Counters, log: Log, sleep: (ms: number) => Promise<void>): Promise<Forwarder> =>
     new Forwarder({
       cluster: 'loopback',
-      source: new KubeWatchSource({ kubeConfig: await kubeConfigFor({ id: 'loopback', endpoint: url, auth: { type: 'token', token: 't' } }), counters }),
+      source: new KubeWatchSource({ endpoint: await endpointFor({ id: 'loopback', endpoint: url, auth: { type: 'token', token: 't' } }), counters }),
       sink: new RecordingSink(),
       bookmarks: new MemoryCheckpointStore(),
       planOptions: { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false },
@@ -233,11 +233,11 @@ describe('KubeWatchSource.checkAccess', () => {
   after(() => server.close());
 
   /** check: checkAccess as the user of `token` (against `endpoint`), its outcome, sleeps and request count. */
-  const check = async (token: string, endpoint = server.url) => {
+  const check = async (token: string, url = server.url) => {
     const counters = new Counters();
     const sleeps: number[] = [];
-    const kubeConfig = await kubeConfigFor({ id: 'loopback', endpoint, auth: { type: 'token', token } });
-    const source = new KubeWatchSource({ kubeConfig, counters });
+    const endpoint = await endpointFor({ id: 'loopback', endpoint: url, auth: { type: 'token', token } });
+    const source = new KubeWatchSource({ endpoint, counters });
     const before = server.requests.length;
     const error = await source.checkAccess({ sleep: async (ms) => void sleeps.push(ms) }).then(
       () => undefined,
@@ -286,9 +286,9 @@ describe('KubeWatchSource.checkAccess', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
     try {
-      const kubeConfig = await kubeConfigFor({ id: 'silent', endpoint: `http://127.0.0.1:${String(port)}`, auth: { type: 'token', token: 'ok' } });
+      const endpoint = await endpointFor({ id: 'silent', endpoint: `http://127.0.0.1:${String(port)}`, auth: { type: 'token', token: 'ok' } });
       // Act
-      const error = await new KubeWatchSource({ kubeConfig, counters: new Counters() }).checkAccess({}, 300).then(
+      const error = await new KubeWatchSource({ endpoint, counters: new Counters() }).checkAccess({}, 300).then(
         () => undefined,
         (failure: unknown) => failure,
       );
