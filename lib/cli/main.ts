@@ -233,7 +233,7 @@ export const exitQuietlyOnClosedPipe = (): void => {
 /**
  * exitWhenFlushed: end the process with `code` once stdout and stderr have written everything.
  * When main returns, every command is done; whatever still holds the event loop open (a request
- * to a server that never answered, which client-node cannot abort) must not keep it running.
+ * to a server that never answered) must not keep it running.
  */
 export const exitWhenFlushed = async (code: number): Promise<never> => {
   await Promise.all([process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => stream.write('', () => resolve()))));
