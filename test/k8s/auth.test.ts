@@ -1,6 +1,6 @@
 /**
  * Cluster auth: the EKS token's format and caching (injected clock and credentials, no AWS
- * call), that client-node really sends it per request, and the KubeConfig each ClusterAuth
+ * call), that the endpoint really sends it per request, and the endpoint each ClusterAuth
  * builds.
  */
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * withRetry through client-node's real request path: a KubeClusterGateway over a KubeConfig
+ * withRetry through Lineup's real request path: a KubeClusterGateway over an endpoint
  * pointed at a scripted loopback server, which counts what it receives. Sleeps are recorded,
  * not waited.
  */

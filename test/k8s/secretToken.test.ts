@@ -2,7 +2,7 @@
  * Tokens of `token` clusters read from a secret: cached per process, re-read once after a 401,
  * then a clear failure. The secret is a fake reader (the real Secrets Manager call is tested
  * against moto in test/integration/k8s/secretToken.test.ts); the API server is the scripted
- * loopback server, so the token goes through client-node's real request path.
+ * loopback server, so the token goes through Lineup's real request path (lib/k8s/rest.ts).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

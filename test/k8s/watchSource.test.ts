@@ -1,14 +1,15 @@
 /**
- * KubeWatchSource's handling of what a watch stream can say, through client-node's real Watch
+ * KubeWatchSource's handling of what a watch stream can say, through the real watch stream (lib/k8s/watchStream.ts)
  * against a scripted loopback server: a 429 while opening rejects after one request (the
  * forwarder's loop retries it), ERROR 410 ends 'expired', other ERROR events reject, unreadable
  * objects are skipped and reported, nothing is retried inside the source — a failing list costs
  * the forwarder one request per attempt. checkAccess retries on the Kubernetes policy and fails
- * with the code of each refusal. Its behaviour against kube-apiserver is tested in
+ * with the code of each refusal; a watch gone silent ends 'closed'. Its behaviour against kube-apiserver is tested in
  * test/integration/k8s/watchSource.test.ts.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { DEFAULT_CONTROLLER_NAME, ForwarderLog } from '../../lib/constants.ts';
 import { CounterName, Counters } from '../../lib/counters.ts';
@@ -317,4 +318,32 @@ describe('KubeWatchSource.checkAccess', () => {
       assert.deepEqual(sleeps, []);
     });
   }
+});
+
+describe('KubeWatchSource: a watch gone silent', () => {
+  it('ends closed once the open connection sends nothing for idleMs, after handing over what came before', async () => {
+    // Prepare: a server that answers the watch with one event, then keeps the connection open and silent.
+    const server = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`${JSON.stringify(added('a', '11'))}\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const endpoint = await endpointFor({ id: 'silent-watch', endpoint: `http://127.0.0.1:${String(port)}`, auth: { type: 'token', token: 't' } });
+      const source = new KubeWatchSource({ endpoint, counters: new Counters(), idleMs: 200 });
+      const events: WatchEvent<'JobSet'>[] = [];
+      // Act
+      const end = await source.watch('JobSet', '10', (event) => void events.push(event), new AbortController().signal);
+      // Assess
+      assert.equal(end, 'closed');
+      assert.deepEqual(
+        events.map((event) => event.type),
+        ['ADDED'],
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
