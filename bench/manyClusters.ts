@@ -43,7 +43,8 @@ import { CounterName, Counters } from '../lib/counters.ts';
 import { EventBridgeSink } from '../lib/forwarder/eventBridgeSink.ts';
 import { Forwarder } from '../lib/forwarder/forwarder.ts';
 import type { EventSink } from '../lib/forwarder/types.ts';
-import { PooledKubeConfig } from '../lib/k8s/connectionPool.ts';
+import type { KubeEndpoint } from '../lib/k8s/endpoint.ts';
+import { kubeConfigEndpoint } from '../lib/k8s/kubeConfigFile.ts';
 import { resolveClusters } from '../lib/k8s/registry.ts';
 import { KubeWatchSource } from '../lib/k8s/watchSource.ts';
 import type { Log } from '../lib/log.ts';
@@ -195,12 +196,8 @@ interface Fleet {
   stop(): Promise<void>;
 }
 
-/** pooledKubeConfig: Lineup's user on `kube`, its requests on one connection pool as the deployed forwarder's (lib/hosts/forwarderHost.ts). */
-const pooledKubeConfig = (kube: KubeServer): PooledKubeConfig => {
-  const kubeConfig = new PooledKubeConfig();
-  kubeConfig.loadFromString(kube.kubeConfig('lineup').exportConfig());
-  return kubeConfig;
-};
+/** lineupEndpoint: Lineup's user on `kube`, its requests on one keep-alive pool as the deployed forwarder's (lib/k8s/endpoint.ts). */
+const lineupEndpoint = (kube: KubeServer): KubeEndpoint => kubeConfigEndpoint(kube.kubeConfig('lineup'));
 
 /** startFleet: bus, rule, queue, table, registry, N forwarders and the pollers for fleet `tag`. */
 const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteServer, tag: string, clusterIds: readonly string[]): Promise<Fleet> => {
@@ -236,7 +233,7 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
     sinks.push(sink);
     const forwarder = new Forwarder({
       cluster: id,
-      source: new KubeWatchSource({ kubeConfig: pooledKubeConfig(kube), counters, namespace: id }),
+      source: new KubeWatchSource({ endpoint: lineupEndpoint(kube), counters, namespace: id }),
       sink,
       bookmarks: store,
       planOptions: DEFAULT_PLAN_OPTIONS,

@@ -364,6 +364,11 @@ export const KubeconfigMessage = {
     `kubeconfig ${path}: no current-context set and no --context given, expected one of: ${known.length > 0 ? known.join(', ') : '(the file defines none)'}`,
   noCluster: (path: string, context: string, cluster: string): string =>
     `kubeconfig ${path}: context ${JSON.stringify(context)} names cluster ${JSON.stringify(cluster)}, which the file does not define`,
+  noUser: (path: string, context: string, user: string): string =>
+    `kubeconfig ${path}: context ${JSON.stringify(context)} names user ${JSON.stringify(user)}, which the file does not define`,
+  /** The forwarder image reads static credentials only (its bundle carries no exec or auth-provider support). */
+  unsupportedAuth: (path: string, user: string, method: string): string =>
+    `kubeconfig ${path}: user ${JSON.stringify(user)} authenticates by ${method}, which the forwarder image does not run, expected a token, token file or client certificate (or run lineup forward from the CLI)`,
 } as const;
 
 /** RunFix: the fix `lineup run` names for each way its first contact with the API server fails. */

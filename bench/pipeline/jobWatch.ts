@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Counters } from '../../lib/counters.ts';
 import { UnavailableError, WatchExpiredError } from '../../lib/errors.ts';
 import type { Job } from '../../lib/jobset/schema.ts';
+import { kubeConfigEndpoint } from '../../lib/k8s/kubeConfigFile.ts';
 import { KubeWatchSource } from '../../lib/k8s/watchSource.ts';
 import { retry, type RetryPolicy } from '../../lib/retry.ts';
 import type { KubeServer } from '../../test/integration/harness/index.ts';
@@ -47,7 +48,7 @@ export class JobWatch {
   private running: Promise<void> = Promise.resolve();
 
   constructor(kube: KubeServer) {
-    this.source = new KubeWatchSource({ kubeConfig: kube.kubeConfig('admin'), counters: new Counters() });
+    this.source = new KubeWatchSource({ endpoint: kubeConfigEndpoint(kube.kubeConfig('admin')), counters: new Counters() });
   }
 
   /** start: list, then watch until stopped (re-listing when the watch expires or fails). Resolves once the first list is handled. */

@@ -6,22 +6,26 @@
  * SIGTERM flushes every accepted event and writes the last checkpoint before exiting.
  */
 import { Counters } from '../counters.ts';
-import { forwarderFor, inClusterKubeConfig } from '../hosts/forwarderHost.ts';
+import { forwarderFor } from '../hosts/forwarderHost.ts';
 import { readLambdaConfig } from '../hosts/lambdaConfig.ts';
 import { lambdaSink, lambdaStore } from '../hosts/lambdaDeps.ts';
-import { loadKubeConfigFile } from '../k8s/auth.ts';
+import type { KubeconfigReader } from '../k8s/auth.ts';
+import { inClusterEndpoint } from '../k8s/inCluster.ts';
 import type { Log } from '../log.ts';
 import { ExitCode, type CliIo } from './io.ts';
 
-/** forwardCommand: forward until `signal` aborts. */
-export const forwardCommand = async (flags: { kubeconfig?: string | undefined }, io: CliIo, signal: AbortSignal): Promise<number> => {
+/**
+ * forwardCommand: forward until `signal` aborts. `readKubeconfig` reads --kubeconfig: the CLI
+ * passes client-node's reader (every auth method), the forwarder image its static one.
+ */
+export const forwardCommand = async (flags: { kubeconfig?: string | undefined }, io: CliIo, signal: AbortSignal, readKubeconfig: KubeconfigReader): Promise<number> => {
   // One JSON line per log entry: what a container log pipeline expects.
   const log: Log = (level, message, fields) => io.stderr(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`);
   try {
     const config = readLambdaConfig(process.env);
     const counters = new Counters();
-    const kubeConfig = flags.kubeconfig ? loadKubeConfigFile(flags.kubeconfig) : inClusterKubeConfig();
-    const forwarder = await forwarderFor({ config, store: lambdaStore(config, counters), sink: lambdaSink(config), counters, log, kubeConfig });
+    const endpoint = flags.kubeconfig ? await readKubeconfig(flags.kubeconfig, undefined) : inClusterEndpoint({ env: process.env });
+    const forwarder = await forwarderFor({ config, store: lambdaStore(config, counters), sink: lambdaSink(config), counters, log, endpoint });
     await forwarder.run(signal);
     log('info', 'forwarder stopped', counters.snapshot());
     return ExitCode.Ok;

@@ -8,6 +8,7 @@ import { ExitCode, type CliIo } from './io.ts';
 import { clustersAddCommand, clustersListCommand, clustersRemoveCommand, clustersStatusCommand } from './clusters.ts';
 import { runDemoCommand } from './demo.ts';
 import { forwardCommand } from './forward.ts';
+import { readKubeconfig } from '../k8s/kubeconfigReader.ts';
 import { runPlan } from './plan.ts';
 import { archiveReplayCommand, DEFAULT_REPLAY_TIMEOUT, DEFAULT_SETTLE, type ArchiveReplayFlags } from './archiveReplay.ts';
 import { exportCommand, replayCommand } from './replay.ts';
@@ -79,7 +80,7 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
       const stop = (): void => abort.abort();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
-      exit(await forwardCommand(options, io, abort.signal));
+      exit(await forwardCommand(options, io, abort.signal, readKubeconfig));
     });
 
   program
@@ -232,7 +233,7 @@ export const exitQuietlyOnClosedPipe = (): void => {
 /**
  * exitWhenFlushed: end the process with `code` once stdout and stderr have written everything.
  * When main returns, every command is done; whatever still holds the event loop open (a request
- * to a server that never answered, which client-node cannot abort) must not keep it running.
+ * to a server that never answered) must not keep it running.
  */
 export const exitWhenFlushed = async (code: number): Promise<never> => {
   await Promise.all([process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => stream.write('', () => resolve()))));

@@ -2,13 +2,12 @@
  * The forwarder's two hosts, one wiring: the Lambda watch session (functions/forwarder.ts) and
  * the long-running container process (`lineup forward`, for a Deployment in the cluster).
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Counters } from '../counters.ts';
 import { UnknownClusterError } from '../errors.ts';
 import { Forwarder } from '../forwarder/forwarder.ts';
 import type { EventSink } from '../forwarder/types.ts';
-import { kubeConfigFor } from '../k8s/auth.ts';
-import { PooledKubeConfig } from '../k8s/connectionPool.ts';
+import { endpointFor } from '../k8s/auth.ts';
+import type { KubeEndpoint } from '../k8s/endpoint.ts';
 import { secretsManagerReader } from '../k8s/secretToken.ts';
 import { KubeWatchSource } from '../k8s/watchSource.ts';
 import type { Log } from '../log.ts';
@@ -29,24 +28,24 @@ export interface ForwarderHostDeps {
   readonly sink: EventSink;
   readonly counters: Counters;
   readonly log: Log;
-  /** In-cluster hosts pass the pod's service-account config; others find the cluster in the registry. */
-  readonly kubeConfig?: KubeConfig | undefined;
+  /** In-cluster hosts pass the pod's own cluster (lib/k8s/inCluster.ts) or a kubeconfig's; others find the cluster in the registry. */
+  readonly endpoint?: KubeEndpoint | undefined;
 }
 
-/** forwarderFor: a Forwarder for the configured cluster, its KubeConfig from the host or the registry. */
+/** forwarderFor: a Forwarder for the configured cluster, its endpoint from the host or the registry. */
 export const forwarderFor = async (deps: ForwarderHostDeps): Promise<Forwarder> => {
   const cluster = deps.config.forwarderCluster;
   if (!cluster) throw new UnknownClusterError('no cluster to forward for: set LINEUP_FORWARDER_CLUSTER');
-  let kubeConfig = deps.kubeConfig;
-  if (!kubeConfig) {
+  let endpoint = deps.endpoint;
+  if (!endpoint) {
     const record = deps.config.staticClusters.find((candidate) => candidate.id === cluster) ?? (await deps.store.getCluster(cluster));
     if (!record) throw new UnknownClusterError(`cluster ${cluster} is not registered (static configuration or the registry table)`);
     // A token cluster's secret is read once per session; a 401 ends the session, and the next one reads it again.
-    kubeConfig = await kubeConfigFor(record, { resolveSecret: secretsManagerReader() });
+    endpoint = await endpointFor(record, { resolveSecret: secretsManagerReader() });
   }
   return new Forwarder({
     cluster,
-    source: new KubeWatchSource({ kubeConfig, counters: deps.counters, log: deps.log }),
+    source: new KubeWatchSource({ endpoint, counters: deps.counters, log: deps.log }),
     sink: deps.sink,
     bookmarks: deps.store,
     planOptions: { controllerName: deps.config.controllerName, claimUnmanaged: deps.config.claimUnmanaged },
@@ -56,11 +55,4 @@ export const forwarderFor = async (deps: ForwarderHostDeps): Promise<Forwarder> 
     eventBusName: deps.config.eventBusName,
     heartbeatIntervalMs: deps.config.heartbeatIntervalMs,
   });
-};
-
-/** inClusterKubeConfig: the pod's service account (the forwarder Deployment's host), its requests on one connection pool. */
-export const inClusterKubeConfig = (): KubeConfig => {
-  const kubeConfig = new PooledKubeConfig();
-  kubeConfig.loadFromCluster();
-  return kubeConfig;
 };

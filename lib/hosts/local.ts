@@ -20,7 +20,8 @@ import { ErrorCode, LineupError, type ErrorCodeName } from '../errors.ts';
 import { reconcilerRulePattern } from '../events/pattern.ts';
 import { Forwarder } from '../forwarder/forwarder.ts';
 import { HEARTBEAT_INTERVAL_MS } from '../forwarder/heartbeat.ts';
-import { kubeConfigFor } from '../k8s/auth.ts';
+import { endpointFor } from '../k8s/auth.ts';
+import { readKubeconfig } from '../k8s/kubeconfigReader.ts';
 import type { RetryTuning } from '../k8s/gateway.ts';
 import { resolveClusters } from '../k8s/registry.ts';
 import { KubeWatchSource } from '../k8s/watchSource.ts';
@@ -90,9 +91,9 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
     endpoint: 'https://from-kubeconfig.invalid',
     auth: { type: 'kubeconfig', path: options.kubeconfig ?? defaultKubeconfig(process.env), context: options.context },
   };
-  const kubeConfig = await kubeConfigFor(record);
-  const server = kubeConfig.getCurrentCluster()?.server ?? 'named by the kubeconfig';
-  const source = new KubeWatchSource({ kubeConfig, counters, log: options.log });
+  const endpoint = await endpointFor(record, { readKubeconfig });
+  const server = endpoint.server.href.replace(/\/$/, '');
+  const source = new KubeWatchSource({ endpoint, counters, log: options.log });
   try {
     await source.checkAccess(options.accessCheckRetry);
   } catch (error) {
@@ -106,7 +107,7 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
   try {
     const handler = makeSqsBatchHandler({
       store,
-      resolveCluster: resolveClusters({ static: [record], counters }),
+      resolveCluster: resolveClusters({ static: [record], counters, auth: { readKubeconfig } }),
       planOptions: options.planOptions,
       owner: `lineup-run-${process.pid}`,
       inputsMemory: new InputsMemory(),

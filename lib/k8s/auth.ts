@@ -4,25 +4,23 @@
  * GetCallerIdentity URL (aws-iam-authenticator's format), signed with the Lambda's own AWS
  * credentials or a role it assumes, cached and re-signed before it expires.
  *
- * The EKS token is applied per request by a client-node custom authenticator
- * (`KubeConfig.addAuthenticator`): every request — API calls through
- * `applySecurityAuthentication`, watches and websockets through `applyToHTTPSOptions` — asks it
- * for headers, so a warm Lambda's long-lived KubeConfig always sends a fresh token. A static
- * `user.token` cannot do this: client-node writes it after the authenticators and it would win.
+ * The token is asked for per request (KubeEndpoint.authorize, lib/k8s/endpoint.ts), so a warm
+ * Lambda's long-lived endpoint always sends a fresh one; every endpoint built here keeps one
+ * keep-alive connection pool for its cluster.
  *
- * Every KubeConfig built here is a PooledKubeConfig (lib/k8s/connectionPool.ts): its requests
- * share one connection pool rather than each opening a connection and a TLS handshake.
+ * A `kubeconfig` cluster is read by the reader the host passes (AuthOptions.readKubeconfig): the
+ * CLI's, over client-node (lib/k8s/kubeConfigFile.ts). Runtime hosts pass none, so neither
+ * client-node nor its HTTP stack is in a Lambda bundle.
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { User } from '@kubernetes/client-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { EksToken, KubeconfigMessage } from '../constants.ts';
+import { EksToken } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { ClusterAuth, ClusterRecord } from '../store/types.ts';
-import { PooledKubeConfig } from './connectionPool.ts';
-import { SECRET_TOKEN_AUTH_PROVIDER, SecretTokenAuthenticator, SecretTokenSource } from './secretToken.ts';
+import { kubeEndpoint } from './endpoint.ts';
+import type { BearerToken, KubeEndpoint } from './endpoint.ts';
+import { SecretTokenSource } from './secretToken.ts';
 import type { TokenRefresher } from './secretToken.ts';
 
 /** AwsCredentials: what SigV4 signs with. */
@@ -35,9 +33,6 @@ export interface AwsCredentials {
 
 /** CredentialProvider: resolves AWS credentials (the SDK's providers fit: they cache and refresh on their own). */
 export type CredentialProvider = () => Promise<AwsCredentials>;
-
-/** Authenticator: client-node's custom authenticator interface (not exported by name from the package root). */
-export type Authenticator = Parameters<KubeConfig['addAuthenticator']>[0];
 
 /** stsHost: the regional STS endpoint EKS expects the presigned URL to name (China regions live under amazonaws.com.cn). */
 export const stsHost = (region: string): string => `sts.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}`;
@@ -140,30 +135,6 @@ export class EksTokenSource {
   }
 }
 
-/**
- * EksAuthenticator: a client-node custom authenticator that sets `Authorization: Bearer <EKS
- * token>` on every request of the KubeConfig whose user names the EksToken.authProvider.
- */
-export class EksAuthenticator implements Authenticator {
-  private readonly source: EksTokenSource;
-  constructor(source: EksTokenSource) {
-    this.source = source;
-  }
-
-  isAuthProvider(user: User): boolean {
-    const provider: unknown = user.authProvider;
-    return provider !== null && typeof provider === 'object' && 'name' in provider && provider.name === EksToken.authProvider;
-  }
-
-  async applyAuthentication(_user: User, opts: Parameters<Authenticator['applyAuthentication']>[1]): Promise<void> {
-    const token = await this.source.token();
-    const headers = opts.headers;
-    // client-node hands over a headers object; a raw header array (Node's other form) gets the pair appended.
-    if (Array.isArray(headers)) opts.headers = [...(headers as readonly string[]), 'Authorization', `Bearer ${token}`];
-    else opts.headers = { ...headers, Authorization: `Bearer ${token}` };
-  }
-}
-
 /** AuthOptions: the seams a host or a test sets when building KubeConfigs. */
 export interface AuthOptions {
   /** Credentials EKS tokens are signed with. @default see EksTokenSourceOptions.credentials */
@@ -172,18 +143,28 @@ export interface AuthOptions {
   readonly now?: (() => number) | undefined;
   /** Reads a bearer token from a secret (`token` auth with tokenSecretArn); a host with Secrets Manager passes one. */
   readonly resolveSecret?: ((arn: string) => Promise<string>) | undefined;
+  /** Reads a `kubeconfig` cluster's file (path, context); the CLI passes lib/k8s/kubeConfigFile.ts's. @default none: such a cluster is refused */
+  readonly readKubeconfig?: KubeconfigReader | undefined;
 }
+
+/** KubeconfigReader: the endpoint a kubeconfig file's context describes. */
+export type KubeconfigReader = (path: string, context: string | undefined) => Promise<KubeEndpoint>;
 
 /** LOOPBACK_HOSTS: the hosts a plain-HTTP endpoint may name. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
+/** ClusterAddress: a record's endpoint URL, its CA (PEM) and whether it is plain http. */
+interface ClusterAddress {
+  readonly server: string;
+  readonly ca: string | undefined;
+}
+
 /**
- * clusterOf: client-node's Cluster for a record. A `http://` endpoint is accepted only on
- * loopback (test servers, `kubectl proxy`), with skipTLSVerify set because client-node refuses
- * plain HTTP without it — harmless there, as there is no TLS to skip and the bearer token never
- * leaves the host; anywhere else plain HTTP would send the token in the clear, so it is refused.
+ * addressOf: a record's endpoint and CA. A `http://` endpoint is accepted only on loopback (test
+ * servers, `kubectl proxy`), where the bearer token never leaves the host; anywhere else plain
+ * HTTP would send the token in the clear, so it is refused.
  */
-const clusterOf = (record: ClusterRecord): { name: string; server: string; caData?: string; skipTLSVerify: boolean } => {
+const addressOf = (record: ClusterRecord): ClusterAddress => {
   let url: URL;
   try {
     url = new URL(record.endpoint);
@@ -199,12 +180,17 @@ const clusterOf = (record: ClusterRecord): { name: string; server: string; caDat
   if (!plainHttp && url.protocol !== 'https:') {
     throw new InvalidInputError(`cluster ${record.id}: endpoint ${record.endpoint} has protocol ${url.protocol}, expected https://`);
   }
-  const caData = record.caData === undefined || record.caData === '' ? undefined : caBase64(record.caData);
-  return { name: record.id, server: record.endpoint, ...(caData === undefined ? {} : { caData }), skipTLSVerify: plainHttp };
+  return { server: record.endpoint, ca: record.caData === undefined || record.caData === '' ? undefined : caPem(record.caData) };
 };
 
-/** caBase64: a CA as a kubeconfig's certificate-authority-data (base64 of the PEM); PEM given as it is is encoded. */
-const caBase64 = (ca: string): string => (ca.includes('-----BEGIN') ? Buffer.from(ca, 'utf8').toString('base64') : ca.trim());
+/** caPem: a CA as PEM; the base64 of a PEM (a kubeconfig's certificate-authority-data) is decoded. */
+export const caPem = (ca: string): string => (ca.includes('-----BEGIN') ? ca : Buffer.from(ca.trim(), 'base64').toString('utf8'));
+
+/** endpointOf: the record's endpoint sending `token` with each request. */
+const endpointOf = (record: ClusterRecord, token: BearerToken): KubeEndpoint => {
+  const { server, ca } = addressOf(record);
+  return kubeEndpoint({ server, ca, token });
+};
 
 /** secretSourceOf: the token source of `token` auth that names a secret rather than an inline token; undefined for an inline token. */
 const secretSourceOf = (record: ClusterRecord, auth: Extract<ClusterAuth, { type: 'token' }>, options: AuthOptions): SecretTokenSource | undefined => {
@@ -216,89 +202,51 @@ const secretSourceOf = (record: ClusterRecord, auth: Extract<ClusterAuth, { type
   return new SecretTokenSource(auth.tokenSecretArn, options.resolveSecret);
 };
 
-/** firstLine: the first line of an error message (a YAML error goes on with a code excerpt). */
-const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]?.trim() ?? '';
-
-/**
- * loadKubeConfigFile: the kubeconfig at `path` with `context` (or the file's current-context)
- * selected, as kubectl would read it; InvalidInputError naming the file (and the context) when it
- * is missing, unreadable, not YAML, not a kubeconfig, or has no such context or its cluster.
- *
- * @example
- * const kubeConfig = loadKubeConfigFile(join(homedir(), '.kube', 'config'), 'kind-dev');
- */
-export const loadKubeConfigFile = (path: string, context?: string): KubeConfig => {
-  const kubeConfig = new PooledKubeConfig();
-  try {
-    kubeConfig.loadFromFile(path);
-  } catch (error) {
-    const code = error instanceof Error && 'code' in error ? error.code : undefined;
-    if (code === 'ENOENT') throw new InvalidInputError(KubeconfigMessage.missing(path), { cause: error });
-    if (typeof code === 'string') throw new InvalidInputError(KubeconfigMessage.unreadable(path, firstLine(error)), { cause: error });
-    if (error instanceof Error && error.name === 'YAMLException') throw new InvalidInputError(KubeconfigMessage.notYaml(path, firstLine(error)), { cause: error });
-    throw new InvalidInputError(KubeconfigMessage.invalid(path, firstLine(error)), { cause: error });
-  }
-  const known = kubeConfig.getContexts().map((candidate) => candidate.name);
-  const selected = context ?? (kubeConfig.getCurrentContext() || undefined);
-  if (selected === undefined) throw new InvalidInputError(KubeconfigMessage.noCurrentContext(path, known));
-  const found = kubeConfig.getContextObject(selected);
-  if (!found) throw new InvalidInputError(KubeconfigMessage.noSuchContext(path, selected, known));
-  kubeConfig.setCurrentContext(selected);
-  if (!kubeConfig.getCurrentCluster()) throw new InvalidInputError(KubeconfigMessage.noCluster(path, selected, found.cluster));
-  return kubeConfig;
-};
-
-/** ClusterAccess: a cluster's KubeConfig and, for a token read from a secret, what re-reads it after a 401. */
+/** ClusterAccess: a cluster's endpoint and, for a token read from a secret, what re-reads it after a 401. */
 export interface ClusterAccess {
-  readonly kubeConfig: KubeConfig;
+  readonly endpoint: KubeEndpoint;
   readonly refresher?: TokenRefresher | undefined;
 }
 
 /**
- * clusterAccessFor: the KubeConfig of a registered cluster (see kubeConfigFor) and, for `token`
- * auth with tokenSecretArn, the SecretTokenSource the gateway asks to re-read the secret when
- * the API server answers 401 (lib/k8s/secretToken.ts). The secret is read on the first request,
- * not here.
+ * clusterAccessFor: the endpoint of a registered cluster and, for `token` auth with
+ * tokenSecretArn, the SecretTokenSource the gateway asks to re-read the secret when the API
+ * server answers 401 (lib/k8s/secretToken.ts). The secret is read on the first request, not here.
+ * - `kubeconfig`: the file (and context, when named) as kubectl would read it, by the host's reader;
+ * - `token`: endpoint + CA + a bearer token, inline or read from its secret per warm process;
+ * - `eks`: endpoint + CA + an EksTokenSource, which signs and caches EKS tokens.
  *
  * @example
- * const { kubeConfig, refresher } = await clusterAccessFor(record, { resolveSecret: secretsManagerReader() });
+ * const { endpoint, refresher } = await clusterAccessFor(record, { resolveSecret: secretsManagerReader() });
  */
 export const clusterAccessFor = async (record: ClusterRecord, options: AuthOptions = {}): Promise<ClusterAccess> => {
   const auth = record.auth;
   switch (auth.type) {
-    case 'kubeconfig':
-      return { kubeConfig: loadKubeConfigFile(auth.path, auth.context) };
+    case 'kubeconfig': {
+      if (options.readKubeconfig === undefined) {
+        throw new InvalidInputError(`cluster ${record.id}: kubeconfig auth (${auth.path}) needs a host that reads kubeconfig files (the lineup CLI), expected token or eks auth here`);
+      }
+      return { endpoint: await options.readKubeconfig(auth.path, auth.context) };
+    }
     case 'token': {
-      const kubeConfig = new PooledKubeConfig();
       const source = secretSourceOf(record, auth, options);
       if (source === undefined) {
-        kubeConfig.loadFromClusterAndUser(clusterOf(record), { name: record.id, token: auth.token });
-        return { kubeConfig };
+        const token = auth.token ?? '';
+        return { endpoint: endpointOf(record, async () => token) };
       }
-      kubeConfig.addAuthenticator(new SecretTokenAuthenticator(source));
-      kubeConfig.loadFromClusterAndUser(clusterOf(record), { name: record.id, authProvider: { name: SECRET_TOKEN_AUTH_PROVIDER, config: {} } });
-      return { kubeConfig, refresher: source };
+      return { endpoint: endpointOf(record, () => source.token()), refresher: source };
     }
     case 'eks': {
-      const kubeConfig = new PooledKubeConfig();
       const source = new EksTokenSource({ clusterName: auth.clusterName, region: auth.region, roleArn: auth.roleArn, credentials: options.credentials, now: options.now });
-      kubeConfig.addAuthenticator(new EksAuthenticator(source));
-      kubeConfig.loadFromClusterAndUser(clusterOf(record), {
-        name: record.id,
-        authProvider: { name: EksToken.authProvider, config: { clusterName: auth.clusterName, region: auth.region } },
-      });
-      return { kubeConfig };
+      return { endpoint: endpointOf(record, () => source.token()) };
     }
   }
 };
 
 /**
- * kubeConfigFor: a KubeConfig for a registered cluster.
- * - `kubeconfig`: the file (and context, when named) as kubectl would read it;
- * - `token`: endpoint + CA + a bearer token, inline or read from its secret per warm process;
- * - `eks`: endpoint + CA + the EksAuthenticator, which signs and caches EKS tokens.
+ * endpointFor: the endpoint of a registered cluster (clusterAccessFor without the refresher).
  *
  * @example
- * const kubeConfig = await kubeConfigFor({ id: 'prod', endpoint, caData, auth: { type: 'eks', clusterName: 'prod', region: 'eu-west-1' } });
+ * const endpoint = await endpointFor({ id: 'prod', endpoint, caData, auth: { type: 'eks', clusterName: 'prod', region: 'eu-west-1' } });
  */
-export const kubeConfigFor = async (record: ClusterRecord, options: AuthOptions = {}): Promise<KubeConfig> => (await clusterAccessFor(record, options)).kubeConfig;
+export const endpointFor = async (record: ClusterRecord, options: AuthOptions = {}): Promise<KubeEndpoint> => (await clusterAccessFor(record, options)).endpoint;

@@ -1,10 +1,8 @@
 /**
- * The boundary between client-node's errors and Lineup's: an ApiException (or a Watch's HTTP
- * error, or a Status object in a watch ERROR event) becomes the Lineup error callers branch on
- * by code (STYLE: adapters turn Kubernetes errors into Lineup errors at the boundary).
+ * The boundary between the REST client's errors and Lineup's: a KubeHttpError (or a Status
+ * object in a watch ERROR event) becomes the Lineup error callers branch on by code (STYLE:
+ * adapters turn Kubernetes errors into Lineup errors at the boundary).
  */
-import { ApiException } from '@kubernetes/client-node';
-import { z } from 'zod';
 import {
   AlreadyExistsError,
   ConflictError,
@@ -17,65 +15,31 @@ import {
   WatchExpiredError,
 } from '../errors.ts';
 import type { FieldError } from '../errors.ts';
+import { KubeHttpError } from './rest.ts';
+import { StatusReason } from './status.ts';
+import type { KubeStatus } from './status.ts';
 
-/** KubeStatusSchema: metav1.Status, the body the API server sends with every error answer. */
-export const KubeStatusSchema = z.looseObject({
-  kind: z.string().optional(),
-  status: z.string().optional(),
-  message: z.string().optional(),
-  reason: z.string().optional(),
-  code: z.number().int().optional(),
-  details: z
-    .looseObject({
-      name: z.string().optional(),
-      kind: z.string().optional(),
-      causes: z.array(z.looseObject({ reason: z.string().optional(), message: z.string().optional(), field: z.string().optional() })).optional(),
-    })
-    .optional(),
-});
-export type KubeStatus = z.infer<typeof KubeStatusSchema>;
-
-/** StatusReason: the metav1.StatusReason values Lineup tells apart. */
-export const StatusReason = {
-  AlreadyExists: 'AlreadyExists',
-  Conflict: 'Conflict',
-  Expired: 'Expired',
-  Gone: 'Gone',
-} as const;
+export { KubeStatusSchema, parseStatus, StatusReason, type KubeStatus } from './status.ts';
 
 /**
- * httpStatusOf: the HTTP status of a failed request: ApiException.code, or the `statusCode` a
- * client-node Watch puts on the error of a non-200 answer; undefined for transport failures.
+ * httpStatusOf: the HTTP status of a failed request: KubeHttpError.statusCode, or the numeric
+ * `statusCode` another HTTP error carries; undefined for transport failures.
  */
 export const httpStatusOf = (error: unknown): number | undefined => {
-  if (error instanceof ApiException) return error.code;
+  if (error instanceof KubeHttpError) return error.statusCode;
   if (error !== null && typeof error === 'object' && 'statusCode' in error && typeof error.statusCode === 'number') return error.statusCode;
   return undefined;
 };
 
-/** parseStatus: a Status from a body that is JSON text (ApiException) or an object (watch event); undefined when it is neither. */
-export const parseStatus = (body: unknown): KubeStatus | undefined => {
-  let value = body;
-  if (typeof body === 'string') {
-    try {
-      value = JSON.parse(body) as unknown;
-    } catch {
-      return undefined;
-    }
-  }
-  const parsed = KubeStatusSchema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
-};
-
 /** kubeStatusOf: the Status the server sent with a failed request, when it sent one. */
-export const kubeStatusOf = (error: unknown): KubeStatus | undefined => (error instanceof ApiException ? parseStatus(error.body) : undefined);
+export const kubeStatusOf = (error: unknown): KubeStatus | undefined => (error instanceof KubeHttpError ? error.status : undefined);
 
 /** headerOf: a response header of a failed request (header names compared case-insensitively). */
 export const headerOf = (error: unknown, name: string): string | undefined => {
-  if (!(error instanceof ApiException) || !error.headers) return undefined;
+  if (!(error instanceof KubeHttpError)) return undefined;
   const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(error.headers)) if (key.toLowerCase() === wanted) return value;
-  return undefined;
+  const value = Object.entries(error.headers).find(([key]) => key.toLowerCase() === wanted)?.[1];
+  return Array.isArray(value) ? value[0] : value;
 };
 
 /**
@@ -83,7 +47,7 @@ export const headerOf = (error: unknown, name: string): string | undefined => {
  * date (RFC 9110 §10.2.3) — or undefined when there is none or it does not parse.
  */
 export const retryAfterMs = (error: unknown, now: number): number | undefined => {
-  const value = headerOf(error, 'retry-after')?.trim();
+  const value = (error instanceof KubeHttpError ? error.retryAfter : undefined)?.trim();
   if (value === undefined || value === '') return undefined;
   if (/^\d+$/.test(value)) return Number(value) * 1000;
   const date = Date.parse(value);

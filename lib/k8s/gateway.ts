@@ -1,20 +1,16 @@
 /**
- * KubeClusterGateway: the ClusterGateway of a real cluster, over client-node. It reads what a
+ * KubeClusterGateway: the ClusterGateway of a real cluster, over Lineup's REST client
+ * (lib/k8s/rest.ts). It reads what a
  * pass decides from and carries out the planner's Actions with the semantics the simulated
  * cluster (lib/sim/cluster.ts SimCluster.apply) models: resourceVersion preconditions,
  * AlreadyExists, deletes of missing objects that succeed, the 1.32+ Job status rules.
  *
- * Transport: JobSets and Jobs go through CustomObjectsApi (it serves any `/apis/<group>` path,
- * batch/v1 included) because it sends and returns plain JSON. The typed BatchV1Api maps every
- * object through client-node's generated models, which drop fields the models do not know (a
- * pod-template field newer than the client would vanish from a created Job; a status field would
- * be erased by the startTime read-modify-write) and turn timestamps into Date objects that the
- * zod schemas — the wire format — reject. Services and Events are core/v1, which only CoreV1Api
- * reaches; Lineup writes them whole and reads a Service only to know it exists.
+ * Transport: every object goes and comes as the JSON the API server speaks, read only by the zod
+ * schemas (the wire format): no generated model drops a field it does not know (a pod-template
+ * field newer than Lineup would vanish from a created Job, a status field would be erased by the
+ * startTime read-modify-write) or turns timestamps into Dates.
  */
 import { randomBytes } from 'node:crypto';
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, V1MicroTime, setHeaderOptions } from '@kubernetes/client-node';
-import type { CoreV1Event, KubeConfig, V1ObjectMeta, V1PersistentVolumeClaim, V1PersistentVolumeClaimSpec, V1Service } from '@kubernetes/client-node';
 import type { z } from 'zod';
 import {
   EVENT_ACTION,
@@ -36,7 +32,9 @@ import type { Action, ActionKind, Observed } from '../plan/types.ts';
 import type { ClusterGateway, ObserveSince, Written } from '../reconcile/types.ts';
 import type { CounterSink } from '../counters.ts';
 import type { RetryPolicy, RetrySeams } from '../retry.ts';
+import type { KubeEndpoint } from './endpoint.ts';
 import { httpStatusOf, toLineupError } from './errors.ts';
+import { KubeRestClient, resourcePath } from './rest.ts';
 import type { TokenRefresher } from './secretToken.ts';
 import { withRetry } from './retry.ts';
 
@@ -125,7 +123,8 @@ export const kubeRetryPolicy = (tuning: RetryTuning): RetryPolicy => ({
 
 /** KubeClusterGatewayOptions: the cluster, where request counts go, and retry tuning. */
 export interface KubeClusterGatewayOptions {
-  readonly kubeConfig: KubeConfig;
+  /** The cluster (lib/k8s/auth.ts endpointFor, or a kubeconfig's through lib/k8s/kubeConfigFile.ts). */
+  readonly endpoint: KubeEndpoint;
   readonly counters: CounterSink;
   /** @default KUBE_RETRY */
   readonly retry?: RetryTuning | undefined;
@@ -135,8 +134,8 @@ export interface KubeClusterGatewayOptions {
   readonly refresher?: TokenRefresher | undefined;
 }
 
-/** mergePatch: the options that make client-node send a JSON merge patch (its default is a JSON patch). */
-const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+/** FIELD_MANAGER: the query every write carries, so managedFields name Lineup. */
+const FIELD_MANAGER = { fieldManager: KUBE_FIELD_MANAGER } as const;
 
 /**
  * withoutManagedFields: `raw` without metadata.managedFields — about half of a Job's bytes, read
@@ -194,12 +193,11 @@ const UNCHANGED: Written = { kind: 'Unchanged' };
  * through withRetry and is counted as `k8s.<verb>` (each attempt), retries as `k8s.retries`.
  *
  * @example
- * const gateway = new KubeClusterGateway({ kubeConfig: await kubeConfigFor(record), counters });
+ * const gateway = new KubeClusterGateway({ endpoint: (await clusterAccessFor(record)).endpoint, counters });
  * const observed = await gateway.observe('default', 'training', Date.now());
  */
 export class KubeClusterGateway implements ClusterGateway {
-  private readonly custom: CustomObjectsApi;
-  private readonly core: CoreV1Api;
+  private readonly client: KubeRestClient;
   private readonly counters: CounterSink;
   private readonly retry: RetryTuning;
   private readonly reportingInstance: string;
@@ -208,8 +206,7 @@ export class KubeClusterGateway implements ClusterGateway {
   private readonly uids = new Map<string, string>();
 
   constructor(options: KubeClusterGatewayOptions) {
-    this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
-    this.core = options.kubeConfig.makeApiClient(CoreV1Api);
+    this.client = new KubeRestClient(options.endpoint);
     this.counters = options.counters;
     this.retry = options.retry ?? {};
     this.reportingInstance = options.reportingInstance ?? EVENT_REPORTER;
@@ -254,7 +251,7 @@ export class KubeClusterGateway implements ClusterGateway {
   async getJobSet(namespace: string, name: string): Promise<JobSet | undefined> {
     const what = `jobset ${namespace}/${name}`;
     const raw = await this.orUndefined(
-      this.call('get', what, () => this.custom.getNamespacedCustomObject({ ...KubeResource.JobSet, namespace, name }) as Promise<unknown>),
+      this.call('get', what, () => this.client.get(resourcePath(KubeResource.JobSet, namespace, name))),
     );
     return raw === undefined ? undefined : parseForPlanner(JobSetSchema, raw, what);
   }
@@ -263,7 +260,7 @@ export class KubeClusterGateway implements ClusterGateway {
   async getJob(namespace: string, name: string): Promise<Job | undefined> {
     const what = `job ${namespace}/${name}`;
     const raw = await this.orUndefined(
-      this.call('get', what, () => this.custom.getNamespacedCustomObject({ ...KubeResource.Job, namespace, name }) as Promise<unknown>),
+      this.call('get', what, () => this.client.get(resourcePath(KubeResource.Job, namespace, name))),
     );
     return raw === undefined ? undefined : parseForPlanner(JobSchema, raw, what);
   }
@@ -272,7 +269,7 @@ export class KubeClusterGateway implements ClusterGateway {
   async listJobs(namespace: string, jobSetName: string): Promise<Job[]> {
     const what = `jobs of jobset ${namespace}/${jobSetName}`;
     const raw: unknown = await this.call('list', what, () =>
-      this.custom.listNamespacedCustomObject({ ...KubeResource.Job, namespace, labelSelector: `${Label.JobSetName}=${jobSetName}` }) as Promise<unknown>,
+      this.client.get(resourcePath(KubeResource.Job, namespace), { labelSelector: `${Label.JobSetName}=${jobSetName}` }),
     );
     const items = raw !== null && typeof raw === 'object' && 'items' in raw && Array.isArray(raw.items) ? (raw.items as unknown[]) : [];
     // A list's items carry no apiVersion and kind; a GET's and a write's answer do. Given here,
@@ -280,14 +277,11 @@ export class KubeClusterGateway implements ClusterGateway {
     return items.map((item, index) => parseForPlanner(JobSchema, { apiVersion: 'batch/v1', kind: 'Job', ...(item as object) }, `${what}: item ${index}`));
   }
 
-  /**
-   * getService: the Service, or undefined. CoreV1Api hands back a model with Date timestamps;
-   * its JSON form is the wire form again (Date serialises as RFC 3339), which the schema reads.
-   */
+  /** getService: the Service, or undefined. */
   async getService(namespace: string, name: string): Promise<Service | undefined> {
     const what = `service ${namespace}/${name}`;
-    const model = await this.orUndefined(this.call('get', what, () => this.core.readNamespacedService({ namespace, name })));
-    return model === undefined ? undefined : parseForPlanner(ServiceSchema, JSON.parse(JSON.stringify(model)) as unknown, what);
+    const raw = await this.orUndefined(this.call('get', what, () => this.client.get(resourcePath(KubeResource.Service, namespace, name))));
+    return raw === undefined ? undefined : parseForPlanner(ServiceSchema, raw, what);
   }
 
   // ---- writes --------------------------------------------------------------------------------
@@ -303,7 +297,7 @@ export class KubeClusterGateway implements ClusterGateway {
       const body: Job = { ...action.job, apiVersion: 'batch/v1', kind: 'Job', metadata: { ...action.job.metadata, namespace: jobNamespace } };
       const what = `job ${jobNamespace}/${action.job.metadata.name ?? ''}`;
       const created: unknown = await this.call('create', what, () =>
-        this.custom.createNamespacedCustomObject({ ...KubeResource.Job, namespace: jobNamespace, body, fieldManager: KUBE_FIELD_MANAGER }) as Promise<unknown>,
+        this.client.create(resourcePath(KubeResource.Job, jobNamespace), body, FIELD_MANAGER),
       );
       // A Job in another namespace is none of the JobSet's observed Jobs.
       return jobNamespace === namespace ? { kind: 'Job', job: parseForPlanner(JobSchema, created, what) } : undefined;
@@ -313,12 +307,7 @@ export class KubeClusterGateway implements ClusterGateway {
     DeleteJob: async (namespace, _jobSetName, action) => {
       await this.ignoreNotFound(
         this.call('delete', `job ${namespace}/${action.name}`, () =>
-          this.custom.deleteNamespacedCustomObject({
-            ...KubeResource.Job,
-            namespace,
-            name: action.name,
-            body: { propagationPolicy: action.propagation, ...(action.uid === undefined ? {} : { preconditions: { uid: action.uid } }) },
-          }) as Promise<unknown>,
+          this.client.delete(resourcePath(KubeResource.Job, namespace, action.name), deleteOptions(action.propagation, action.uid)),
         ),
       );
     },
@@ -330,12 +319,12 @@ export class KubeClusterGateway implements ClusterGateway {
       // here, so the answer is unknown).
       const created = await this.ignoreAlreadyExists(
         this.call('create', what, () =>
-          this.core.createNamespacedService({ namespace: serviceNamespace, body: toV1Service(action.service, serviceNamespace), fieldManager: KUBE_FIELD_MANAGER }),
+          this.client.create(resourcePath(KubeResource.Service, serviceNamespace), serviceBody(action.service, serviceNamespace), FIELD_MANAGER),
         ),
       );
       if (serviceNamespace !== namespace) return undefined;
       // One that existed is read, so the pass still knows what it holds (rare: a first pass that assumed none).
-      const service = created === undefined ? await this.getService(serviceNamespace, action.service.metadata.name ?? '') : parseForPlanner(ServiceSchema, JSON.parse(JSON.stringify(created)) as unknown, what);
+      const service = created === undefined ? await this.getService(serviceNamespace, action.service.metadata.name ?? '') : parseForPlanner(ServiceSchema, created, what);
       return service === undefined ? undefined : { kind: 'Service', service };
     },
     CreatePersistentVolumeClaim: async (namespace, _jobSetName, action) => {
@@ -344,7 +333,7 @@ export class KubeClusterGateway implements ClusterGateway {
       // planner reads no claim, so the answer changes nothing it holds.
       await this.ignoreAlreadyExists(
         this.call('create', `persistentvolumeclaim ${claimNamespace}/${action.claim.metadata.name ?? ''}`, () =>
-          this.core.createNamespacedPersistentVolumeClaim({ namespace: claimNamespace, body: toV1PersistentVolumeClaim(action.claim, claimNamespace), fieldManager: KUBE_FIELD_MANAGER }),
+          this.client.create(resourcePath(KubeResource.PersistentVolumeClaim, claimNamespace), claimBody(action.claim, claimNamespace), FIELD_MANAGER),
         ),
       );
       return UNCHANGED;
@@ -353,10 +342,7 @@ export class KubeClusterGateway implements ClusterGateway {
       const body = { metadata: { annotations: action.annotations, ...this.precondition(action.resourceVersion).metadata } };
       const what = `jobset ${namespace}/${jobSetName}`;
       const patched: unknown = await this.call('patch', what, () =>
-        this.custom.patchNamespacedCustomObject(
-          { ...KubeResource.JobSet, namespace, name: jobSetName, body, fieldManager: KUBE_FIELD_MANAGER },
-          mergePatch,
-        ) as Promise<unknown>,
+        this.client.mergePatch(resourcePath(KubeResource.JobSet, namespace, jobSetName), body, FIELD_MANAGER),
       );
       return { kind: 'JobSet', jobSet: parseForPlanner(JobSetSchema, patched, what) };
     },
@@ -368,12 +354,7 @@ export class KubeClusterGateway implements ClusterGateway {
     DeleteJobSet: async (namespace, jobSetName, action) => {
       await this.ignoreNotFound(
         this.call('delete', `jobset ${namespace}/${jobSetName}`, () =>
-          this.custom.deleteNamespacedCustomObject({
-            ...KubeResource.JobSet,
-            namespace,
-            name: jobSetName,
-            body: { propagationPolicy: action.propagation, ...(action.uid === undefined ? {} : { preconditions: { uid: action.uid } }) },
-          }) as Promise<unknown>,
+          this.client.delete(resourcePath(KubeResource.JobSet, namespace, jobSetName), deleteOptions(action.propagation, action.uid)),
         ),
       );
     },
@@ -422,13 +403,7 @@ export class KubeClusterGateway implements ClusterGateway {
     if (job.status?.startTime === undefined) return expected;
     // The status subresource takes the whole status; metadata.resourceVersion makes it conditional.
     const written: unknown = await this.call('update', `${what} status`, () =>
-      this.custom.replaceNamespacedCustomObjectStatus({
-        ...KubeResource.Job,
-        namespace,
-        name,
-        body: { ...job, status: withoutStartTime(job.status) },
-        fieldManager: KUBE_FIELD_MANAGER,
-      }) as Promise<unknown>,
+      this.client.replace(resourcePath(KubeResource.Job, namespace, name, 'status'), { ...job, status: withoutStartTime(job.status) }, FIELD_MANAGER),
     );
     return parseForPlanner(JobSchema, written, what).metadata.resourceVersion;
   }
@@ -477,7 +452,7 @@ export class KubeClusterGateway implements ClusterGateway {
       const body = { apiVersion: JOBSET_API_VERSION, kind: JOBSET_KIND, metadata: { name, namespace, resourceVersion }, status: action.status };
       try {
         const written: unknown = await this.call('update', `${what} status`, () =>
-          this.custom.replaceNamespacedCustomObjectStatus({ ...KubeResource.JobSet, namespace, name, body, fieldManager: KUBE_FIELD_MANAGER }) as Promise<unknown>,
+          this.client.replace(resourcePath(KubeResource.JobSet, namespace, name, 'status'), body, FIELD_MANAGER),
         );
         return { kind: 'JobSet', jobSet: parseForPlanner(JobSetSchema, written, what) };
       } catch (error) {
@@ -495,7 +470,7 @@ export class KubeClusterGateway implements ClusterGateway {
   private async emitEvent(namespace: string, jobSetName: string, action: Extract<Action, { kind: 'EmitEvent' }>, now: number): Promise<void> {
     const uid = this.uids.get(`${namespace}/${jobSetName}`) ?? (await this.getJobSet(namespace, jobSetName))?.metadata.uid;
     const at = new Date(now);
-    const body: CoreV1Event = {
+    const body = {
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name: `${jobSetName}.${randomBytes(8).toString('hex')}`, namespace },
@@ -507,13 +482,12 @@ export class KubeClusterGateway implements ClusterGateway {
       source: { component: EVENT_REPORTER },
       reportingComponent: EVENT_REPORTER,
       reportingInstance: this.reportingInstance,
-      firstTimestamp: at,
-      lastTimestamp: at,
-      // V1MicroTime serialises with the microseconds metav1.MicroTime requires.
-      eventTime: new V1MicroTime(now),
+      firstTimestamp: at.toISOString(),
+      lastTimestamp: at.toISOString(),
+      eventTime: microTime(at),
       count: 1,
     };
-    await this.call('create', `event on jobset ${namespace}/${jobSetName}`, () => this.core.createNamespacedEvent({ namespace, body }));
+    await this.call('create', `event on jobset ${namespace}/${jobSetName}`, () => this.client.create(resourcePath(KubeResource.Event, namespace), body));
   }
 
   // ---- request plumbing ----------------------------------------------------------------------
@@ -527,7 +501,7 @@ export class KubeClusterGateway implements ClusterGateway {
   private async patchJob(namespace: string, name: string, body: object): Promise<Written> {
     const what = `job ${namespace}/${name}`;
     const patched: unknown = await this.call('patch', what, () =>
-      this.custom.patchNamespacedCustomObject({ ...KubeResource.Job, namespace, name, body, fieldManager: KUBE_FIELD_MANAGER }, mergePatch) as Promise<unknown>,
+      this.client.mergePatch(resourcePath(KubeResource.Job, namespace, name), body, FIELD_MANAGER),
     );
     return { kind: 'Job', job: parseForPlanner(JobSchema, patched, what) };
   }
@@ -567,7 +541,7 @@ export class KubeClusterGateway implements ClusterGateway {
     }
   }
 
-  /** attempt: the request through withRetry, each attempt counted (raw client-node errors go back to call). */
+  /** attempt: the request through withRetry, each attempt counted (raw REST client errors go back to call). */
   private attempt<T>(verb: KubeVerb, what: string, request: () => Promise<T>): Promise<T> {
     return withRetry(
       () => {
@@ -604,49 +578,41 @@ export class KubeClusterGateway implements ClusterGateway {
   }
 }
 
-/** toV1ObjectMeta: the name, labels, annotations and owners of a created object, as client-node's model. */
-const toV1ObjectMeta = (metadata: ObjectMeta, namespace: string): V1ObjectMeta => ({
+/** deleteOptions: the DeleteOptions of a delete: how dependents go, and the uid the object must still have. */
+const deleteOptions = (propagationPolicy: string, uid: string | undefined): object => ({
+  apiVersion: 'v1',
+  kind: 'DeleteOptions',
+  propagationPolicy,
+  ...(uid === undefined ? {} : { preconditions: { uid } }),
+});
+
+/**
+ * microTime: metav1.MicroTime's wire form, RFC 3339 with microseconds (an Event's eventTime is
+ * refused without them).
+ */
+export const microTime = (at: Date): string => at.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+
+/** createdMeta: the name, labels, annotations and owners of a created object. */
+const createdMeta = (metadata: ObjectMeta, namespace: string): object => ({
   ...(metadata.name === undefined ? {} : { name: metadata.name }),
   namespace,
   ...(metadata.labels === undefined ? {} : { labels: metadata.labels }),
   ...(metadata.annotations === undefined ? {} : { annotations: metadata.annotations }),
-  ...(metadata.ownerReferences === undefined
-    ? {}
-    : {
-        ownerReferences: metadata.ownerReferences.map((ref) => ({
-          apiVersion: ref.apiVersion,
-          kind: ref.kind,
-          name: ref.name,
-          uid: ref.uid,
-          ...(ref.controller === undefined ? {} : { controller: ref.controller }),
-          ...(ref.blockOwnerDeletion === undefined ? {} : { blockOwnerDeletion: ref.blockOwnerDeletion }),
-        })),
-      }),
+  ...(metadata.ownerReferences === undefined ? {} : { ownerReferences: metadata.ownerReferences }),
 });
 
-/**
- * toV1PersistentVolumeClaim: a volumeClaimPolicies claim as client-node's model. The spec is the
- * user's template spec, whose fields are core/v1's own (the API server validates them); CoreV1Api
- * serialises through the model, so a spec field newer than client-node 2.0.1 would not be sent.
- */
-const toV1PersistentVolumeClaim = (claim: PersistentVolumeClaim, namespace: string): V1PersistentVolumeClaim => ({
+/** claimBody: a volumeClaimPolicies claim; its spec is the user's template spec, core/v1's own fields (the API server validates them). */
+const claimBody = (claim: PersistentVolumeClaim, namespace: string): object => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
-  metadata: toV1ObjectMeta(claim.metadata, namespace),
-  spec: (claim.spec ?? {}) as V1PersistentVolumeClaimSpec,
+  metadata: createdMeta(claim.metadata, namespace),
+  spec: claim.spec ?? {},
 });
 
-/**
- * toV1Service: the planner's Service as client-node's model. CoreV1Api serialises through the
- * model, so only the fields it knows are sent; the headless Service uses no other.
- */
-const toV1Service = (service: Service, namespace: string): V1Service => ({
+/** serviceBody: the planner's headless Service. */
+const serviceBody = (service: Service, namespace: string): object => ({
   apiVersion: 'v1',
   kind: 'Service',
-  metadata: toV1ObjectMeta(service.metadata, namespace),
-  spec: {
-    ...(service.spec?.clusterIP === undefined ? {} : { clusterIP: service.spec.clusterIP }),
-    ...(service.spec?.selector === undefined ? {} : { selector: service.spec.selector }),
-    ...(service.spec?.publishNotReadyAddresses === undefined ? {} : { publishNotReadyAddresses: service.spec.publishNotReadyAddresses }),
-  },
+  metadata: createdMeta(service.metadata, namespace),
+  spec: service.spec ?? {},
 });

@@ -19,7 +19,7 @@ export interface ResolveClustersOptions {
   /** Clusters from static config; they win over store items of the same id. */
   readonly static?: readonly ClusterRecord[] | undefined;
   readonly counters: CounterSink;
-  /** Credentials, clock and secret resolver for building KubeConfigs. */
+  /** Credentials, clock, secret resolver and kubeconfig reader for building endpoints. */
   readonly auth?: AuthOptions | undefined;
   /** Retry tuning of every gateway. @default KUBE_RETRY */
   readonly retry?: RetryTuning | undefined;
@@ -42,8 +42,8 @@ export const resolveClusters = (options: ResolveClustersOptions): ClusterResolve
   const build = async (id: string): Promise<ClusterGateway | undefined> => {
     const record = staticRecords.get(id) ?? (await options.store?.getCluster(id));
     if (!record) return undefined;
-    const { kubeConfig, refresher } = await clusterAccessFor(record, options.auth);
-    return new KubeClusterGateway({ kubeConfig, counters: options.counters, retry: options.retry, refresher });
+    const { endpoint, refresher } = await clusterAccessFor(record, options.auth);
+    return new KubeClusterGateway({ endpoint, counters: options.counters, retry: options.retry, refresher });
   };
 
   return (id) => {

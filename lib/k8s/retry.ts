@@ -26,7 +26,7 @@ export interface KubeRetryOptions extends RetrySeams {
 
 /**
  * Error codes of a connection that failed or broke before an answer came: Node's socket errors
- * and undici's (client-node sends through undici's fetch, which wraps them as `cause`).
+ * and Lineup's REST client's (a request that got no answer in time is ETIMEDOUT).
  */
 const CONNECTION_ERROR_CODES = new Set([
   'ECONNREFUSED',
@@ -34,12 +34,9 @@ const CONNECTION_ERROR_CODES = new Set([
   'EPIPE',
   'ETIMEDOUT',
   'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_CLOSED',
 ]);
-/** Messages of a dropped connection that come without a code (Node's http "socket hang up", undici's "other side closed"). */
-const CONNECTION_ERROR_MESSAGES = ['socket hang up', 'other side closed'];
+/** Messages of a dropped connection that come without a code (Node's http "socket hang up"). */
+const CONNECTION_ERROR_MESSAGES = ['socket hang up'];
 
 /** causesOf: the error, its `cause` chain and the members of an AggregateError (Node's happy-eyeballs connect), depth-bounded. */
 const causesOf = (error: unknown): unknown[] => {
@@ -75,7 +72,7 @@ export const isRetryable = (error: unknown): boolean => {
   return isConnectionError(error);
 };
 
-/** kubeVerdict: how the retry policy judges a failed Kubernetes request (raw client-node error) at `now`. */
+/** kubeVerdict: how the retry policy judges a failed Kubernetes request (raw REST client error) at `now`. */
 export const kubeVerdict = (error: unknown, now: number): RetryVerdict =>
   isRetryable(error) ? { retry: true, afterMs: retryAfterMs(error, now) } : { retry: false };
 
@@ -86,7 +83,7 @@ export const kubeVerdict = (error: unknown, now: number): RetryVerdict =>
  * Each retry is counted as `k8s.retries`.
  *
  * @example
- * const jobSet = await withRetry(() => api.getNamespacedCustomObject(request), { counters, policy: KUBE_RETRY });
+ * const jobSet = await withRetry(() => client.get(resourcePath(KubeResource.JobSet, 'ns', 'name')), { counters, policy: KUBE_RETRY });
  */
 export const withRetry = <T>(fn: (attempt: number) => Promise<T>, options: KubeRetryOptions): Promise<T> => {
   const now = options.now ?? Date.now;

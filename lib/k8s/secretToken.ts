@@ -8,22 +8,15 @@
  * re-read the secret once and repeats the request once with what it now holds; a second 401, or
  * a secret that still holds the refused token, is final (UnauthenticatedError naming the secret).
  *
- * The token is applied per request by a client-node custom authenticator, as EKS tokens are
- * (lib/k8s/auth.ts), so a re-read token reaches the KubeConfig's next request without building a
+ * The token is asked for per request (KubeEndpoint.authorize), as EKS tokens are
+ * (lib/k8s/auth.ts), so a re-read token reaches the endpoint's next request without building a
  * new client.
  */
 import type { GetSecretValueCommand, GetSecretValueCommandOutput } from '@aws-sdk/client-secrets-manager';
-import type { KubeConfig, User } from '@kubernetes/client-node';
 import { ForbiddenError, InvalidInputError, LineupError, NotFoundError, UnavailableError } from '../errors.ts';
-
-/** SECRET_TOKEN_AUTH_PROVIDER: the kubeconfig auth provider name SecretTokenAuthenticator claims. */
-export const SECRET_TOKEN_AUTH_PROVIDER = 'lineup-secret-token';
 
 /** SecretReader: the text of a secret by ARN (Secrets Manager's GetSecretValue, or a test's fake). */
 export type SecretReader = (arn: string) => Promise<string>;
-
-/** Authenticator: client-node's custom authenticator interface (not exported by name from the package root). */
-type Authenticator = Parameters<KubeConfig['addAuthenticator']>[0];
 
 /**
  * TokenRefresher: what a gateway holds to recover from a 401. Versions count the reads so far;
@@ -91,30 +84,6 @@ export class SecretTokenSource implements TokenRefresher {
     this.cached = text;
     this.reads += 1;
     return text;
-  }
-}
-
-/**
- * SecretTokenAuthenticator: sets `Authorization: Bearer <token>` on every request of the
- * KubeConfig whose user names SECRET_TOKEN_AUTH_PROVIDER. (A static `user.token` could not be
- * changed after a re-read: client-node copies it into each API client it makes.)
- */
-export class SecretTokenAuthenticator implements Authenticator {
-  private readonly source: SecretTokenSource;
-  constructor(source: SecretTokenSource) {
-    this.source = source;
-  }
-
-  isAuthProvider(user: User): boolean {
-    const provider: unknown = user.authProvider;
-    return provider !== null && typeof provider === 'object' && 'name' in provider && provider.name === SECRET_TOKEN_AUTH_PROVIDER;
-  }
-
-  async applyAuthentication(_user: User, opts: Parameters<Authenticator['applyAuthentication']>[1]): Promise<void> {
-    const token = await this.source.token();
-    const headers = opts.headers;
-    if (Array.isArray(headers)) opts.headers = [...(headers as readonly string[]), 'Authorization', `Bearer ${token}`];
-    else opts.headers = { ...headers, Authorization: `Bearer ${token}` };
   }
 }
 

@@ -1,21 +1,23 @@
 /**
  * KubeWatchSource: the forwarder's WatchSource over a real API server — paged lists and raw
- * watches (client-node's `Watch`, no informer: the forwarder owns resumption, checkpoints and
+ * watches (lib/k8s/watchStream.ts, no informer: the forwarder owns resumption, checkpoints and
  * re-lists), across all namespaces.
  */
-import { CustomObjectsApi, Watch } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { KUBE_LIST_PAGE_SIZE, Label } from '../constants.ts';
 import { CounterName, type CounterSink } from '../counters.ts';
 import { JobSchema, JobSetSchema } from '../jobset/schema.ts';
 import type { Log } from '../log.ts';
 import type { ListResult, WatchEnd, WatchEvent, WatchedKind, WatchedObject, WatchSource } from '../forwarder/types.ts';
+import type { KubeEndpoint } from './endpoint.ts';
 import { httpStatusOf, parseStatus, statusToLineupError, toLineupError } from './errors.ts';
+import { KubeRestClient, resourcePath } from './rest.ts';
+import type { Query } from './rest.ts';
+import { WATCH_IDLE_MS, WatchIdleError, watchEvents } from './watchStream.ts';
 import { KubeResource, kubeRetryPolicy, parseObject } from './gateway.ts';
 import type { RetryTuning } from './gateway.ts';
 import { withRetry } from './retry.ts';
-import { UnavailableError } from '../errors.ts';
+import { LineupError, UnavailableError } from '../errors.ts';
 
 /** ACCESS_CHECK_DEADLINE_MS: how long checkAccess waits for its answers before calling the server unreachable. */
 export const ACCESS_CHECK_DEADLINE_MS = 20_000;
@@ -45,12 +47,10 @@ const WatchPhase = {
   Error: 'ERROR',
 } as const;
 
-/** isTimeout: client-node's Watch aborts a silent connection with a TimeoutError (30 s without a byte). */
-const isTimeout = (error: unknown): boolean => error instanceof Error && error.name === 'TimeoutError';
-
 /** KubeWatchSourceOptions: the cluster, where request counts go, list paging and watch length. */
 export interface KubeWatchSourceOptions {
-  readonly kubeConfig: KubeConfig;
+  /** The cluster (lib/k8s/auth.ts clusterAccessFor, or a kubeconfig's through lib/k8s/kubeConfigFile.ts). */
+  readonly endpoint: KubeEndpoint;
   readonly counters: CounterSink;
   /** Items per list page. @default KUBE_LIST_PAGE_SIZE */
   readonly pageSize?: number | undefined;
@@ -73,6 +73,8 @@ export interface KubeWatchSourceOptions {
    * @default every namespace
    */
   readonly namespace?: string | undefined;
+  /** How long a watch connection may stay silent before it is taken as lost ('closed'). @default WATCH_IDLE_MS */
+  readonly idleMs?: number | undefined;
 }
 
 /**
@@ -84,13 +86,13 @@ export interface KubeWatchSourceOptions {
  * about 40 requests in 11 s).
  *
  * @example
- * const source = new KubeWatchSource({ kubeConfig, counters });
+ * const source = new KubeWatchSource({ endpoint, counters });
  * const { items, resourceVersion } = await source.list('JobSet');
  * const end = await source.watch('JobSet', resourceVersion, onEvent, signal); // 'closed' | 'expired'
  */
 export class KubeWatchSource implements WatchSource {
-  private readonly kubeConfig: KubeConfig;
-  private readonly custom: CustomObjectsApi;
+  private readonly client: KubeRestClient;
+  private readonly idleMs: number;
   private readonly counters: CounterSink;
   private readonly pageSize: number;
   private readonly timeoutSeconds: number | undefined;
@@ -100,8 +102,8 @@ export class KubeWatchSource implements WatchSource {
   constructor(options: KubeWatchSourceOptions) {
     this.namespace = options.namespace;
     this.log = options.log ?? (() => undefined);
-    this.kubeConfig = options.kubeConfig;
-    this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
+    this.client = new KubeRestClient(options.endpoint);
+    this.idleMs = options.idleMs ?? WATCH_IDLE_MS;
     this.counters = options.counters;
     this.pageSize = options.pageSize ?? KUBE_LIST_PAGE_SIZE;
     this.timeoutSeconds = options.timeoutSeconds;
@@ -115,8 +117,8 @@ export class KubeWatchSource implements WatchSource {
    * retries are used up, UnauthenticatedError, ForbiddenError, NotFoundError).
    */
   async checkAccess(tuning: RetryTuning = {}, deadlineMs = ACCESS_CHECK_DEADLINE_MS): Promise<void> {
-    // A server that accepts the connection and never answers would hang the check: client-node
-    // sets no request timeout. Past the deadline the check fails as an unreachable server does.
+    // A server that accepts the connection and never answers would hang the check through its
+    // retries. Past the deadline the check fails as an unreachable server does.
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new UnavailableError(`list jobsets: no answer within ${String(deadlineMs / 1000)} s`)), deadlineMs);
@@ -137,11 +139,7 @@ export class KubeWatchSource implements WatchSource {
         await withRetry(
           () => {
             this.counters.add(`${CounterName.KubePrefix}list`);
-            return this.custom.listClusterCustomObject({
-              ...target.resource,
-              ...(target.labelSelector === undefined ? {} : { labelSelector: target.labelSelector }),
-              limit: 1,
-            }) as Promise<unknown>;
+            return this.client.get(resourcePath(target.resource), { labelSelector: target.labelSelector, limit: 1 });
           },
           { counters: this.counters, policy: kubeRetryPolicy(tuning), sleep: tuning.sleep, random: tuning.random, what },
         );
@@ -188,16 +186,8 @@ export class KubeWatchSource implements WatchSource {
     let token: string | undefined;
     do {
       const continueToken = token;
-      const query = {
-        ...target.resource,
-        ...(target.labelSelector === undefined ? {} : { labelSelector: target.labelSelector }),
-        limit: this.pageSize,
-        ...(continueToken === undefined ? {} : { _continue: continueToken }),
-      };
-      const namespace = this.namespace;
-      const raw = await this.request(what, () =>
-        (namespace === undefined ? this.custom.listClusterCustomObject(query) : this.custom.listNamespacedCustomObject({ ...query, namespace })) as Promise<unknown>,
-      );
+      const query: Query = { labelSelector: target.labelSelector, limit: this.pageSize, continue: continueToken };
+      const raw = await this.request(what, () => this.client.get(resourcePath(target.resource, this.namespace), query));
       const page = parseObject(ListPageSchema, raw, what);
       resourceVersion ??= page.metadata?.resourceVersion;
       const items: WatchedObject<K>[] = [];
@@ -212,14 +202,14 @@ export class KubeWatchSource implements WatchSource {
 
   /**
    * watch: one watch from `resourceVersion` with bookmarks. Events reach `onEvent` one at a time,
-   * in order (a slow handler holds the rest back). Ends 'expired' on an ERROR event with code 410
-   * (client-node then closes the stream without an error, so the event is the only sign);
-   * 'closed' when the server ends the watch, the connection goes silent (client-node's 30 s idle
-   * timeout: reconnect from the last resourceVersion) or `signal` aborts. Rejects with a Lineup
-   * error on a refused watch (UnavailableError for 429/5xx/connection, e.g. the 429 a CRD's watch
-   * cache answers while it initialises — client-node's Watch keeps its status code but drops its
-   * Retry-After), other ERROR events, a transport failure and a throwing `onEvent`; the caller
-   * reconnects from the last resourceVersion it took in.
+   * in order (a slow handler holds the rest back: the stream is read no further meanwhile). Ends
+   * 'expired' on a 410 answer or an ERROR event with code 410; 'closed' when the server ends the
+   * watch, the connection goes silent for idleMs (WATCH_IDLE_MS: reconnect from the last
+   * resourceVersion) or `signal` aborts (after the event in hand is handled; no further one is).
+   * Rejects with a Lineup error on a refused watch (UnavailableError for 429/5xx/connection,
+   * e.g. the 429 a CRD's watch cache answers while it initialises, with its Retry-After), other
+   * ERROR events, a transport failure and a throwing `onEvent`; the caller reconnects from the
+   * last resourceVersion it took in.
    */
   async watch<K extends WatchedKind>(
     kind: K,
@@ -227,107 +217,74 @@ export class KubeWatchSource implements WatchSource {
     onEvent: (event: WatchEvent<K>) => void | Promise<void>,
     signal: AbortSignal,
   ): Promise<WatchEnd> {
-    if (signal.aborted) return Promise.resolve('closed');
+    if (signal.aborted) return 'closed';
     const target = watched[kind];
     const what = `watch ${target.what}`;
-    const { group, version, plural } = target.resource;
     this.counters.add(`${CounterName.KubePrefix}watch`);
-
-    return new Promise<WatchEnd>((resolve, reject) => {
-      let settled = false;
-      let established = false;
-      let controller: AbortController | undefined;
-      // Events are handed over in order; `stopped` drops the queued ones once the watch failed or was aborted.
-      let delivery: Promise<void> = Promise.resolve();
-      let stopped = false;
-
-      const settle = (): void => {
-        settled = true;
-        signal.removeEventListener('abort', onAbort);
-        controller?.abort();
-      };
-      const fail = (error: unknown): void => {
-        if (settled) return;
-        settle();
-        stopped = true;
-        reject(toLineupError(error, what));
-      };
-      const end = (outcome: WatchEnd, drain: boolean): void => {
-        if (settled) return;
-        settle();
-        if (!drain) stopped = true;
-        delivery.then(
-          () => resolve(outcome),
-          (error: unknown) => reject(toLineupError(error, `${what}: event handler`)),
-        );
-      };
-      const onAbort = (): void => end('closed', false);
-      signal.addEventListener('abort', onAbort, { once: true });
-
-      const deliver = (event: WatchEvent<K>): void => {
-        delivery = delivery.then(async () => {
-          if (!stopped) await onEvent(event);
-        });
-        // A handler failure ends the watch at once, rejecting with the handler's error.
-        delivery.catch((error: unknown) => {
-          if (settled) return;
-          settle();
-          stopped = true;
-          reject(toLineupError(error, `${what}: event handler`));
-        });
-      };
-
-      const onLine = (phase: string, object: unknown): void => {
-        if (settled) return;
+    const query: Query = {
+      watch: true,
+      resourceVersion,
+      allowWatchBookmarks: true,
+      labelSelector: target.labelSelector,
+      timeoutSeconds: this.timeoutSeconds,
+    };
+    let response;
+    try {
+      response = await this.client.stream({ method: 'GET', path: resourcePath(target.resource, this.namespace), query, signal });
+    } catch (error) {
+      if (signal.aborted) return 'closed';
+      if (httpStatusOf(error) === 410) return 'expired';
+      throw toLineupError(error, what);
+    }
+    const opened = response;
+    const onAbort = (): void => {
+      opened.destroy();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const { type, object } of watchEvents(opened, this.idleMs)) {
+        if (signal.aborted) return 'closed';
+        const event = this.eventOf(target, what, type, object);
+        if (event === 'expired') return 'expired';
+        if (event === undefined) continue;
         try {
-          if (phase === WatchPhase.Added || phase === WatchPhase.Modified || phase === WatchPhase.Deleted) {
-            const readable = this.readable(target.schema, object, `${what}: ${phase} event`);
-            if (readable !== undefined) deliver({ type: phase, object: readable as WatchedObject<K> });
-          } else if (phase === WatchPhase.Bookmark) {
-            const bookmark = parseObject(BookmarkObjectSchema, object, `${what}: BOOKMARK event`);
-            deliver({ type: 'BOOKMARK', resourceVersion: bookmark.metadata.resourceVersion });
-          } else if (phase === WatchPhase.Error) {
-            const status = parseStatus(object);
-            const code = status?.code ?? 500;
-            if (code === 410) end('expired', true);
-            else fail(statusToLineupError(code, status, what, object));
-          }
+          await onEvent(event as WatchEvent<K>);
         } catch (error) {
-          fail(error);
+          throw toLineupError(error, `${what}: event handler`);
         }
-      };
+      }
+      return 'closed';
+    } catch (error) {
+      if (error instanceof LineupError) throw error;
+      // Aborted, or a watch that was flowing and went silent: reconnected, like a server-side close.
+      if (signal.aborted || error instanceof WatchIdleError) return 'closed';
+      throw toLineupError(error, what);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
 
-      const onDone = (error: unknown): void => {
-        if (settled) return;
-        if (error === null || error === undefined || signal.aborted) end('closed', true);
-        // A watch that was flowing and went silent is reconnected, like a server-side close.
-        else if (established && isTimeout(error)) end('closed', true);
-        else if (httpStatusOf(error) === 410) end('expired', true);
-        else fail(error);
-      };
-
-      new Watch(this.kubeConfig)
-        .watch(
-          this.namespace === undefined ? `/apis/${group}/${version}/${plural}` : `/apis/${group}/${version}/namespaces/${encodeURIComponent(this.namespace)}/${plural}`,
-          {
-            resourceVersion,
-            allowWatchBookmarks: true,
-            ...(target.labelSelector === undefined ? {} : { labelSelector: target.labelSelector }),
-            ...(this.timeoutSeconds === undefined ? {} : { timeoutSeconds: this.timeoutSeconds }),
-          },
-          onLine,
-          onDone,
-        )
-        .then(
-          (abort) => {
-            controller = abort;
-            // watch() resolves once the stream is open, or after it already reported a failure to onDone.
-            established = true;
-            if (settled) abort.abort();
-          },
-          fail,
-        );
-    });
+  /**
+   * eventOf: a watch line as the event handed over; undefined for an object Lineup cannot read
+   * (skipped, reported) or a type it does not know; 'expired' for ERROR 410. Another ERROR
+   * event throws its Lineup error.
+   */
+  private eventOf(target: (typeof watched)[WatchedKind], what: string, type: string, object: unknown): WatchEvent<WatchedKind> | 'expired' | undefined {
+    if (type === WatchPhase.Added || type === WatchPhase.Modified || type === WatchPhase.Deleted) {
+      const readable = this.readable(target.schema, object, `${what}: ${type} event`);
+      return readable === undefined ? undefined : ({ type, object: readable } as WatchEvent<WatchedKind>);
+    }
+    if (type === WatchPhase.Bookmark) {
+      const bookmark = parseObject(BookmarkObjectSchema, object, `${what}: BOOKMARK event`);
+      return { type: 'BOOKMARK', resourceVersion: bookmark.metadata.resourceVersion };
+    }
+    if (type === WatchPhase.Error) {
+      const status = parseStatus(object);
+      const code = status?.code ?? 500;
+      if (code === 410) return 'expired';
+      throw statusToLineupError(code, status, what, object);
+    }
+    return undefined;
   }
 
   /** request: one list request (counted as k8s.list, never retried here), its failure as a Lineup error. */

@@ -70,7 +70,7 @@ describe('cli/run: failing to start', () => {
   };
 
   const refusals: { name: string; token: string; says: RegExp; fix: string }[] = [
-    { name: '401: credentials the server does not know', token: 'stranger', says: /did not accept the credentials \(list jobsets: HTTP 401\)/, fix: RunFix.checkConnection },
+    { name: '401: credentials the server does not know', token: 'stranger', says: /did not accept the credentials \(list jobsets: Unauthorized\)/, fix: RunFix.checkConnection },
     { name: '403: a user without the verbs', token: 'norbac', says: /does not let this user list and watch jobsets and jobs \(list jobsets: jobsets\.jobset\.x-k8s\.io is forbidden/, fix: RunFix.grantAccess },
     { name: '404: no JobSet CRD', token: 'admin', says: /does not serve jobset\.x-k8s\.io\/v1alpha2 jobsets/, fix: RunFix.installCrd },
   ];
@@ -95,7 +95,7 @@ describe('cli/run: failing to start', () => {
     const { code, stderr } = await run(kubeconfigFor(closed, 'anyone'));
     assert.equal(code, 2, stderr);
     assert.equal(stderr.trimEnd().split('\n').length, 1, stderr);
-    assert.ok(stderr.includes(`cannot reach the API server ${closed} (list jobsets: gave up after 5 attempts: fetch failed: connect ECONNREFUSED`), stderr);
+    assert.ok(stderr.includes(`cannot reach the API server ${closed} (list jobsets: gave up after 5 attempts: connect ECONNREFUSED`), stderr);
     assert.ok(stderr.trimEnd().endsWith(RunFix.checkConnection), stderr);
   });
 

@@ -25,12 +25,13 @@ describe('forwarder bundle', () => {
   const run = (args: readonly string[], env: Record<string, string>) =>
     spawnSync(process.execPath, [bundle.path, ...args], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', ...env }, encoding: 'utf8', timeout: 30_000 });
 
-  it('is one file holding the forwarder, without the rest of the CLI', () => {
+  it('is one file holding the forwarder, without the rest of the CLI or client-node', () => {
     assert.deepEqual(readdirSync(dir), ['lineup-forward.mjs']);
     const has = (pattern: RegExp): boolean => bundle.inputs.some((input) => pattern.test(input));
     assert.ok(has(/lib\/forwarder\/forwarder\.ts$/), 'the forwarder');
     assert.ok(has(/lib\/k8s\/watchSource\.ts$/), 'the Kubernetes watch source');
-    for (const unused of [/node_modules\/commander\//, /node_modules\/dynalite\//, /lib\/sim\//, /lib\/cli\/main\.ts$/, /lib\/reconcile\//]) {
+    // Nor client-node and its HTTP stack (undici): the watch runs on lib/k8s/rest.ts over node:https.
+    for (const unused of [/node_modules\/commander\//, /node_modules\/dynalite\//, /lib\/sim\//, /lib\/cli\/main\.ts$/, /lib\/reconcile\//, /node_modules\/@kubernetes\/client-node\//, /node_modules\/undici\//]) {
       assert.ok(!has(unused), `${unused} is bundled: ${bundle.inputs.filter((input) => unused.test(input)).join(', ')}`);
     }
   });

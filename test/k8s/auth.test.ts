@@ -1,17 +1,19 @@
 /**
  * Cluster auth: the EKS token's format and caching (injected clock and credentials, no AWS
- * call), that client-node really sends it per request, and the KubeConfig each ClusterAuth
+ * call), that the endpoint really sends it per request, and the endpoint each ClusterAuth
  * builds.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { Agent as HttpsAgent } from 'node:https';
 import { join } from 'node:path';
 import { EksToken } from '../../lib/constants.ts';
 import { Counters } from '../../lib/counters.ts';
 import { ErrorCode, LineupError } from '../../lib/errors.ts';
-import { EksTokenSource, kubeConfigFor, loadKubeConfigFile, presignEksToken } from '../../lib/k8s/auth.ts';
+import { EksTokenSource, endpointFor, presignEksToken } from '../../lib/k8s/auth.ts';
+import { readKubeconfig } from '../../lib/k8s/kubeconfigReader.ts';
 import type { AwsCredentials } from '../../lib/k8s/auth.ts';
 import { KubeClusterGateway } from '../../lib/k8s/gateway.ts';
 import { KubeWatchSource } from '../../lib/k8s/watchSource.ts';
@@ -107,7 +109,7 @@ describe('EksTokenSource', () => {
   });
 });
 
-describe('kubeConfigFor', () => {
+describe('endpointFor', () => {
   let server: LoopbackServer;
   before(async () => {
     server = await startLoopback((request) => {
@@ -120,17 +122,15 @@ describe('kubeConfigFor', () => {
   });
   after(() => server.close());
 
-  it('eks: client-node sends Authorization: Bearer k8s-aws-v1… on API requests and watches, re-signed when the cached token ages', async () => {
+  it('eks: the endpoint sends Authorization: Bearer k8s-aws-v1… on API requests and watches, re-signed when the cached token ages', async () => {
     // Prepare
     const clock = { now: SIGNED_AT };
-    const kubeConfig = await kubeConfigFor(
+    const endpoint = await endpointFor(
       { id: 'eks-test', endpoint: server.url, auth: { type: 'eks', clusterName: 'prod-cluster', region: 'eu-west-1' } },
       { credentials: async () => CREDENTIALS, now: () => clock.now },
     );
-    // Not a static user.token: client-node would let that win over the authenticator.
-    assert.equal(kubeConfig.getCurrentUser()?.token, undefined);
-    const gateway = new KubeClusterGateway({ kubeConfig, counters: new Counters() });
-    const source = new KubeWatchSource({ kubeConfig, counters: new Counters() });
+    const gateway = new KubeClusterGateway({ endpoint, counters: new Counters() });
+    const source = new KubeWatchSource({ endpoint, counters: new Counters() });
     const expected = await presignEksToken('prod-cluster', 'eu-west-1', CREDENTIALS, SIGNED_AT);
     // Act
     const before = server.requests.length;
@@ -150,32 +150,33 @@ describe('kubeConfigFor', () => {
   });
 
   it('token: a static bearer token', async () => {
-    const kubeConfig = await kubeConfigFor({ id: 'static', endpoint: server.url, auth: { type: 'token', token: 's3cret' } });
+    const endpoint = await endpointFor({ id: 'static', endpoint: server.url, auth: { type: 'token', token: 's3cret' } });
     const before = server.requests.length;
-    await new KubeClusterGateway({ kubeConfig, counters: new Counters() }).observe('ns', 'absent', 0);
+    await new KubeClusterGateway({ endpoint, counters: new Counters() }).observe('ns', 'absent', 0);
     assert.equal(server.requests[before]?.headers.authorization, 'Bearer s3cret');
   });
 
   it('token: read from its secret through the resolver the host passes, on the first request', async () => {
     const reads: string[] = [];
-    const kubeConfig = await kubeConfigFor(
+    const endpoint = await endpointFor(
       { id: 'secret', endpoint: server.url, auth: { type: 'token', tokenSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:k8s' } },
       { resolveSecret: async (arn) => (reads.push(arn), `from-${arn.split(':').at(-1) ?? ''}`) },
     );
     assert.equal(reads.length, 0, 'not read before a request needs it');
     const before = server.requests.length;
-    await new KubeClusterGateway({ kubeConfig, counters: new Counters() }).observe('ns', 'absent', 0);
+    await new KubeClusterGateway({ endpoint, counters: new Counters() }).observe('ns', 'absent', 0);
     assert.equal(server.requests[before]?.headers.authorization, 'Bearer from-k8s');
     assert.deepEqual(reads, ['arn:aws:secretsmanager:eu-west-1:123456789012:secret:k8s']);
   });
 
   it('sets the CA from PEM or base64, and keeps TLS verification on for https', async () => {
     const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-    const fromPem = await kubeConfigFor({ id: 'a', endpoint: 'https://k8s.example.com', caData: pem, auth: { type: 'token', token: 't' } });
-    const fromBase64 = await kubeConfigFor({ id: 'b', endpoint: 'https://k8s.example.com', caData: Buffer.from(pem).toString('base64'), auth: { type: 'token', token: 't' } });
-    assert.equal(fromPem.getCurrentCluster()?.caData, Buffer.from(pem).toString('base64'));
-    assert.equal(fromBase64.getCurrentCluster()?.caData, Buffer.from(pem).toString('base64'));
-    assert.equal(fromPem.getCurrentCluster()?.skipTLSVerify, false);
+    const fromPem = await endpointFor({ id: 'a', endpoint: 'https://k8s.example.com', caData: pem, auth: { type: 'token', token: 't' } });
+    const fromBase64 = await endpointFor({ id: 'b', endpoint: 'https://k8s.example.com', caData: Buffer.from(pem).toString('base64'), auth: { type: 'token', token: 't' } });
+    assert.ok(fromPem.agent instanceof HttpsAgent && fromBase64.agent instanceof HttpsAgent);
+    assert.equal(fromPem.agent.options.ca, pem);
+    assert.equal(fromBase64.agent.options.ca, pem);
+    assert.equal(fromPem.agent.options.rejectUnauthorized, true);
   });
 
   const refused: { name: string; endpoint: string }[] = [
@@ -185,14 +186,14 @@ describe('kubeConfigFor', () => {
   ];
   for (const tc of refused) {
     it(`refuses ${tc.name} with INVALID_INPUT`, async () => {
-      const error = await kubeConfigFor({ id: 'x', endpoint: tc.endpoint, auth: { type: 'token', token: 't' } }).catch((failure: unknown) => failure);
+      const error = await endpointFor({ id: 'x', endpoint: tc.endpoint, auth: { type: 'token', token: 't' } }).catch((failure: unknown) => failure);
       assert.ok(error instanceof LineupError, String(error));
       assert.equal(error.code, ErrorCode.INVALID_INPUT);
     });
   }
 
   it('refuses token auth that names a secret when the host has no resolver', async () => {
-    const error = await kubeConfigFor({ id: 'x', endpoint: 'https://k8s.example.com', auth: { type: 'token', tokenSecretArn: 'arn:aws:secretsmanager:x' } }).catch(
+    const error = await endpointFor({ id: 'x', endpoint: 'https://k8s.example.com', auth: { type: 'token', tokenSecretArn: 'arn:aws:secretsmanager:x' } }).catch(
       (failure: unknown) => failure,
     );
     assert.ok(error instanceof LineupError && error.code === ErrorCode.INVALID_INPUT, String(error));
@@ -221,87 +222,23 @@ describe('kubeConfigFor', () => {
         }),
       );
       // Act
-      const kubeConfig = await kubeConfigFor({ id: 'k', endpoint: 'https://ignored.example.com', auth: { type: 'kubeconfig', path: file, context: 'second' } });
+      const endpoint = await endpointFor(
+        { id: 'k', endpoint: 'https://ignored.example.com', auth: { type: 'kubeconfig', path: file, context: 'second' } },
+        { readKubeconfig },
+      );
+      const options = { headers: {} };
+      await endpoint.authorize(options);
       // Assess
-      assert.equal(kubeConfig.getCurrentCluster()?.server, 'https://two.example.com');
-      assert.equal(kubeConfig.getCurrentUser()?.token, 'file-token');
+      assert.equal(endpoint.server.href, 'https://two.example.com/');
+      assert.deepEqual(options.headers, { Authorization: 'Bearer file-token' });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
-});
 
-describe('loadKubeConfigFile', () => {
-  const config = (overrides: Record<string, unknown> = {}): string =>
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'one', cluster: { server: 'https://one.example.com' } }],
-      users: [{ name: 'me', user: { token: 'file-token' } }],
-      contexts: [
-        { name: 'first', context: { cluster: 'one', user: 'me' } },
-        { name: 'orphan', context: { cluster: 'gone', user: 'me' } },
-      ],
-      'current-context': 'first',
-      ...overrides,
-    });
-
-  /** Each case: the file's text (undefined: no file at all), the context asked for, and the one-line error expected. */
-  const cases: { name: string; text: string | undefined; context?: string; message: (path: string) => string }[] = [
-    { name: 'a missing file', text: undefined, message: (path) => `kubeconfig ${path}: no such file, expected a kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config)` },
-    { name: 'unparseable YAML', text: 'clusters: [\n  - {{\n', message: (path) => `kubeconfig ${path}: not valid YAML: missed comma between flow collection entries (2:3)` },
-    { name: 'an empty file', text: '', message: (path) => `kubeconfig ${path}: not valid YAML: expected a document, but the input is empty` },
-    {
-      name: 'no such context',
-      text: config(),
-      context: 'prod',
-      message: (path) => `kubeconfig ${path}: no context "prod", expected one of: first, orphan`,
-    },
-    {
-      name: 'no current-context and no context asked for',
-      text: config({ 'current-context': '' }),
-      message: (path) => `kubeconfig ${path}: no current-context set and no --context given, expected one of: first, orphan`,
-    },
-    {
-      name: 'a context whose cluster the file does not define',
-      text: config(),
-      context: 'orphan',
-      message: (path) => `kubeconfig ${path}: context "orphan" names cluster "gone", which the file does not define`,
-    },
-  ];
-  for (const tc of cases) {
-    it(`refuses ${tc.name} with one line naming the file${tc.context ? ' and the context' : ''}`, () => {
-      // Prepare
-      const dir = mkdtempSync(join(tmpdir(), 'lineup-kubeconfig-'));
-      try {
-        const file = join(dir, 'config');
-        if (tc.text !== undefined) writeFileSync(file, tc.text);
-        // Act + Assess
-        assert.throws(
-          () => loadKubeConfigFile(file, tc.context),
-          (error: unknown) => {
-            assert.ok(error instanceof LineupError && error.code === ErrorCode.INVALID_INPUT, String(error));
-            assert.equal(error.message, tc.message(file));
-            assert.ok(!error.message.includes('\n'), 'one line');
-            return true;
-          },
-        );
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    });
-  }
-
-  it("selects the file's current-context when none is asked for", () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lineup-kubeconfig-'));
-    try {
-      const file = join(dir, 'config');
-      writeFileSync(file, config());
-      const kubeConfig = loadKubeConfigFile(file);
-      assert.equal(kubeConfig.getCurrentContext(), 'first');
-      assert.equal(kubeConfig.getCurrentCluster()?.server, 'https://one.example.com');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  it('kubeconfig: refused with INVALID_INPUT naming the file when the host reads no kubeconfig (a Lambda)', async () => {
+    const error = await endpointFor({ id: 'k', endpoint: 'https://ignored.example.com', auth: { type: 'kubeconfig', path: '/etc/kubeconfig' } }).catch((failure: unknown) => failure);
+    assert.ok(error instanceof LineupError && error.code === ErrorCode.INVALID_INPUT, String(error));
+    assert.match(error.message, /cluster k: kubeconfig auth \(\/etc\/kubeconfig\) needs a host that reads kubeconfig files/);
   });
 });

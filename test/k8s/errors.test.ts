@@ -1,27 +1,27 @@
-/** The boundary mapping from client-node's errors to Lineup's, case by case. */
+/** The boundary mapping from the REST client's errors to Lineup's, case by case. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiException } from '@kubernetes/client-node';
 import { ErrorCode, InvalidObjectError, LineupError, NotFoundError, UnavailableError } from '../../lib/errors.ts';
 import { describeError, parseStatus, toLineupError } from '../../lib/k8s/errors.ts';
+import { KubeHttpError } from '../../lib/k8s/rest.ts';
 
-/** apiError: an ApiException as client-node throws it: the Status body as JSON text. */
-const apiError = (code: number, reason: string | undefined, message = 'server says no', extra: Record<string, unknown> = {}): ApiException<string> =>
-  new ApiException(code, 'Unknown API Status Code!', JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message, reason, code, ...extra }), {});
+/** apiError: a KubeHttpError as the REST client throws it: the Status body as JSON text. */
+const apiError = (code: number, reason: string | undefined, message = 'server says no', extra: Record<string, unknown> = {}): KubeHttpError =>
+  new KubeHttpError('GET', '/apis/batch/v1/namespaces/ns/jobs/name', code, {}, JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message, reason, code, ...extra }));
 
 describe('toLineupError', () => {
   const cases: { name: string; error: unknown; want: string }[] = [
     { name: '409 AlreadyExists is ALREADY_EXISTS', error: apiError(409, 'AlreadyExists'), want: ErrorCode.ALREADY_EXISTS },
     { name: '409 Conflict is STALE_RESOURCE_VERSION', error: apiError(409, 'Conflict'), want: ErrorCode.STALE_RESOURCE_VERSION },
-    { name: '409 without a body is STALE_RESOURCE_VERSION', error: new ApiException(409, 'Conflict', undefined, {}), want: ErrorCode.STALE_RESOURCE_VERSION },
+    { name: '409 without a body is STALE_RESOURCE_VERSION', error: new KubeHttpError('PATCH', '/x', 409, {}, ''), want: ErrorCode.STALE_RESOURCE_VERSION },
     { name: '404 is NOT_FOUND', error: apiError(404, 'NotFound'), want: ErrorCode.NOT_FOUND },
-    { name: '401 (client-node sends no body) is UNAUTHENTICATED', error: new ApiException(401, 'Unauthorized', undefined, {}), want: ErrorCode.UNAUTHENTICATED },
+    { name: '401 without a body is UNAUTHENTICATED', error: new KubeHttpError('GET', '/x', 401, {}, ''), want: ErrorCode.UNAUTHENTICATED },
     { name: '403 is FORBIDDEN', error: apiError(403, 'Forbidden'), want: ErrorCode.FORBIDDEN },
     { name: '410 is WATCH_EXPIRED', error: apiError(410, 'Expired'), want: ErrorCode.WATCH_EXPIRED },
     { name: '422 is INVALID_OBJECT', error: apiError(422, 'Invalid'), want: ErrorCode.INVALID_OBJECT },
     { name: '400 is INVALID_OBJECT', error: apiError(400, 'BadRequest'), want: ErrorCode.INVALID_OBJECT },
     { name: '500 that reached the caller is UNAVAILABLE', error: apiError(500, 'InternalError'), want: ErrorCode.UNAVAILABLE },
-    { name: "a Watch's HTTP error (statusCode) maps by status", error: Object.assign(new Error('Forbidden'), { statusCode: 403 }), want: ErrorCode.FORBIDDEN },
+    { name: 'another HTTP error carrying statusCode maps by status', error: Object.assign(new Error('Forbidden'), { statusCode: 403 }), want: ErrorCode.FORBIDDEN },
     { name: 'a transport failure is UNAVAILABLE', error: new TypeError('fetch failed'), want: ErrorCode.UNAVAILABLE },
   ];
   for (const tc of cases) {
@@ -47,7 +47,7 @@ describe('toLineupError', () => {
   });
 
   it("keeps a 429's Retry-After on the UnavailableError, for the layer that retries", () => {
-    const throttled = new ApiException(429, 'Too Many Requests', JSON.stringify({ kind: 'Status', code: 429, reason: 'TooManyRequests', message: 'slow down' }), { 'Retry-After': '4' });
+    const throttled = new KubeHttpError('GET', '/x', 429, { 'retry-after': '4' }, JSON.stringify({ kind: 'Status', code: 429, reason: 'TooManyRequests', message: 'slow down' }));
     const mapped = toLineupError(throttled, 'list jobsets');
     assert.ok(mapped instanceof UnavailableError);
     assert.equal(mapped.retryAfterMs, 4_000);

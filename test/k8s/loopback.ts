@@ -1,7 +1,7 @@
 /**
  * A scripted HTTP server on 127.0.0.1 for the adapter's unit tests: each test says how the
  * "API server" answers each request, so retries, error mapping and auth headers are exercised
- * through client-node's real request path (KubeConfig, undici fetch) without a cluster.
+ * through Lineup's real request path (KubeEndpoint, KubeRestClient, node:http) without a cluster.
  */
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
@@ -16,8 +16,8 @@ export interface RecordedRequest {
   readonly body: string;
 }
 
-/** Answer: a reply, or 'reset' to drop the connection without one. */
-export type Answer = { readonly status: number; readonly headers?: Record<string, string>; readonly body?: unknown } | 'reset';
+/** Answer: a reply, 'reset' to drop the connection without one, or 'hang' to never answer. */
+export type Answer = { readonly status: number; readonly headers?: Record<string, string>; readonly body?: unknown } | 'reset' | 'hang';
 
 /** Script: the answer to a request, told how often its method+path was requested before (0 for the first). */
 export type Script = (request: RecordedRequest, previousHits: number) => Answer;
@@ -55,6 +55,7 @@ export const startLoopback = async (script: Script): Promise<LoopbackServer> => 
       const previous = counts.get(key) ?? 0;
       counts.set(key, previous + 1);
       const answer = script(request, previous);
+      if (answer === 'hang') return;
       if (answer === 'reset') {
         req.socket.destroy();
         return;

@@ -1,16 +1,16 @@
 /**
- * withRetry through client-node's real request path: a KubeClusterGateway over a KubeConfig
+ * withRetry through Lineup's real request path: a KubeClusterGateway over an endpoint
  * pointed at a scripted loopback server, which counts what it receives. Sleeps are recorded,
  * not waited.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiException } from '@kubernetes/client-node';
 import { CounterName, Counters } from '../../lib/counters.ts';
 import { ErrorCode, InvalidObjectError, LineupError, UnavailableError } from '../../lib/errors.ts';
-import { kubeConfigFor } from '../../lib/k8s/auth.ts';
+import { endpointFor } from '../../lib/k8s/auth.ts';
 import { KubeClusterGateway } from '../../lib/k8s/gateway.ts';
 import { retryAfterMs } from '../../lib/k8s/errors.ts';
+import { KubeHttpError } from '../../lib/k8s/rest.ts';
 import { isRetryable, withRetry } from '../../lib/k8s/retry.ts';
 import { makeJobSet } from '../builders.ts';
 import { freeClosedPort, startLoopback, status } from './loopback.ts';
@@ -69,12 +69,12 @@ describe('withRetry', () => {
   after(() => server.close());
 
   /** gatewayFor: a gateway over the loopback server, its counters, and the sleeps it asked for. */
-  const gatewayFor = async (endpoint = server.url) => {
+  const gatewayFor = async (url = server.url) => {
     const counters = new Counters();
     const sleeps: number[] = [];
-    const kubeConfig = await kubeConfigFor({ id: 'loopback', endpoint, auth: { type: 'token', token: 'test-token' } });
+    const endpoint = await endpointFor({ id: 'loopback', endpoint: url, auth: { type: 'token', token: 'test-token' } });
     const gateway = new KubeClusterGateway({
-      kubeConfig,
+      endpoint,
       counters,
       retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: BASE_DELAY_MS, maxDelayMs: MAX_DELAY_MS, sleep: async (ms) => void sleeps.push(ms) },
     });
@@ -123,7 +123,7 @@ describe('withRetry', () => {
     assert.ok(error instanceof UnavailableError, String(error));
     assert.match(error.message, new RegExp(`gave up after ${MAX_ATTEMPTS} attempts`));
     assert.match(error.message, /etcdserver: request timed out/);
-    assert.ok(error.cause instanceof ApiException);
+    assert.ok(error.cause instanceof KubeHttpError);
     assert.equal(server.hits('GET', jobSetPath('broken')), MAX_ATTEMPTS);
     assert.equal(counters.get('k8s.get'), MAX_ATTEMPTS);
     assert.equal(counters.get(CounterName.KubeRetries), MAX_ATTEMPTS - 1);
@@ -215,7 +215,7 @@ describe('withRetry', () => {
 });
 
 describe('retry decisions', () => {
-  const apiError = (code: number, headers: Record<string, string> = {}): ApiException<string> => new ApiException(code, 'test', '', headers);
+  const apiError = (code: number, headers: Record<string, string> = {}): KubeHttpError => new KubeHttpError('GET', '/x', code, headers, '');
 
   it('reads Retry-After as seconds or as an HTTP date, and ignores what does not parse', () => {
     const now = Date.parse('2026-11-29T12:00:00Z');

@@ -2,7 +2,7 @@
  * Tokens of `token` clusters read from a secret: cached per process, re-read once after a 401,
  * then a clear failure. The secret is a fake reader (the real Secrets Manager call is tested
  * against moto in test/integration/k8s/secretToken.test.ts); the API server is the scripted
- * loopback server, so the token goes through client-node's real request path.
+ * loopback server, so the token goes through Lineup's real request path (lib/k8s/rest.ts).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -80,9 +80,9 @@ describe('a token cluster behind the gateway', () => {
   after(() => server.close());
 
   const gatewayFor = async (read: (arn: string) => Promise<string>): Promise<KubeClusterGateway> => {
-    const { kubeConfig, refresher } = await clusterAccessFor({ id: 'onprem', endpoint: server.url, auth: { type: 'token', tokenSecretArn: ARN } }, { resolveSecret: read });
+    const { endpoint, refresher } = await clusterAccessFor({ id: 'onprem', endpoint: server.url, auth: { type: 'token', tokenSecretArn: ARN } }, { resolveSecret: read });
     assert.ok(refresher, 'a token read from a secret comes with its refresher');
-    return new KubeClusterGateway({ kubeConfig, counters: new Counters(), refresher });
+    return new KubeClusterGateway({ endpoint, counters: new Counters(), refresher });
   };
 
   it('a rotated secret: the 401 re-reads it once and the request is repeated with the new token', async () => {
@@ -137,9 +137,9 @@ describe('a token cluster behind the gateway', () => {
   });
 
   it('an inline token has no refresher: its 401 is final, as before', async () => {
-    const { kubeConfig, refresher } = await clusterAccessFor({ id: 'inline', endpoint: server.url, auth: { type: 'token', token: 'wrong' } });
+    const { endpoint, refresher } = await clusterAccessFor({ id: 'inline', endpoint: server.url, auth: { type: 'token', token: 'wrong' } });
     assert.equal(refresher, undefined);
-    const error = await new KubeClusterGateway({ kubeConfig, counters: new Counters() }).getJobSet('ns', 'c').catch((failure: unknown) => failure);
+    const error = await new KubeClusterGateway({ endpoint, counters: new Counters() }).getJobSet('ns', 'c').catch((failure: unknown) => failure);
     assert.ok(error instanceof LineupError && error.code === ErrorCode.UNAUTHENTICATED, String(error));
   });
 });

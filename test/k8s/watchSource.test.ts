@@ -1,14 +1,15 @@
 /**
- * KubeWatchSource's handling of what a watch stream can say, through client-node's real Watch
+ * KubeWatchSource's handling of what a watch stream can say, through the real watch stream (lib/k8s/watchStream.ts)
  * against a scripted loopback server: a 429 while opening rejects after one request (the
  * forwarder's loop retries it), ERROR 410 ends 'expired', other ERROR events reject, unreadable
  * objects are skipped and reported, nothing is retried inside the source — a failing list costs
  * the forwarder one request per attempt. checkAccess retries on the Kubernetes policy and fails
- * with the code of each refusal. Its behaviour against kube-apiserver is tested in
+ * with the code of each refusal; a watch gone silent ends 'closed'. Its behaviour against kube-apiserver is tested in
  * test/integration/k8s/watchSource.test.ts.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { DEFAULT_CONTROLLER_NAME, ForwarderLog } from '../../lib/constants.ts';
 import { CounterName, Counters } from '../../lib/counters.ts';
@@ -16,7 +17,7 @@ import { collectingLog, type Log } from '../../lib/log.ts';
 import { ErrorCode, LineupError } from '../../lib/errors.ts';
 import { Forwarder } from '../../lib/forwarder/forwarder.ts';
 import type { WatchEvent } from '../../lib/forwarder/types.ts';
-import { kubeConfigFor } from '../../lib/k8s/auth.ts';
+import { endpointFor } from '../../lib/k8s/auth.ts';
 import { KubeWatchSource } from '../../lib/k8s/watchSource.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
 import { makeJobSet } from '../builders.ts';
@@ -55,8 +56,8 @@ describe('KubeWatchSource', () => {
   /** watchFrom: watch JobSets from the scenario named by `resourceVersion`. */
   const watchFrom = async (resourceVersion: string) => {
     const counters = new Counters();
-    const kubeConfig = await kubeConfigFor({ id: 'loopback', endpoint: server.url, auth: { type: 'token', token: 't' } });
-    const source = new KubeWatchSource({ kubeConfig, counters });
+    const endpoint = await endpointFor({ id: 'loopback', endpoint: server.url, auth: { type: 'token', token: 't' } });
+    const source = new KubeWatchSource({ endpoint, counters });
     const events: WatchEvent<'JobSet'>[] = [];
     const outcome = await source.watch('JobSet', resourceVersion, (event) => void events.push(event), new AbortController().signal).then(
       (end) => ({ end }),
@@ -84,8 +85,8 @@ describe('KubeWatchSource', () => {
     // Prepare
     const counters = new Counters();
     const { log, lines } = collectingLog();
-    const kubeConfig = await kubeConfigFor({ id: 'loopback', endpoint: server.url, auth: { type: 'token', token: 't' } });
-    const source = new KubeWatchSource({ kubeConfig, counters, log });
+    const endpoint = await endpointFor({ id: 'loopback', endpoint: server.url, auth: { type: 'token', token: 't' } });
+    const source = new KubeWatchSource({ endpoint, counters, log });
     const events: WatchEvent<'JobSet'>[] = [];
     // Act
     const end = await source.watch('JobSet', 'unreadable', (event) => void events.push(event), new AbortController().signal);
@@ -134,7 +135,7 @@ describe('KubeWatchSource under the forwarder: one retry layer', () => {
   const forwarderOn = async (url: string, counters: Counters, log: Log, sleep: (ms: number) => Promise<void>): Promise<Forwarder> =>
     new Forwarder({
       cluster: 'loopback',
-      source: new KubeWatchSource({ kubeConfig: await kubeConfigFor({ id: 'loopback', endpoint: url, auth: { type: 'token', token: 't' } }), counters }),
+      source: new KubeWatchSource({ endpoint: await endpointFor({ id: 'loopback', endpoint: url, auth: { type: 'token', token: 't' } }), counters }),
       sink: new RecordingSink(),
       bookmarks: new MemoryCheckpointStore(),
       planOptions: { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false },
@@ -233,11 +234,11 @@ describe('KubeWatchSource.checkAccess', () => {
   after(() => server.close());
 
   /** check: checkAccess as the user of `token` (against `endpoint`), its outcome, sleeps and request count. */
-  const check = async (token: string, endpoint = server.url) => {
+  const check = async (token: string, url = server.url) => {
     const counters = new Counters();
     const sleeps: number[] = [];
-    const kubeConfig = await kubeConfigFor({ id: 'loopback', endpoint, auth: { type: 'token', token } });
-    const source = new KubeWatchSource({ kubeConfig, counters });
+    const endpoint = await endpointFor({ id: 'loopback', endpoint: url, auth: { type: 'token', token } });
+    const source = new KubeWatchSource({ endpoint, counters });
     const before = server.requests.length;
     const error = await source.checkAccess({ sleep: async (ms) => void sleeps.push(ms) }).then(
       () => undefined,
@@ -286,9 +287,9 @@ describe('KubeWatchSource.checkAccess', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
     try {
-      const kubeConfig = await kubeConfigFor({ id: 'silent', endpoint: `http://127.0.0.1:${String(port)}`, auth: { type: 'token', token: 'ok' } });
+      const endpoint = await endpointFor({ id: 'silent', endpoint: `http://127.0.0.1:${String(port)}`, auth: { type: 'token', token: 'ok' } });
       // Act
-      const error = await new KubeWatchSource({ kubeConfig, counters: new Counters() }).checkAccess({}, 300).then(
+      const error = await new KubeWatchSource({ endpoint, counters: new Counters() }).checkAccess({}, 300).then(
         () => undefined,
         (failure: unknown) => failure,
       );
@@ -317,4 +318,32 @@ describe('KubeWatchSource.checkAccess', () => {
       assert.deepEqual(sleeps, []);
     });
   }
+});
+
+describe('KubeWatchSource: a watch gone silent', () => {
+  it('ends closed once the open connection sends nothing for idleMs, after handing over what came before', async () => {
+    // Prepare: a server that answers the watch with one event, then keeps the connection open and silent.
+    const server = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`${JSON.stringify(added('a', '11'))}\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const endpoint = await endpointFor({ id: 'silent-watch', endpoint: `http://127.0.0.1:${String(port)}`, auth: { type: 'token', token: 't' } });
+      const source = new KubeWatchSource({ endpoint, counters: new Counters(), idleMs: 200 });
+      const events: WatchEvent<'JobSet'>[] = [];
+      // Act
+      const end = await source.watch('JobSet', '10', (event) => void events.push(event), new AbortController().signal);
+      // Assess
+      assert.equal(end, 'closed');
+      assert.deepEqual(
+        events.map((event) => event.type),
+        ['ADDED'],
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });

@@ -44,6 +44,7 @@ import type { EventPattern } from '../../../lib/events/pattern.ts';
 import { EventBridgeSink } from '../../../lib/forwarder/eventBridgeSink.ts';
 import { Forwarder } from '../../../lib/forwarder/forwarder.ts';
 import type { EventSink, PutResult } from '../../../lib/forwarder/types.ts';
+import { kubeConfigEndpoint } from '../../../lib/k8s/kubeConfigFile.ts';
 import { resolveClusters } from '../../../lib/k8s/registry.ts';
 import { KubeWatchSource } from '../../../lib/k8s/watchSource.ts';
 import type { Log, LogLevel } from '../../../lib/log.ts';
@@ -384,7 +385,7 @@ export class Pipeline {
   private startForwarder(): void {
     const forwarder = new Forwarder({
       cluster: this.clusterId,
-      source: new KubeWatchSource({ kubeConfig: this.watchKubeConfig(), counters: this.counters }),
+      source: new KubeWatchSource({ endpoint: kubeConfigEndpoint(this.watchKubeConfig()), counters: this.counters }),
       sink: this.sink,
       bookmarks: this.store,
       planOptions: DEFAULT_PLAN_OPTIONS,

@@ -18,6 +18,7 @@ import { Forwarder } from '../../../lib/forwarder/forwarder.ts';
 import { changesOf } from '../../../lib/events/merge.ts';
 import { LineupEventDetailSchema } from '../../../lib/events/schema.ts';
 import { JobSchema } from '../../../lib/jobset/schema.ts';
+import { kubeConfigEndpoint } from '../../../lib/k8s/kubeConfigFile.ts';
 import { KubeClusterGateway } from '../../../lib/k8s/gateway.ts';
 import { KubeWatchSource } from '../../../lib/k8s/watchSource.ts';
 import { MemoryCheckpointStore } from '../../../lib/store/memoryStore.ts';
@@ -99,7 +100,7 @@ const startForwarder = (kubeConfig: KubeConfig, bookmarks: MemoryCheckpointStore
   const logs: string[] = [];
   const forwarder = new Forwarder({
     cluster: CLUSTER,
-    source: new KubeWatchSource({ kubeConfig, counters }),
+    source: new KubeWatchSource({ endpoint: kubeConfigEndpoint(kubeConfig), counters }),
     sink,
     bookmarks,
     planOptions: { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false },
@@ -231,7 +232,7 @@ describe('Forwarder (kube-apiserver behind a flaky connection)', () => {
     // Prepare: a Lineup JobSet whose ADDED is on the bus; a hold far longer than this test.
     const run = startForwarder(kubeConfig, bookmarks, 60_000);
     // The admin's credentials: managedFields record the gateway's fieldManager, whoever sends it.
-    const gateway = new KubeClusterGateway({ kubeConfig: kube.kubeConfig('admin'), counters: new Counters() });
+    const gateway = new KubeClusterGateway({ endpoint: kubeConfigEndpoint(kube.kubeConfig('admin')), counters: new Counters() });
     const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
     try {
       await send(kube, 'POST', JOBSETS, jobSetManifest('js-own'));

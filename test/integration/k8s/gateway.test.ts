@@ -12,6 +12,7 @@ import { CounterName, Counters } from '../../../lib/counters.ts';
 import { ErrorCode, InvalidObjectError } from '../../../lib/errors.ts';
 import { PersistentVolumeClaimSchema } from '../../../lib/jobset/schema.ts';
 import type { Job, JobSet, Toleration } from '../../../lib/jobset/schema.ts';
+import { kubeConfigEndpoint } from '../../../lib/k8s/kubeConfigFile.ts';
 import { actionVerbs, KubeClusterGateway, observeVerbs } from '../../../lib/k8s/gateway.ts';
 import { DEFAULT_PLAN_OPTIONS, plan } from '../../../lib/plan/index.ts';
 import type { Action, ActionKind, Plan } from '../../../lib/plan/types.ts';
@@ -75,7 +76,7 @@ describe('KubeClusterGateway against kube-apiserver', () => {
       admin = new Admin(server);
       await admin.createNamespace(NS);
       // Lineup's own user: every request it makes must be granted by the verb tables.
-      gateway = new KubeClusterGateway({ kubeConfig: server.kubeConfig('lineup'), counters });
+      gateway = new KubeClusterGateway({ endpoint: kubeConfigEndpoint(server.kubeConfig('lineup')), counters });
     },
     { timeout: COLD_START_TIMEOUT_MS },
   );

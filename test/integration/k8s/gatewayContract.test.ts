@@ -14,6 +14,7 @@ import { InvalidObjectError } from '../../../lib/errors.ts';
 import type { FieldError } from '../../../lib/errors.ts';
 import { PersistentVolumeClaimSchema, ServiceSchema } from '../../../lib/jobset/schema.ts';
 import type { Condition, Job, JobCondition, JobSetStatus, JobStatus, PersistentVolumeClaim, Service } from '../../../lib/jobset/schema.ts';
+import { kubeConfigEndpoint } from '../../../lib/k8s/kubeConfigFile.ts';
 import { toLineupError } from '../../../lib/k8s/errors.ts';
 import { KubeClusterGateway } from '../../../lib/k8s/gateway.ts';
 import { jobSetStatusViolations } from '../../../lib/sim/jobSetStatusRules.ts';
@@ -37,7 +38,7 @@ describe('KubeClusterGateway against kube-apiserver: the ClusterGateway contract
     async () => {
       server = await startCluster();
       admin = new Admin(server);
-      gateway = new KubeClusterGateway({ kubeConfig: server.kubeConfig('lineup'), counters: new Counters() });
+      gateway = new KubeClusterGateway({ endpoint: kubeConfigEndpoint(server.kubeConfig('lineup')), counters: new Counters() });
     },
     { timeout: COLD_START_TIMEOUT_MS },
   );

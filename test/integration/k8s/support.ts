@@ -17,6 +17,8 @@ import { JobSchema, JobSetSchema } from '../../../lib/jobset/schema.ts';
 import type { Job, JobSet, JobStatus } from '../../../lib/jobset/schema.ts';
 import { actionVerbs, KubeResource, observeVerbs, watchVerbs } from '../../../lib/k8s/gateway.ts';
 import type { ApiAccess } from '../../../lib/k8s/gateway.ts';
+import { kubeConfigEndpoint } from '../../../lib/k8s/kubeConfigFile.ts';
+import { KubeRestClient, resourcePath } from '../../../lib/k8s/rest.ts';
 import { examplePath } from '../../repoFiles.ts';
 import { LINEUP_GROUP, startKubeApiServer } from '../harness/index.ts';
 import type { KubeServer, KubeServerOptions } from '../harness/index.ts';
@@ -109,12 +111,14 @@ const isNotFound = (error: unknown): boolean => error !== null && typeof error =
 export class Admin {
   readonly custom: CustomObjectsApi;
   readonly core: CoreV1Api;
+  readonly rest: KubeRestClient;
   private readonly kube: KubeServer;
 
   constructor(kube: KubeServer) {
     this.kube = kube;
     this.custom = kube.kubeConfig('admin').makeApiClient(CustomObjectsApi);
     this.core = kube.kubeConfig('admin').makeApiClient(CoreV1Api);
+    this.rest = new KubeRestClient(kubeConfigEndpoint(kube.kubeConfig('admin')));
   }
 
   /** createNamespace: a namespace (idempotent). */
@@ -174,7 +178,8 @@ export class Admin {
   /** writeJobStatus: a status fixture — the Job's status replaced once through the status subresource, in the Job controller's shape; it runs nothing. */
   async writeJobStatus(namespace: string, name: string, status: (job: Job) => JobStatus): Promise<Job> {
     const job = await this.job(namespace, name);
-    const written: unknown = await this.custom.replaceNamespacedCustomObjectStatus({ ...KubeResource.Job, namespace, name, body: { ...job, status: status(job) } });
+    // Through Lineup's REST client, so a refusal is the KubeHttpError lib/k8s/errors.ts maps.
+    const written: unknown = await this.rest.replace(resourcePath(KubeResource.Job, namespace, name, 'status'), { ...job, status: status(job) });
     return JobSchema.parse(written);
   }
 

@@ -13,6 +13,7 @@ import { CounterName, Counters } from '../../../lib/counters.ts';
 import { ErrorCode } from '../../../lib/errors.ts';
 import type { WatchEnd, WatchEvent, WatchedKind } from '../../../lib/forwarder/types.ts';
 import type { Job, JobSet } from '../../../lib/jobset/schema.ts';
+import { kubeConfigEndpoint } from '../../../lib/k8s/kubeConfigFile.ts';
 import { KubeResource } from '../../../lib/k8s/gateway.ts';
 import { KubeWatchSource } from '../../../lib/k8s/watchSource.ts';
 import { makeJobSet } from '../../builders.ts';
@@ -66,7 +67,7 @@ describe('KubeWatchSource against kube-apiserver', () => {
       admin = new Admin(server);
       for (const namespace of ['watch-a', 'watch-b']) await admin.createNamespace(namespace);
       // Page size 1: every list here spans several pages.
-      source = new KubeWatchSource({ kubeConfig: server.kubeConfig('lineup'), counters, pageSize: 1 });
+      source = new KubeWatchSource({ endpoint: kubeConfigEndpoint(server.kubeConfig('lineup')), counters, pageSize: 1 });
     },
     { timeout: COLD_START_TIMEOUT_MS },
   );
@@ -94,7 +95,7 @@ describe('KubeWatchSource against kube-apiserver', () => {
 
   it('listPages: hands over one page at a time, each with the snapshot\'s resourceVersion, together what list returns', async () => {
     // Prepare: three JobSets in one namespace, one per page.
-    const paged = new KubeWatchSource({ kubeConfig: kube().kubeConfig('lineup'), counters: new Counters(), pageSize: 1, namespace: 'watch-pages' });
+    const paged = new KubeWatchSource({ endpoint: kubeConfigEndpoint(kube().kubeConfig('lineup')), counters: new Counters(), pageSize: 1, namespace: 'watch-pages' });
     await admin.createNamespace('watch-pages');
     for (const name of ['page-1', 'page-2', 'page-3']) await admin.createJobSet(jobSetNamed(name, 'watch-pages'), 'watch-pages');
     // Act: a JobSet created after the first page is not part of the snapshot.
@@ -112,7 +113,7 @@ describe('KubeWatchSource against kube-apiserver', () => {
 
   it('namespace: lists and watches that namespace only', async () => {
     // Prepare
-    const scoped = new KubeWatchSource({ kubeConfig: kube().kubeConfig('lineup'), counters: new Counters(), pageSize: 1, namespace: 'watch-b' });
+    const scoped = new KubeWatchSource({ endpoint: kubeConfigEndpoint(kube().kubeConfig('lineup')), counters: new Counters(), pageSize: 1, namespace: 'watch-b' });
     await admin.createJobSet(jobSetNamed('scoped-a', 'watch-a'), 'watch-a');
     await admin.createJobSet(jobSetNamed('scoped-b', 'watch-b'), 'watch-b');
     // Act
@@ -159,7 +160,7 @@ describe('KubeWatchSource against kube-apiserver', () => {
   it('watch delivers a bookmark when the resourceVersion moves on without a matching event, and ends closed when the server ends the watch', async () => {
     // Prepare: the server ends these watches after 4 s; it bookmarks a watcher whose
     // resourceVersion fell behind (here: an unlabelled Job the selector filters out).
-    const shortWatches = new KubeWatchSource({ kubeConfig: kube().kubeConfig('lineup'), counters, timeoutSeconds: 4 });
+    const shortWatches = new KubeWatchSource({ endpoint: kubeConfigEndpoint(kube().kubeConfig('lineup')), counters, timeoutSeconds: 4 });
     const { resourceVersion } = await shortWatches.list('Job');
     const recorder = new Recorder<'Job'>();
     // Act
@@ -239,7 +240,7 @@ describe('KubeWatchSource against kube-apiserver', () => {
       contexts: [{ name: 'test', cluster: 'test', user: 'stranger' }],
       currentContext: 'test',
     });
-    const stranger = new KubeWatchSource({ kubeConfig: config, counters: new Counters() });
+    const stranger = new KubeWatchSource({ endpoint: kubeConfigEndpoint(config), counters: new Counters() });
     // Act + Assess
     await assertLineupError(stranger.list('JobSet'), ErrorCode.UNAUTHENTICATED);
     await assertLineupError(stranger.watch('JobSet', '0', () => undefined, new AbortController().signal), ErrorCode.UNAUTHENTICATED);

@@ -81,7 +81,7 @@ describe('lineup run against an API server it cannot use', { timeout: COLD_START
     {
       name: 'a token the server does not know (401)',
       kubeconfig: () => kubeconfigFile('stranger', withToken(server(), 'not-a-known-token')),
-      says: /did not accept the credentials \(list jobsets: HTTP 401\)/,
+      says: /did not accept the credentials \(list jobsets: Unauthorized\)/,
       fix: RunFix.checkConnection,
     },
     {
