@@ -10,6 +10,7 @@ import { CreateEventBusCommand, EventBridgeClient } from '@aws-sdk/client-eventb
 import { DEFAULT_CONTROLLER_NAME, Label } from '../lib/constants.ts';
 import { CounterName, Counters } from '../lib/counters.ts';
 import { EventBridgeSink } from '../lib/forwarder/eventBridgeSink.ts';
+import { sdkPutEvents } from '../lib/hosts/lambdaAwsClients.ts';
 import { Forwarder } from '../lib/forwarder/forwarder.ts';
 import type { EventSink, ListResult, WatchEnd, WatchEvent, WatchSource, WatchedKind } from '../lib/forwarder/types.ts';
 import type { Job } from '../lib/jobset/schema.ts';
@@ -110,7 +111,7 @@ export const runForwarderBench = async (): Promise<ForwarderFigure[]> => {
   try {
     const client = new EventBridgeClient(moto.clientConfig);
     await client.send(new CreateEventBusCommand({ Name: 'lineup-bench' }));
-    figures.push(await measure('EventBridge PutEvents (moto on loopback)', new EventBridgeSink({ client, eventBusName: 'lineup-bench' }), 8_000));
+    figures.push(await measure('EventBridge PutEvents (moto on loopback)', new EventBridgeSink({ putEvents: sdkPutEvents(client), eventBusName: 'lineup-bench' }), 8_000));
   } finally {
     await moto.stop();
   }

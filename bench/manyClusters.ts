@@ -41,6 +41,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { DEFAULT_RECONCILER_MAX_CONCURRENCY } from '../infra/config.ts';
 import { CounterName, Counters } from '../lib/counters.ts';
 import { EventBridgeSink } from '../lib/forwarder/eventBridgeSink.ts';
+import { sdkPutEvents } from '../lib/hosts/lambdaAwsClients.ts';
 import { Forwarder } from '../lib/forwarder/forwarder.ts';
 import type { EventSink } from '../lib/forwarder/types.ts';
 import type { KubeEndpoint } from '../lib/k8s/endpoint.ts';
@@ -229,7 +230,7 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
   // N forwarders, each its own cluster id, watching its own namespace.
   const sinks: CountingSink[] = [];
   const runs = clusterIds.map((id) => {
-    const sink = new CountingSink(new EventBridgeSink({ client: events, eventBusName: busName }));
+    const sink = new CountingSink(new EventBridgeSink({ putEvents: sdkPutEvents(events), eventBusName: busName }));
     sinks.push(sink);
     const forwarder = new Forwarder({
       cluster: id,

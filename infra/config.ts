@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_CONTROLLER_NAME, DEFAULT_STACK_NAME, MAX_MANAGED_BY_LENGTH } from '../lib/constants.ts';
 import { CLUSTER_ID_PATTERN } from '../lib/events/schema.ts';
 

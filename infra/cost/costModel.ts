@@ -7,7 +7,7 @@
  * the November 2024 price cut). Free tiers are ignored: a fleet's account uses them elsewhere.
  * Every assumption that is not a count is a named constant below with its reason.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { alarmCount } from '../alarms.ts';
 import { DEFAULT_FULL_RESYNC_HOURS, DEFAULT_RESYNC_MINUTES } from '../config.ts';
 import { FORWARDER_RESOURCES } from '../k8s/names.ts';

@@ -6,9 +6,9 @@
  * SIGTERM flushes every accepted event and writes the last checkpoint before exiting.
  */
 import { Counters } from '../counters.ts';
+import { forwarderAwsClients } from '../hosts/forwarderAwsClients.ts';
 import { forwarderFor } from '../hosts/forwarderHost.ts';
 import { readLambdaConfig } from '../hosts/lambdaConfig.ts';
-import { lambdaSink, lambdaStore } from '../hosts/lambdaDeps.ts';
 import type { KubeconfigReader } from '../k8s/auth.ts';
 import { inClusterEndpoint } from '../k8s/inCluster.ts';
 import type { Log } from '../log.ts';
@@ -25,8 +25,14 @@ export const forwardCommand = async (flags: { kubeconfig?: string | undefined },
     const config = readLambdaConfig(process.env);
     const counters = new Counters();
     const endpoint = flags.kubeconfig ? await readKubeconfig(flags.kubeconfig, undefined) : inClusterEndpoint({ env: process.env });
-    const forwarder = await forwarderFor({ config, store: lambdaStore(config, counters), sink: lambdaSink(config), counters, log, endpoint });
-    await forwarder.run(signal);
+    // Signed requests, not the SDK's clients: the pod's memory (lib/hosts/forwarderAwsClients.ts).
+    const aws = forwarderAwsClients(config, counters, process.env);
+    try {
+      const forwarder = await forwarderFor({ config, store: aws.store, sink: aws.sink, counters, log, endpoint });
+      await forwarder.run(signal);
+    } finally {
+      aws.destroy();
+    }
     log('info', 'forwarder stopped', counters.snapshot());
     return ExitCode.Ok;
   } catch (error) {

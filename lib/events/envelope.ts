@@ -1,14 +1,29 @@
 /**
  * The EventBridge envelope of a Lineup event. Powertools' EventBridge envelope would hand over
- * only `detail` and lose `replay-name`, so the schema extends EventBridgeSchema instead.
+ * only `detail` and lose `replay-name`, so the schema extends an envelope schema instead: this
+ * module's own, the fields of Powertools' EventBridgeSchema, because that one imports
+ * `{ z } from 'zod'`, which keeps all of zod (its locales too) in every bundle that uses it.
  */
-import { EventBridgeSchema } from '@aws-lambda-powertools/parser/schemas/eventbridge';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DETAIL_TYPES, LineupEventDetailSchema, MAX_EVENT_BYTES, type LineupEvent } from './schema.ts';
 import { LineupError, ErrorCode } from '../errors.ts';
 
+/** EventBridgeEnvelopeSchema: any EventBridge event as a target receives it (Powertools' EventBridgeSchema). */
+export const EventBridgeEnvelopeSchema = z.object({
+  version: z.string(),
+  id: z.string(),
+  source: z.string(),
+  account: z.string(),
+  time: z.iso.datetime(),
+  region: z.string(),
+  resources: z.array(z.string()),
+  'detail-type': z.string(),
+  detail: z.unknown(),
+  'replay-name': z.string().optional(),
+});
+
 /** LineupEventBridgeSchema: a whole EventBridge event carrying a Lineup detail. */
-export const LineupEventBridgeSchema = EventBridgeSchema.extend({
+export const LineupEventBridgeSchema = EventBridgeEnvelopeSchema.extend({
   // Lineup never reads the account; moto's EventBridge (the test tier's server) omits it.
   account: z.string().optional(),
   'detail-type': z.enum(DETAIL_TYPES),

@@ -4,9 +4,8 @@
  * queue like every Lineup event, so a recorded heartbeat proves the whole path from the cluster's
  * forwarder to the reconciler; the reconciler keeps the newest per cluster (lib/fleet/heartbeatRecorder.ts).
  */
-import { EventBridgeSchema } from '@aws-lambda-powertools/parser/schemas/eventbridge';
-import { z } from 'zod';
-import type { PutEventsEntry } from './envelope.ts';
+import * as z from 'zod';
+import { EventBridgeEnvelopeSchema, type PutEventsEntry } from './envelope.ts';
 import { CLUSTER_ID_PATTERN, eventSource } from './schema.ts';
 
 /** HEARTBEAT_DETAIL_TYPE: the detail-type of a heartbeat. */
@@ -23,7 +22,7 @@ export const HeartbeatDetailSchema = z.object({
 export type HeartbeatDetail = z.infer<typeof HeartbeatDetailSchema>;
 
 /** HeartbeatEventBridgeSchema: a whole EventBridge event carrying a heartbeat. */
-export const HeartbeatEventBridgeSchema = EventBridgeSchema.extend({
+export const HeartbeatEventBridgeSchema = EventBridgeEnvelopeSchema.extend({
   // moto's EventBridge (the test tier's server) omits the account.
   account: z.string().optional(),
   'detail-type': z.literal(HEARTBEAT_DETAIL_TYPE),

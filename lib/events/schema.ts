@@ -3,7 +3,7 @@
  * schema in the forwarder that produces it and the reconciler that consumes it. An event is a
  * hint — "JobSet X in cluster C may have changed" — never the input of a decision.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** detail-type values. */
 export const DetailType = {

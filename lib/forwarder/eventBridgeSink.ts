@@ -1,17 +1,44 @@
 /**
- * EventBridgeSink: the EventSink over EventBridge PutEvents (@aws-sdk/client-eventbridge). It
- * reports which entries failed by index, so the batcher retries exactly those; SDK errors are
- * turned into Lineup errors at this boundary (the batcher retries them whole).
+ * EventBridgeSink: the EventSink over EventBridge PutEvents. It reports which entries failed by
+ * index, so the batcher retries exactly those; client errors are turned into Lineup errors at this
+ * boundary (the batcher retries them whole). The call itself is given: the SDK's client in the
+ * Lambda functions (lib/hosts/lambdaAwsClients.ts sdkPutEvents), a signed request without the SDK
+ * in the in-cluster forwarder (signedPutEvents), so this module imports neither.
  */
-import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import * as z from 'zod';
+import type { AwsJsonClient } from '../aws/jsonClient.ts';
 import type { PutEventsEntry } from '../events/envelope.ts';
 import { ForbiddenError, UnavailableError } from '../errors.ts';
 import type { EventSink, PutResult } from './types.ts';
 
-/** EventBridgeSinkOptions: the client and the bus. */
+/** PutEventsRequest: the PutEvents input this sink sends (the API's field names). */
+export interface PutEventsRequest {
+  readonly Entries: { readonly Source: string; readonly DetailType: string; readonly Detail: string; readonly EventBusName?: string | undefined }[];
+}
+
+/** PutEventsAnswerSchema: the part of the PutEvents output read here. */
+const PutEventsAnswerSchema = z.object({
+  FailedEntryCount: z.number().optional(),
+  Entries: z.array(z.object({ EventId: z.string().optional(), ErrorCode: z.string().optional(), ErrorMessage: z.string().optional() })).optional(),
+});
+export type PutEventsAnswer = z.infer<typeof PutEventsAnswerSchema>;
+
+/** PutEvents: one PutEvents call. */
+export type PutEvents = (request: PutEventsRequest) => Promise<PutEventsAnswer>;
+
+/** signedPutEvents: PutEvents as a signed request of `client` (an EVENTBRIDGE AwsJsonClient); an answer of another shape is an error. */
+export const signedPutEvents =
+  (client: AwsJsonClient): PutEvents =>
+  async (request) => {
+    const answer = PutEventsAnswerSchema.safeParse(await client.call('PutEvents', request));
+    if (!answer.success) throw new Error(`the PutEvents answer is not what the API documents: ${z.prettifyError(answer.error)}`);
+    return answer.data;
+  };
+
+/** EventBridgeSinkOptions: the call and the bus. */
 export interface EventBridgeSinkOptions {
-  /** The client; create it once per process (warm Lambda invocations reuse it). */
-  readonly client: EventBridgeClient;
+  /** The call; make its client once per process (warm Lambda invocations reuse it). */
+  readonly putEvents: PutEvents;
   /** Bus for entries that name none. @default undefined — the account's default bus */
   readonly eventBusName?: string | undefined;
 }
@@ -23,7 +50,7 @@ export const MISSING_RESULT_CODE = 'MissingResult';
 const FORBIDDEN_STATUS = new Set([401, 403]);
 const FORBIDDEN_NAMES = new Set(['AccessDeniedException', 'UnrecognizedClientException', 'InvalidSignatureException']);
 
-/** asLineupError: an SDK failure of PutEvents as a Lineup error, keeping it as the cause. */
+/** asLineupError: a failed PutEvents (an SDK exception, or an AwsServiceError shaped like one) as a Lineup error, keeping it as the cause. */
 const asLineupError = (error: unknown, entries: number): Error => {
   const status = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
   const name = error instanceof Error ? error.name : 'Error';
@@ -34,25 +61,25 @@ const asLineupError = (error: unknown, entries: number): Error => {
 };
 
 /**
- * EventBridgeSink: puts entries with PutEventsCommand and maps the answer's per-entry
+ * EventBridgeSink: puts entries with one PutEvents call and maps the answer's per-entry
  * ErrorCode (FailedEntryCount > 0) to PutResult.failed.
  *
  * @example
- * const sink = new EventBridgeSink({ client: new EventBridgeClient({}), eventBusName: 'lineup' });
+ * const sink = new EventBridgeSink({ putEvents: sdkPutEvents(new EventBridgeClient({})), eventBusName: 'lineup' });
  * const { failed } = await sink.put([toPutEventsEntry(event)]);
  */
 export class EventBridgeSink implements EventSink {
-  private readonly client: EventBridgeClient;
+  private readonly putEvents: PutEvents;
   private readonly eventBusName: string | undefined;
 
   constructor(options: EventBridgeSinkOptions) {
-    this.client = options.client;
+    this.putEvents = options.putEvents;
     this.eventBusName = options.eventBusName;
   }
 
   /** put: one PutEvents call (the caller keeps to 10 entries); throws ForbiddenError or UnavailableError when the call itself fails. */
   async put(entries: readonly PutEventsEntry[]): Promise<PutResult> {
-    const request: PutEventsRequestEntry[] = entries.map((entry) => ({
+    const request: PutEventsRequest['Entries'] = entries.map((entry) => ({
       Source: entry.Source,
       DetailType: entry.DetailType,
       Detail: entry.Detail,
@@ -60,7 +87,7 @@ export class EventBridgeSink implements EventSink {
     }));
     let output;
     try {
-      output = await this.client.send(new PutEventsCommand({ Entries: request }));
+      output = await this.putEvents({ Entries: request });
     } catch (error) {
       throw asLineupError(error, entries.length);
     }

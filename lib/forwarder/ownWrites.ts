@@ -9,7 +9,7 @@
  * usually the Job controller's reaction, and to send both as one event. Without managedFields
  * (a simulated cluster, an object someone stripped) nothing counts as Lineup's: it goes at once.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { KUBE_FIELD_MANAGER } from '../constants.ts';
 
 /** ManagedFieldsSchema: the part of metadata.managedFields read here. */

@@ -24,7 +24,8 @@ export const sessionLength = (remainingMs: number): number => Math.max(0, Math.m
 /** ForwarderHostDeps: what every host provides. */
 export interface ForwarderHostDeps {
   readonly config: Pick<LambdaConfig, 'forwarderCluster' | 'staticClusters' | 'controllerName' | 'claimUnmanaged' | 'eventBusName' | 'heartbeatIntervalMs'>;
-  readonly store: CheckpointStore;
+  /** The forwarder's part of the store: its bookmarks, and the registry for hosts given no kubeConfig. */
+  readonly store: Pick<CheckpointStore, 'getBookmark' | 'putBookmark' | 'getCluster'>;
   readonly sink: EventSink;
   readonly counters: Counters;
   readonly log: Log;

@@ -3,7 +3,7 @@
  * place the functions read process.env, validated with zod so a bad deployment fails at cold
  * start with a clear message instead of mid-reconcile.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_CONTROLLER_NAME } from '../constants.ts';
 import { HEARTBEAT_MISSING_MS } from '../fleet/status.ts';
 import { HEARTBEAT_INTERVAL_MS } from '../forwarder/heartbeat.ts';

@@ -2,7 +2,7 @@
  * Turning parse findings into FieldErrors: the dotted/bracketed path a user can follow into
  * the YAML, and lower-case messages that say what was seen and what was expected.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { FieldError } from '../errors.ts';
 
 /** A zod issue as zod 4 reports it. */

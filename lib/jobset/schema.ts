@@ -4,7 +4,7 @@
  * fields Lineup does not know survive a parse and a round trip. The declared fields must exist
  * with the same types in the upstream CRD (test/jobset/schema.test.ts checks this).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const int32 = z.number().int();
 /**

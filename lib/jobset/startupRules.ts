@@ -10,7 +10,7 @@
  * (validation.ts), since that needs the whole JobSet.
  */
 import { parse } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { LineupKey, STARTUP_RULE_STATUSES, StartupRulesMessage } from '../constants.ts';
 import type { FieldError } from '../errors.ts';
 import type { AwaitedStatus, StartupRule } from '../policy/types.ts';

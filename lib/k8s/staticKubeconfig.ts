@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { KubeconfigMessage } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import { kubeEndpoint } from './endpoint.ts';

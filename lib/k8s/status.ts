@@ -3,7 +3,7 @@
  * event. Read by the REST client (lib/k8s/rest.ts), which keeps it on its errors, and by the
  * error mapping (lib/k8s/errors.ts), which branches on its reason.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** KubeStatusSchema: metav1.Status, the body the API server sends with every error answer. */
 export const KubeStatusSchema = z.looseObject({

@@ -3,7 +3,7 @@
  * watches (lib/k8s/watchStream.ts, no informer: the forwarder owns resumption, checkpoints and
  * re-lists), across all namespaces.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { KUBE_LIST_PAGE_SIZE, Label } from '../constants.ts';
 import { CounterName, type CounterSink } from '../counters.ts';
 import { JobSchema, JobSetSchema } from '../jobset/schema.ts';

@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** WATCH_IDLE_MS: how long a watch connection may stay silent before it is taken as lost (client-node's Watch waited as long). */
 export const WATCH_IDLE_MS = 30_000;

@@ -5,7 +5,7 @@
  * their outcome is recorded here, and counts recorded Jobs that are gone. Indices are stored as
  * ranges ("0-49,51") so a 1,000-replica replicatedJob fits comfortably in an annotation.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_RECORDED_JOBS } from '../constants.ts';
 
 /** FinishedJobsRecord: Job indices per replicatedJob that finished in one restart attempt. */

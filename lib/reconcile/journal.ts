@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from '../errors.ts';
 import { JobSchema, JobSetSchema, ServiceSchema, type Job, type JobSet, type Service } from '../jobset/schema.ts';
 import type { Action, Observed, Plan, PlanOptions } from '../plan/types.ts';

@@ -5,7 +5,7 @@
  * rebuilt, so the file needs no other — or, when they were unchanged, refers to an earlier pass of
  * the file by digest.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from '../errors.ts';
 import { inputsResolver, packInputs, unpackInputs } from '../reconcile/journal.ts';
 import type { Observed } from '../plan/types.ts';

@@ -4,7 +4,7 @@
  * virtual times. Unknown keys are errors, so a typo is never silently ignored.
  */
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BehaviourMessage, JobSetDefault } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import { jobName } from '../jobset/keys.ts';

@@ -4,7 +4,7 @@
  * a StoreInvalidError naming the item, never a half-filled record.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { z } from 'zod';
+import * as z from 'zod';
 import { StoreInvalidError } from '../errors.ts';
 import { definedOnly } from './rules.ts';
 import { Attr, TABLE_KEY } from './table.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { JOBSET_API_VERSION } from '../../lib/constants.ts';
 import { jobSetCrdPath, repoPath } from '../repoFiles.ts';
 

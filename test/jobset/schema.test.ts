@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { JOBSET_API_VERSION } from '../../lib/constants.ts';
 import { applyDefaults } from '../../lib/jobset/defaults.ts';
 import { loadJobSets } from '../../lib/jobset/load.ts';

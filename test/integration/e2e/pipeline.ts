@@ -42,6 +42,7 @@ import { Counters } from '../../../lib/counters.ts';
 import type { PutEventsEntry } from '../../../lib/events/envelope.ts';
 import type { EventPattern } from '../../../lib/events/pattern.ts';
 import { EventBridgeSink } from '../../../lib/forwarder/eventBridgeSink.ts';
+import { sdkPutEvents } from '../../../lib/hosts/lambdaAwsClients.ts';
 import { Forwarder } from '../../../lib/forwarder/forwarder.ts';
 import type { EventSink, PutResult } from '../../../lib/forwarder/types.ts';
 import { kubeConfigEndpoint } from '../../../lib/k8s/kubeConfigFile.ts';
@@ -319,7 +320,7 @@ export class Pipeline {
       if (process.env.LINEUP_E2E_VERBOSE === '1') process.stderr.write(`${new Date().toISOString().slice(11, 23)} [${this.clusterId}] ${level}: ${message} ${JSON.stringify(fields ?? {})}\n`);
     };
     this.store = new DynamoCheckpointStore({ client: clients.dynamo, tableName: `lineup-${options.clusterId}`, counters: this.counters });
-    this.sink = new RecordingSink(new EventBridgeSink({ client: clients.events, eventBusName: urls.busName }), () => {
+    this.sink = new RecordingSink(new EventBridgeSink({ putEvents: sdkPutEvents(clients.events), eventBusName: urls.busName }), () => {
       this.counters.lastActivity = Date.now();
     });
   }

@@ -1,7 +1,9 @@
 /**
  * EventBridgeSink against a real EventBridge-API server (moto on loopback): entries put through
  * the Batcher reach the SQS queue a rule targets, with their detail intact, and per-entry
- * failures come back by index.
+ * failures come back by index. Every case runs twice: PutEvents through the SDK's client (the
+ * Lambda functions) and as a signed request without the SDK (the in-cluster forwarder,
+ * lib/aws/jsonClient.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -12,7 +14,9 @@ import { LineupEventBridgeSchema, toPutEventsEntry } from '../../../lib/events/e
 import { DetailType, eventSource, type LineupEvent, type LineupEventDetail } from '../../../lib/events/schema.ts';
 import { reconcilerRulePattern } from '../../../lib/events/pattern.ts';
 import { Batcher } from '../../../lib/forwarder/batcher.ts';
-import { EventBridgeSink } from '../../../lib/forwarder/eventBridgeSink.ts';
+import { AWS_JSON_RETRY, AwsJsonClient, EVENTBRIDGE } from '../../../lib/aws/jsonClient.ts';
+import { EventBridgeSink, signedPutEvents, type PutEvents } from '../../../lib/forwarder/eventBridgeSink.ts';
+import { sdkPutEvents } from '../../../lib/hosts/lambdaAwsClients.ts';
 import { UnavailableError } from '../../../lib/errors.ts';
 import { freePort, startMoto, type MotoServer } from '../harness/index.ts';
 
@@ -41,16 +45,29 @@ const jobChanged = (n: number): LineupEvent => ({
 describe('EventBridgeSink (moto)', () => {
   let moto: MotoServer;
   let events: EventBridgeClient;
+  let signed: AwsJsonClient;
   let sqs: SQSClient;
   let queueUrl: string;
+
+  /** signedClient: PutEvents as the in-cluster forwarder sends it, to `endpoint`, once per call. */
+  const signedClient = (endpoint: string): AwsJsonClient =>
+    new AwsJsonClient({
+      service: EVENTBRIDGE,
+      region: moto.clientConfig.region,
+      endpoint: new URL(endpoint),
+      credentials: async () => moto.clientConfig.credentials,
+      retryPolicy: { ...AWS_JSON_RETRY, maxAttempts: 1 },
+    });
 
   before(async () => {
     moto = await startMoto();
     events = new EventBridgeClient(moto.clientConfig);
+    signed = signedClient(moto.endpoint);
     sqs = new SQSClient(moto.clientConfig);
   });
   after(async () => {
     events?.destroy();
+    signed?.destroy();
     sqs?.destroy();
     await moto?.stop();
   });
@@ -81,60 +98,67 @@ describe('EventBridgeSink (moto)', () => {
     return bodies;
   };
 
-  it('delivers 25 events put through Batcher and EventBridgeSink to the rule’s queue, details intact', async () => {
-    // Prepare
-    const counters = new Counters();
-    const logs: string[] = [];
-    const batcher = new Batcher({ sink: new EventBridgeSink({ client: events }), counters, log: (level, message) => logs.push(`${level}: ${message}`) });
-    const sent = Array.from({ length: 25 }, (_, n) => jobChanged(n));
-    // Act
-    await Promise.all(sent.map((event) => batcher.add(toPutEventsEntry(event, BUS))));
-    const bodies = await receiveAll(25);
-    // Assess
-    assert.equal(bodies.length, 25, `received ${bodies.length} of 25 events from the queue`);
-    // moto 5.2.5 leaves `account` out of the events it delivers to SQS (AWS always sends it), so
-    // the envelope is checked without it; the detail is checked whole.
-    const received = bodies.map((body) => LineupEventBridgeSchema.omit({ account: true }).parse(JSON.parse(body)));
-    const byName = (a: LineupEventDetail, b: LineupEventDetail) => a.name.localeCompare(b.name);
-    assert.deepEqual(received.map((e) => e.detail).sort(byName), sent.map((e) => e.detail).sort(byName));
-    assert.ok(received.every((e) => e.source === 'lineup.it-1' && e['detail-type'] === 'Job Changed'));
-    assert.deepEqual(
-      { calls: counters.get(CounterName.PutEventsCalls), put: counters.get(CounterName.EventsPut), retried: counters.get(CounterName.EventsRetried) },
-      { calls: 3, put: 25, retried: 0 },
-    );
-    assert.deepEqual(logs, []);
-  });
+  for (const variant of ['sdk', 'signed'] as const) {
+    const label = variant === 'sdk' ? 'the SDK’s client' : 'signed requests';
+    /** putEvents: the variant's call. */
+    const putEvents = (): PutEvents => (variant === 'sdk' ? sdkPutEvents(events) : signedPutEvents(signed));
 
-  it('uses its own bus for entries that name none, and the rule routes only lineup.* sources', async () => {
-    const sink = new EventBridgeSink({ client: events, eventBusName: BUS });
-    const result = await sink.put([
-      toPutEventsEntry(jobChanged(1)),
-      { Source: 'other.app', DetailType: 'Job Changed', Detail: '{"x":1}' },
-    ]);
-    assert.deepEqual(result, { failed: [] });
-    const bodies = await receiveAll(2, 3_000);
-    assert.deepEqual(bodies.map((body) => (JSON.parse(body) as { source: string }).source), ['lineup.it-1']);
-  });
+    it(`${label}: delivers 25 events put through Batcher and EventBridgeSink to the rule’s queue, details intact`, async () => {
+      // Prepare
+      const counters = new Counters();
+      const logs: string[] = [];
+      const batcher = new Batcher({ sink: new EventBridgeSink({ putEvents: putEvents() }), counters, log: (level, message) => logs.push(`${level}: ${message}`) });
+      const sent = Array.from({ length: 25 }, (_, n) => jobChanged(n));
+      // Act
+      await Promise.all(sent.map((event) => batcher.add(toPutEventsEntry(event, BUS))));
+      const bodies = await receiveAll(25);
+      // Assess
+      assert.equal(bodies.length, 25, `received ${bodies.length} of 25 events from the queue`);
+      // moto 5.2.5 leaves `account` out of the events it delivers to SQS (AWS always sends it), so
+      // the envelope is checked without it; the detail is checked whole.
+      const received = bodies.map((body) => LineupEventBridgeSchema.omit({ account: true }).parse(JSON.parse(body)));
+      const byName = (a: LineupEventDetail, b: LineupEventDetail) => a.name.localeCompare(b.name);
+      assert.deepEqual(received.map((e) => e.detail).sort(byName), sent.map((e) => e.detail).sort(byName));
+      assert.ok(received.every((e) => e.source === 'lineup.it-1' && e['detail-type'] === 'Job Changed'));
+      assert.deepEqual(
+        { calls: counters.get(CounterName.PutEventsCalls), put: counters.get(CounterName.EventsPut), retried: counters.get(CounterName.EventsRetried) },
+        { calls: 3, put: 25, retried: 0 },
+      );
+      assert.deepEqual(logs, []);
+    });
 
-  it('reports the entries PutEvents refused by their index and code', async () => {
-    const sink = new EventBridgeSink({ client: events, eventBusName: BUS });
-    const result = await sink.put([
-      toPutEventsEntry(jobChanged(1)),
-      { Source: 'lineup.it-1', DetailType: 'Job Changed', Detail: 'not json' },
-      toPutEventsEntry(jobChanged(2)),
-    ]);
-    assert.deepEqual(result.failed.map((f) => [f.index, f.code]), [[1, 'MalformedDetail']]);
-    assert.equal((await receiveAll(2, 5_000)).length, 2);
-  });
+    it(`${label}: uses its own bus for entries that name none, and the rule routes only lineup.* sources`, async () => {
+      const sink = new EventBridgeSink({ putEvents: putEvents(), eventBusName: BUS });
+      const result = await sink.put([
+        toPutEventsEntry(jobChanged(1)),
+        { Source: 'other.app', DetailType: 'Job Changed', Detail: '{"x":1}' },
+      ]);
+      assert.deepEqual(result, { failed: [] });
+      const bodies = await receiveAll(2, 3_000);
+      assert.deepEqual(bodies.map((body) => (JSON.parse(body) as { source: string }).source), ['lineup.it-1']);
+    });
 
-  it('turns a put that cannot reach the server into an UnavailableError', async () => {
-    const port = await freePort();
-    const client = new EventBridgeClient({ ...moto.clientConfig, endpoint: `http://127.0.0.1:${port}`, maxAttempts: 1 });
-    try {
-      const sink = new EventBridgeSink({ client, eventBusName: BUS });
-      await assert.rejects(sink.put([toPutEventsEntry(jobChanged(1))]), (error: unknown) => error instanceof UnavailableError && error.code === 'UNAVAILABLE');
-    } finally {
-      client.destroy();
-    }
-  });
+    it(`${label}: reports the entries PutEvents refused by their index and code`, async () => {
+      const sink = new EventBridgeSink({ putEvents: putEvents(), eventBusName: BUS });
+      const result = await sink.put([
+        toPutEventsEntry(jobChanged(1)),
+        { Source: 'lineup.it-1', DetailType: 'Job Changed', Detail: 'not json' },
+        toPutEventsEntry(jobChanged(2)),
+      ]);
+      assert.deepEqual(result.failed.map((f) => [f.index, f.code]), [[1, 'MalformedDetail']]);
+      assert.equal((await receiveAll(2, 5_000)).length, 2);
+    });
+
+    it(`${label}: turns a put that cannot reach the server into an UnavailableError`, async () => {
+      const port = await freePort();
+      const [client, unreachable] = variant === 'sdk' ? [new EventBridgeClient({ ...moto.clientConfig, endpoint: `http://127.0.0.1:${port}`, maxAttempts: 1 }), undefined] : [undefined, signedClient(`http://127.0.0.1:${port}`)];
+      try {
+        const sink = new EventBridgeSink({ putEvents: client ? sdkPutEvents(client) : signedPutEvents(unreachable ?? signed), eventBusName: BUS });
+        await assert.rejects(sink.put([toPutEventsEntry(jobChanged(1))]), (error: unknown) => error instanceof UnavailableError && error.code === 'UNAVAILABLE');
+      } finally {
+        client?.destroy();
+        unreachable?.destroy();
+      }
+    });
+  }
 });

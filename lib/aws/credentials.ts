@@ -1,0 +1,117 @@
+/**
+ * The AWS credentials of a process that signs its own requests (lib/aws/jsonClient.ts): the
+ * in-cluster forwarder. Static keys from the environment are read here; every other source — EKS
+ * Pod Identity or ECS container credentials, IRSA's web identity token, then the SDK's whole
+ * default chain (profiles, SSO, instance metadata) — is the SDK's own provider, imported only when
+ * the environment names it, so a pod given keys (or one of the two pod sources) never loads the
+ * rest of the chain: in the forwarder's bundle that chain costs about 8 MiB of memory once run
+ * (bench/forwarderFootprint.ts, README Benchmarks).
+ */
+import { UnauthenticatedError } from '../errors.ts';
+
+/** AwsCredentials: what SigV4 signs with. */
+export interface AwsCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string | undefined;
+  /** When temporary credentials stop working; absent for keys that do not expire. */
+  readonly expiration?: Date | undefined;
+}
+
+/** CredentialsProvider: the current credentials, fetched or refreshed when needed. */
+export type CredentialsProvider = () => Promise<AwsCredentials>;
+
+/** REFRESH_BEFORE_EXPIRY_MS: temporary credentials are fetched again this long before they expire (the SDK's margin). */
+export const REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000;
+
+/** CredentialSource: which source the environment selects, in the SDK default chain's order. */
+export const CredentialSource = {
+  environment: 'environment',
+  container: 'container',
+  webIdentity: 'web-identity',
+  defaultChain: 'default-chain',
+} as const;
+export type CredentialSource = (typeof CredentialSource)[keyof typeof CredentialSource];
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** credentialSource: the source `env` selects — keys, then container credentials, then a web identity token, else the SDK's chain. */
+export const credentialSource = (env: Env): CredentialSource => {
+  if (env['AWS_ACCESS_KEY_ID'] && env['AWS_SECRET_ACCESS_KEY']) return CredentialSource.environment;
+  if (env['AWS_CONTAINER_CREDENTIALS_FULL_URI'] || env['AWS_CONTAINER_CREDENTIALS_RELATIVE_URI']) return CredentialSource.container;
+  if (env['AWS_WEB_IDENTITY_TOKEN_FILE'] && env['AWS_ROLE_ARN']) return CredentialSource.webIdentity;
+  return CredentialSource.defaultChain;
+};
+
+/**
+ * memoized: `fetch`'s credentials, kept until REFRESH_BEFORE_EXPIRY_MS before they expire; one
+ * fetch at a time however many requests ask at once. A failed fetch is not kept: the next request
+ * tries again.
+ */
+export const memoized = (fetch: CredentialsProvider, now: () => number = Date.now): CredentialsProvider => {
+  let current: Promise<AwsCredentials> | undefined;
+  return async () => {
+    if (current !== undefined) {
+      const held = await current.catch(() => undefined);
+      if (held !== undefined && (held.expiration === undefined || held.expiration.getTime() - REFRESH_BEFORE_EXPIRY_MS > now())) return held;
+    }
+    const fetching = fetch();
+    current = fetching;
+    try {
+      return await fetching;
+    } catch (error) {
+      if (current === fetching) current = undefined;
+      throw error;
+    }
+  };
+};
+
+/** defined: `fields` without those whose value is undefined or empty. */
+const defined = (fields: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
+
+/** sdkProvider: the SDK's provider for `source`, imported on first use, given `env`'s settings (it would read process.env). */
+const sdkProvider = (source: Exclude<CredentialSource, 'environment'>, env: Env): CredentialsProvider => async () => {
+  const providers = await import('@aws-sdk/credential-providers');
+  const region = env['AWS_REGION'] || env['AWS_DEFAULT_REGION'];
+  const provider =
+    source === CredentialSource.container
+      ? providers.fromHttp(
+          defined({
+            awsContainerCredentialsFullUri: env['AWS_CONTAINER_CREDENTIALS_FULL_URI'],
+            awsContainerCredentialsRelativeUri: env['AWS_CONTAINER_CREDENTIALS_RELATIVE_URI'],
+            awsContainerAuthorizationTokenFile: env['AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE'],
+            awsContainerAuthorizationToken: env['AWS_CONTAINER_AUTHORIZATION_TOKEN'],
+          }),
+        )
+      : source === CredentialSource.webIdentity
+        ? providers.fromTokenFile({
+            ...defined({ webIdentityTokenFile: env['AWS_WEB_IDENTITY_TOKEN_FILE'], roleArn: env['AWS_ROLE_ARN'], roleSessionName: env['AWS_ROLE_SESSION_NAME'] }),
+            ...(region ? { clientConfig: { region } } : {}),
+          })
+        : providers.fromNodeProviderChain();
+  try {
+    return await provider();
+  } catch (error) {
+    throw new UnauthenticatedError(`no aws credentials from the ${source} source: ${(error as Error).message}`, { cause: error });
+  }
+};
+
+/**
+ * credentialsFrom: the provider `env` selects (credentialSource), memoized.
+ *
+ * @example
+ * const credentials = credentialsFrom(process.env); // AWS_ACCESS_KEY_ID set: those keys, nothing imported
+ */
+export const credentialsFrom = (env: Env): CredentialsProvider => {
+  const source = credentialSource(env);
+  if (source === CredentialSource.environment) {
+    const keys: AwsCredentials = {
+      accessKeyId: env['AWS_ACCESS_KEY_ID'] ?? '',
+      secretAccessKey: env['AWS_SECRET_ACCESS_KEY'] ?? '',
+      ...(env['AWS_SESSION_TOKEN'] ? { sessionToken: env['AWS_SESSION_TOKEN'] } : {}),
+    };
+    return async () => keys;
+  }
+  return memoized(sdkProvider(source, env));
+};
