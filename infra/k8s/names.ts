@@ -42,19 +42,20 @@ export const KubeGroup = {
  * (also run by `npm run bench`): the Deployment's bundle (infra/k8s/forwarderBundle.ts) as its own
  * process with FORWARDER_NODE_ARGS and FORWARDER_NODE_OPTIONS, watching 1,000 JobSets of 10 Jobs
  * each on kube-apiserver 1.36, RSS (VmRSS, VmHWM) and CPU (utime + stime) from /proc; idle for
- * 60 s, then 60 s of `churnRate` Job changes a second; on the shared 2-core machine, 2026-12-01.
- * The TypeScript sources with the former options (old space 256 MiB, lists held whole) held
- * 217 MiB idle. The issue's targets, 64 MiB and 10m idle, are met for CPU only: Node 24 alone
- * holds 43 MiB, and the AWS SDK clients and client-node (undici and its WebAssembly parser
- * among it) most of the rest before the first object is read (the README's benchmark section).
+ * 60 s, then 60 s of `churnRate` Job changes a second; on the shared 2-core machine, 2026-12-02,
+ * with the list and watch over node:https (no client-node) and PutEvents and bookmarks signed by
+ * lib/aws (no SDK clients). Before those two: 105 MiB idle, 120 MiB at most; the TypeScript sources
+ * with the former options (old space 256 MiB, lists held whole): 217 MiB idle. The issue's
+ * targets, 64 MiB and 10m idle, are met for CPU only: the same process watching 10 JobSets of one
+ * Job holds 65 MiB (Node 24 alone 43 MiB), and 11,000 objects' digests add about 17 MiB.
  */
 export const FORWARDER_FOOTPRINT = {
-  idleRssMiB: 105,
+  idleRssMiB: 82,
   idleCpuMillicores: 3,
   churnRate: 50,
-  churnRssMiB: 109,
-  churnCpuMillicores: 123,
-  peakRssMiB: 120,
+  churnRssMiB: 87,
+  churnCpuMillicores: 184,
+  peakRssMiB: 94,
 } as const;
 
 /**
@@ -64,8 +65,8 @@ export const FORWARDER_FOOTPRINT = {
  */
 const FORWARDER_HEAP_MIB = 64;
 
-/** FORWARDER_NON_HEAP_MIB: what the process holds outside V8's heap (Node itself, code, undici's WebAssembly, TLS, buffers): 81 MiB measured (RSS minus heap), rounded up. */
-const FORWARDER_NON_HEAP_MIB = 96;
+/** FORWARDER_NON_HEAP_MIB: what the process holds outside V8's heap (Node itself, code, TLS, buffers): about 62 MiB measured (peak RSS minus heap in use), with a margin. */
+const FORWARDER_NON_HEAP_MIB = 80;
 
 /** roundUpTo: `value` rounded up to a multiple of `step`. */
 const roundUpTo = (value: number, step: number): number => Math.ceil(value / step) * step;
