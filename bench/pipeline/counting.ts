@@ -8,6 +8,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { isObject } from './story.ts';
+import { dynamoItemBytes } from '../../lib/store/itemSize.ts';
 
 /** ServerCall: one AWS SDK call the pipeline made to moto or dynalite. */
 export interface ServerCall {
@@ -71,7 +72,7 @@ export class CallCounter {
         failed,
         empty: operation === 'ReceiveMessage' && !(Array.isArray(result.Messages) && result.Messages.length > 0),
         capacityUnits: dynamo ? (failed ? (DYNAMO_WRITE_OPERATIONS.has(operation) ? 1 : 0) : capacityOf(result.ConsumedCapacity)) : 0,
-        itemBytes: dynamo && !failed && fields['Item'] !== undefined ? Buffer.byteLength(JSON.stringify(fields['Item']), 'utf8') : 0,
+        itemBytes: dynamo && !failed && fields['Item'] !== undefined ? dynamoItemBytes(fields['Item'] as Record<string, unknown>) : 0,
       });
     };
     try {

@@ -23,6 +23,7 @@ import { loadedJobSets, readJobSetFile } from '../../lib/jobset/load.ts';
 import { EMPTY_BEHAVIOUR } from '../../lib/sim/behaviour.ts';
 import { parseDuration } from '../../lib/sim/duration.ts';
 import type { CountsFile, Range } from './costModel.ts';
+import { dynamoItemBytes } from '../../lib/store/itemSize.ts';
 
 /** DEFAULT_STORY: the JobSet the committed counts come from. */
 export const DEFAULT_STORY = 'examples/story2-messagequeue-driver-worker.yaml';
@@ -59,7 +60,7 @@ const measureCapacity = (): void => {
     entry.requests += 1;
     for (const unit of consumed as { CapacityUnits?: number }[]) entry.capacityUnits += unit.CapacityUnits ?? 0;
     const item = command.input['Item'];
-    if (item !== undefined) entry.itemBytes += Buffer.byteLength(JSON.stringify(item), 'utf8');
+    if (typeof item === 'object' && item !== null) entry.itemBytes += dynamoItemBytes(item as Record<string, unknown>);
     return output;
   };
   (DynamoDBDocumentClient.prototype as { send: unknown }).send = wrapped;
