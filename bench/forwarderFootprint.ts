@@ -29,11 +29,10 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateEventBusCommand, EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { DEFAULT_CONTROLLER_NAME, ForwarderLog, Label } from '../lib/constants.ts';
-import { EnvVar } from '../lib/hosts/lambdaConfig.ts';
 import { buildForwarderBundle } from '../infra/k8s/forwarderBundle.ts';
 import { FORWARDER_NODE_ARGS, FORWARDER_NODE_OPTIONS } from '../infra/k8s/names.ts';
 import { ensureCheckpointTable } from '../lib/store/embedded.ts';
-import { httpRequest, startDynalite, startMoto } from '../test/integration/harness/index.ts';
+import { forwarderProcessEnv, httpRequest, startDynalite, startMoto } from '../test/integration/harness/index.ts';
 import type { DynaliteServer, KubeServer, MotoServer } from '../test/integration/harness/index.ts';
 import { startCluster } from '../test/integration/k8s/support.ts';
 import { millicores, sampleProc } from './procStats.ts';
@@ -208,20 +207,7 @@ const spawnForwarder = (
   tableName: string,
   nodeOptions: string,
 ): ForwarderProcess => {
-  const env: Record<string, string> = {
-    ...(nodeOptions === '' ? {} : { NODE_OPTIONS: nodeOptions }),
-    PATH: process.env['PATH'] ?? '',
-    HOME: process.env['HOME'] ?? '',
-    [EnvVar.ForwarderCluster]: CLUSTER_ID,
-    [EnvVar.TableName]: tableName,
-    [EnvVar.EventBusName]: busName,
-    [EnvVar.ControllerName]: DEFAULT_CONTROLLER_NAME,
-    AWS_REGION: moto.clientConfig.region,
-    AWS_ACCESS_KEY_ID: moto.clientConfig.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: moto.clientConfig.credentials.secretAccessKey,
-    AWS_ENDPOINT_URL_EVENTBRIDGE: moto.endpoint,
-    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-  };
+  const env = forwarderProcessEnv({ cluster: CLUSTER_ID, table: tableName, bus: busName, moto, dynamo, nodeOptions });
   const child = spawn(process.execPath, [...entry, '--kubeconfig', kubeconfig], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   if (child.pid === undefined) throw new Error('lineup forward did not start: no pid');
   let listed = 0;

@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { InvalidInputError } from '../errors.ts';
 import { inputsResolver, packInputs, unpackInputs } from '../reconcile/journal.ts';
 import type { Observed } from '../plan/types.ts';
-import { JournalActionSchema, JournalEventSchema, JournalTimingsSchema } from '../store/items.ts';
+import { JournalPassSchema } from '../store/items.ts';
 import type { JobSetKey, JournalEntry } from '../store/types.ts';
 
 /** RECORDING_FORMAT: the format field of the recordings this Lineup writes and reads. */
@@ -46,21 +46,10 @@ export const recordingOf = (key: JobSetKey, entries: readonly JournalEntry[]): R
 };
 
 /** RecordedPassSchema: a pass in a recording: a journal entry without its key (the recording names the JobSet once). */
-const RecordedPassSchema = z.object({
+const RecordedPassSchema = JournalPassSchema.extend({
   at: z.number(),
-  plannerVersion: z.string(),
-  planOptions: z.object({ controllerName: z.string(), claimUnmanaged: z.boolean() }),
-  triggers: z.array(JournalEventSchema),
-  timings: JournalTimingsSchema,
-  inputsDigest: z.string(),
   inputsKept: z.enum(['stored', 'unchanged', 'too-large']),
   inputs: z.string().optional(),
-  actions: z.array(JournalActionSchema),
-  actionsOmitted: z.number().optional(),
-  reason: z.string(),
-  applied: z.boolean(),
-  replayName: z.string().optional(),
-  error: z.string().optional(),
 });
 
 const RecordingSchema = z.object({

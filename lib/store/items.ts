@@ -61,6 +61,24 @@ export const JournalTimingsSchema = z.object({
 /** JournalActionSchema: one action of a journal entry with its reason. */
 export const JournalActionSchema = z.object({ kind: z.string(), target: z.string(), code: z.string(), message: z.string(), digest: z.string() });
 
+/**
+ * JournalPassSchema: what a journal entry says of its pass, but its time, its inputs and how they
+ * were kept — shared by the packed journal item and the recordings `lineup export` writes.
+ */
+export const JournalPassSchema = z.object({
+  plannerVersion: z.string(),
+  planOptions: z.object({ controllerName: z.string(), claimUnmanaged: z.boolean() }),
+  triggers: z.array(JournalEventSchema),
+  timings: JournalTimingsSchema,
+  inputsDigest: z.string(),
+  actions: z.array(JournalActionSchema),
+  actionsOmitted: z.number().optional(),
+  reason: z.string(),
+  applied: z.boolean(),
+  replayName: z.string().optional(),
+  error: z.string().optional(),
+});
+
 const JournalItemSchema = z.object({
   [Attr.at]: z.number(),
   [Attr.plannerVersion]: z.string(),
@@ -168,19 +186,8 @@ export const heldLeaseFromItem = (item: Item, owner: string, expiresAt: number):
  * own: compressing them together with the rest, once, and storing binary instead of base64 takes a
  * story-2 entry from about 1.5 KB, 2 write units, to under 1 KB, one).
  */
-const PackedJournalSchema = z.object({
-  plannerVersion: z.string(),
-  planOptions: z.object({ controllerName: z.string(), claimUnmanaged: z.boolean() }),
-  triggers: z.array(JournalEventSchema),
-  timings: JournalTimingsSchema,
-  inputsDigest: z.string(),
+const PackedJournalSchema = JournalPassSchema.extend({
   inputsKept: z.enum(['stored', 'delta', 'unchanged', 'too-large']),
-  actions: z.array(JournalActionSchema),
-  actionsOmitted: z.number().optional(),
-  reason: z.string(),
-  applied: z.boolean(),
-  replayName: z.string().optional(),
-  error: z.string().optional(),
   /** The inputs' (or their delta's) JSON text: JournalEntry.inputs without its gzip+base64. */
   inputsJson: z.string().optional(),
   /** JournalEntry.inputs as given, when it is not gzip+base64 JSON. */

@@ -507,63 +507,51 @@ describe('Forwarder', () => {
     };
     const watched = (sink: RecordingSink) => sink.summary().filter((line) => !line.includes('SYNC'));
 
-    it('a Job turning ready while another of its replicatedJob has not waits; the same step of a single-replica one does not', async () => {
-      // Prepare
-      const { sink, stop } = start(
-        [worker('train', 0, '90', running), worker('train', 1, '91', running), worker('solo', 0, '92', running)],
-        [modified(worker('train', 0, '101', ready)), modified(worker('solo', 0, '102', ready))],
-      );
-      try {
-        // Act: solo's change, after train's, reaches the bus.
-        await until(() => watched(sink).length > 0);
-        // Assess: train's did not go with it.
-        assert.deepEqual(watched(sink), ['Job Changed MODIFIED Job/solo-workers-0@102']);
-      } finally {
-        await stop();
-      }
-      // Nothing is lost: what waited goes when the forwarder stops.
-      assert.deepEqual(watched(sink), ['Job Changed MODIFIED Job/solo-workers-0@102', 'Job Changed MODIFIED Job/train-workers-0@101']);
-    });
-
-    it('the Job that makes its replicatedJob ready goes at once and takes the waiting one along', async () => {
-      const { sink, stop } = start(
-        [worker('train', 0, '90', running), worker('train', 1, '91', running)],
-        [modified(worker('train', 0, '101', ready)), modified(worker('train', 1, '102', ready))],
-      );
-      try {
-        await until(() => watched(sink).length > 0);
-        assert.deepEqual(watched(sink), ['Job Changed MODIFIED Job/train-workers-1@102 + MODIFIED Job/train-workers-0@101']);
-      } finally {
-        await stop();
-      }
-    });
-
-    it('a Job completing while another the JobSet’s success waits on has not waits; a single-replica JobSet’s does not', async () => {
-      const { sink, stop } = start(
-        [worker('train', 0, '90', ready), worker('train', 1, '91', ready), worker('solo', 0, '92', ready)],
-        [modified(worker('train', 0, '101', complete)), modified(worker('solo', 0, '102', complete))],
-      );
-      try {
-        await until(() => watched(sink).length > 0);
-        assert.deepEqual(watched(sink), ['Job Changed MODIFIED Job/solo-workers-0@102']);
-      } finally {
-        await stop();
-      }
-      assert.deepEqual(watched(sink), ['Job Changed MODIFIED Job/solo-workers-0@102', 'Job Changed MODIFIED Job/train-workers-0@101']);
-    });
-
-    it('the last Job the JobSet’s success waits on goes at once with the completions that waited', async () => {
-      const { sink, stop } = start(
-        [worker('train', 0, '90', ready), worker('train', 1, '91', ready)],
-        [modified(worker('train', 0, '101', complete)), modified(worker('train', 1, '102', complete))],
-      );
-      try {
-        await until(() => watched(sink).length > 0);
-        assert.deepEqual(watched(sink), ['Job Changed MODIFIED Job/train-workers-1@102 + MODIFIED Job/train-workers-0@101']);
-      } finally {
-        await stop();
-      }
-    });
+    // Each case: the Jobs listed, the watch's changes, what goes at once (before the forwarder is
+    // stopped) and, where something waited, what has gone once it is stopped (nothing is lost).
+    const cases: { title: string; listed: Job[]; changes: Job[]; atOnce: string[]; afterStop?: string[] }[] = [
+      {
+        title: 'a Job turning ready while another of its replicatedJob has not waits; the same step of a single-replica one does not',
+        listed: [worker('train', 0, '90', running), worker('train', 1, '91', running), worker('solo', 0, '92', running)],
+        changes: [worker('train', 0, '101', ready), worker('solo', 0, '102', ready)],
+        atOnce: ['Job Changed MODIFIED Job/solo-workers-0@102'],
+        afterStop: ['Job Changed MODIFIED Job/solo-workers-0@102', 'Job Changed MODIFIED Job/train-workers-0@101'],
+      },
+      {
+        title: 'the Job that makes its replicatedJob ready goes at once and takes the waiting one along',
+        listed: [worker('train', 0, '90', running), worker('train', 1, '91', running)],
+        changes: [worker('train', 0, '101', ready), worker('train', 1, '102', ready)],
+        atOnce: ['Job Changed MODIFIED Job/train-workers-1@102 + MODIFIED Job/train-workers-0@101'],
+      },
+      {
+        title: 'a Job completing while another the JobSet’s success waits on has not waits; a single-replica JobSet’s does not',
+        listed: [worker('train', 0, '90', ready), worker('train', 1, '91', ready), worker('solo', 0, '92', ready)],
+        changes: [worker('train', 0, '101', complete), worker('solo', 0, '102', complete)],
+        atOnce: ['Job Changed MODIFIED Job/solo-workers-0@102'],
+        afterStop: ['Job Changed MODIFIED Job/solo-workers-0@102', 'Job Changed MODIFIED Job/train-workers-0@101'],
+      },
+      {
+        title: 'the last Job the JobSet’s success waits on goes at once with the completions that waited',
+        listed: [worker('train', 0, '90', ready), worker('train', 1, '91', ready)],
+        changes: [worker('train', 0, '101', complete), worker('train', 1, '102', complete)],
+        atOnce: ['Job Changed MODIFIED Job/train-workers-1@102 + MODIFIED Job/train-workers-0@101'],
+      },
+    ];
+    for (const { title, listed, changes, atOnce, afterStop } of cases) {
+      it(title, async () => {
+        // Prepare
+        const { sink, stop } = start(listed, changes.map((job) => modified(job)));
+        try {
+          // Act: the first change that goes at once reaches the bus.
+          await until(() => watched(sink).length > 0);
+          // Assess
+          assert.deepEqual(watched(sink), atOnce);
+        } finally {
+          await stop();
+        }
+        if (afterStop !== undefined) assert.deepEqual(watched(sink), afterStop);
+      });
+    }
   });
 
   it('forwards a fraction of the raw events of a Job going active → ready → succeeded with noise between', async (t) => {

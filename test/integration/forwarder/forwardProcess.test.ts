@@ -19,10 +19,9 @@ import { buildForwarderBundle } from '../../../infra/k8s/forwarderBundle.ts';
 import { FORWARDER_NODE_ARGS, FORWARDER_NODE_OPTIONS } from '../../../infra/k8s/names.ts';
 import { DEFAULT_CONTROLLER_NAME, JOBSET_API_VERSION } from '../../../lib/constants.ts';
 import { reconcilerRulePattern } from '../../../lib/events/pattern.ts';
-import { EnvVar } from '../../../lib/hosts/lambdaConfig.ts';
 import { DynamoCheckpointStore } from '../../../lib/store/dynamoStore.ts';
 import { ensureCheckpointTable } from '../../../lib/store/embedded.ts';
-import { startDynalite, startKubeApiServer, startMoto, type DynaliteServer, type KubeServer, type MotoServer } from '../harness/index.ts';
+import { forwarderProcessEnv, startDynalite, startKubeApiServer, startMoto, type DynaliteServer, type KubeServer, type MotoServer } from '../harness/index.ts';
 
 const CLUSTER = 'it-forward';
 const BUS = 'lineup-forward-test';
@@ -86,19 +85,7 @@ describe('lineup forward, the deployed bundle (kube-apiserver, moto, dynalite)',
     const kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, kube.kubeConfig('admin').exportConfig(), { mode: 0o600 });
     const running = spawn(process.execPath, [...FORWARDER_NODE_ARGS, bundle.path, '--kubeconfig', kubeconfig], {
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        NODE_OPTIONS: FORWARDER_NODE_OPTIONS,
-        [EnvVar.ForwarderCluster]: CLUSTER,
-        [EnvVar.TableName]: TABLE,
-        [EnvVar.EventBusName]: BUS,
-        [EnvVar.ControllerName]: DEFAULT_CONTROLLER_NAME,
-        AWS_REGION: moto.clientConfig.region,
-        AWS_ACCESS_KEY_ID: moto.clientConfig.credentials.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: moto.clientConfig.credentials.secretAccessKey,
-        AWS_ENDPOINT_URL_EVENTBRIDGE: moto.endpoint,
-        AWS_ENDPOINT_URL_DYNAMODB: dynamo.clientConfig.endpoint,
-      },
+      env: forwarderProcessEnv({ cluster: CLUSTER, table: TABLE, bus: BUS, moto, dynamo, nodeOptions: FORWARDER_NODE_OPTIONS }),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child = running;

@@ -6,7 +6,10 @@
  */
 import { execFile } from 'node:child_process';
 import { repoPath } from '../../repoFiles.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../../lib/constants.ts';
+import { EnvVar } from '../../../lib/hosts/lambdaConfig.ts';
 import type { DynaliteServer } from './dynamo.ts';
+import type { MotoServer } from './moto.ts';
 
 /** CLI_MAX_OUTPUT_BYTES: what one run may print on each stream (a recording of hundreds of passes is megabytes). */
 const CLI_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -45,3 +48,30 @@ export const lineupAgainstTable =
   (dynamo: DynaliteServer): ((...args: string[]) => Promise<CliRun>) =>
   (...args) =>
     runLineup(args, tableEnv(dynamo));
+
+/**
+ * forwarderProcessEnv: the environment of a `lineup forward` process as the Deployment sets it,
+ * its events going to `moto`'s bus and its bookmarks to `dynamo`'s table (static credentials, the
+ * endpoints by AWS_ENDPOINT_URL_*), for the tests and benchmarks that run the forwarder's bundle.
+ */
+export const forwarderProcessEnv = (options: {
+  readonly cluster: string;
+  readonly table: string;
+  readonly bus: string;
+  readonly moto: MotoServer;
+  readonly dynamo: DynaliteServer;
+  readonly nodeOptions?: string | undefined;
+}): Record<string, string> => ({
+  ...(options.nodeOptions === undefined || options.nodeOptions === '' ? {} : { NODE_OPTIONS: options.nodeOptions }),
+  PATH: process.env['PATH'] ?? '',
+  HOME: process.env['HOME'] ?? '',
+  [EnvVar.ForwarderCluster]: options.cluster,
+  [EnvVar.TableName]: options.table,
+  [EnvVar.EventBusName]: options.bus,
+  [EnvVar.ControllerName]: DEFAULT_CONTROLLER_NAME,
+  AWS_REGION: options.moto.clientConfig.region,
+  AWS_ACCESS_KEY_ID: options.moto.clientConfig.credentials.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: options.moto.clientConfig.credentials.secretAccessKey,
+  AWS_ENDPOINT_URL_EVENTBRIDGE: options.moto.endpoint,
+  AWS_ENDPOINT_URL_DYNAMODB: options.dynamo.endpoint,
+});

@@ -46,7 +46,7 @@ export {
   type MotoServer,
 } from './moto.ts';
 export { startDynalite, type DynaliteServer } from './dynamo.ts';
-export { lineupAgainstTable, runLineup, tableEnv, type CliRun } from './cli.ts';
+export { forwarderProcessEnv, lineupAgainstTable, runLineup, tableEnv, type CliRun } from './cli.ts';
 export {
   CONTROLLERS,
   KWOK_STAGES_FILE,
