@@ -31,6 +31,9 @@ interface PairContext {
   /** The side finished (Completed or Failed) while its StartupPolicyCompleted was not True: its controller never saw the last stage ready before the end. */
   readonly lineupFinishedFirst: boolean;
   readonly upstreamFinishedFirst: boolean;
+  /** The side's controller saw the last stage ready at some time: StartupPolicyCompleted is there (True, or False after a restart or failure re-opened the walk). */
+  readonly lineupSawLastStage: boolean;
+  readonly upstreamSawLastStage: boolean;
   /** Both sides ended in the same terminal state (Completed or Failed). */
   readonly sameEnd: boolean;
 }
@@ -82,7 +85,9 @@ const EXPLANATIONS: readonly Explanation[] = [
         '(Failed) without StartupPolicyCompleted True, leaving StartupPolicyInProgress True (upstream jobset_controller.go reconcile: executeSuccessPolicy and ' +
         'executeFailurePolicy return before reconcileReplicatedJobs writes the startup conditions, and a restart re-opens the walk); one side saw the last stage ready, the other did not',
     },
-    explains: (field, context) => context.lineupFinishedFirst !== context.upstreamFinishedFirst && STARTUP_CONDITIONS.some((condition) => field.startsWith(condition)),
+    explains: (field, context) =>
+      (context.lineupFinishedFirst !== context.upstreamFinishedFirst || context.lineupSawLastStage !== context.upstreamSawLastStage) &&
+      STARTUP_CONDITIONS.some((condition) => field.startsWith(condition)),
   },
   {
     verdict: {
@@ -137,6 +142,8 @@ export const compareStatuses = (lineup: ReadonlyMap<string, JsonObject>, upstrea
     const context: PairContext = {
       lineupFinishedFirst: finishedFirst(mine),
       upstreamFinishedFirst: finishedFirst(theirs),
+      lineupSawLastStage: mine.has(`conditions[${ConditionType.StartupPolicyCompleted}]`),
+      upstreamSawLastStage: theirs.has(`conditions[${ConditionType.StartupPolicyCompleted}]`),
       sameEnd: endOf(mine) !== undefined && endOf(mine) === endOf(theirs),
     };
     for (const field of new Set([...mine.keys(), ...theirs.keys()])) {

@@ -108,6 +108,18 @@ describe('compareRuns verdicts for differences between twins that ended alike', 
     assert.deepEqual([...new Set(differences.map((d) => d.verdict.kind))], ['timing']);
   });
 
+  it('calls startup conditions timing when both twins failed but only one controller had seen the last stage ready (its walk re-opened by the failure)', () => {
+    // As upstream ended inorder-job-fails in one run: StartupPolicyCompleted True once, then False; Lineup never saw the workers ready.
+    const waiting = { type: 'StartupPolicyInProgress', status: 'True', reason: 'InOrderStartupPolicyInProgress', message: 'in order startup policy is in progress: waiting for workers to be Ready: 0/3 jobs ready' };
+    const reopened = [
+      { type: 'StartupPolicyInProgress', status: 'True', reason: 'InOrderStartupPolicyInProgress', message: 'in order startup policy is in progress' },
+      { type: 'StartupPolicyCompleted', status: 'False', reason: 'InOrderStartupPolicyCompleted', message: 'in order startup policy has completed' },
+    ];
+    const differences = compareRuns(new Map([['js', ended(1, '0', [waiting])]]), new Map([['js', ended(1, '0', reopened)]]));
+    const startup = differences.filter((d) => d.field === 'conditions[StartupPolicyCompleted]');
+    assert.deepEqual(startup.map((d) => [d.lineup, d.upstream, d.verdict.kind]), [['(absent)', 'False InOrderStartupPolicyCompleted', 'timing']]);
+  });
+
   it('leaves a counter difference between twins that ended differently not documented', () => {
     const completed: RunRecord = { starts: { workers: 0 }, deleted: false, final: { status: { terminalState: 'Completed', replicatedJobsStatus: [{ name: 'workers', failed: 0 }] } } };
     const differences = compareRuns(new Map([['js', ended(1, '0')]]), new Map([['js', completed]]));
