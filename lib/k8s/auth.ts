@@ -22,17 +22,11 @@ import { kubeEndpoint } from './endpoint.ts';
 import type { BearerToken, KubeEndpoint } from './endpoint.ts';
 import { SecretTokenSource } from './secretToken.ts';
 import type { TokenRefresher } from './secretToken.ts';
-
-/** AwsCredentials: what SigV4 signs with. */
-export interface AwsCredentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string | undefined;
-  readonly expiration?: Date | undefined;
-}
+import type { AwsCredentials, CredentialsProvider } from '../aws/credentials.ts';
 
 /** CredentialProvider: resolves AWS credentials (the SDK's providers fit: they cache and refresh on their own). */
-export type CredentialProvider = () => Promise<AwsCredentials>;
+export type CredentialProvider = CredentialsProvider;
+export type { AwsCredentials };
 
 /** stsHost: the regional STS endpoint EKS expects the presigned URL to name (China regions live under amazonaws.com.cn). */
 export const stsHost = (region: string): string => `sts.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}`;
