@@ -12,9 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_CONTROLLER_NAME } from '../lib/constants.ts';
-import { Counters } from '../lib/counters.ts';
 import { DEMO_CLUSTER, runDemo } from '../lib/hosts/demo.ts';
-import { openStateStore } from '../lib/hosts/local.ts';
+import { openStateDirForReading, openStateDirForWriting } from '../lib/hosts/stateDir.ts';
 import { loadedJobSets, loadJobSets } from '../lib/jobset/load.ts';
 import type { JobSet } from '../lib/jobset/schema.ts';
 import { silentLog } from '../lib/log.ts';
@@ -83,6 +82,7 @@ const measure = async (jobSet: JobSet, perturbRuns: number): Promise<JournalSize
   const stateDir = mkdtempSync(join(tmpdir(), 'lineup-bench-journal-'));
   rmSync(stateDir, { recursive: true });
   try {
+    const kept = openStateDirForWriting(stateDir, { command: 'bench journal' });
     const summary = await runDemo({
       jobSets: [jobSet],
       behaviour: EMPTY_BEHAVIOUR,
@@ -92,14 +92,14 @@ const measure = async (jobSet: JobSet, perturbRuns: number): Promise<JournalSize
       until: Infinity,
       onEntry: () => undefined,
       log: silentLog,
-      stateDir,
-    });
+      keptState: kept.database,
+    }).finally(() => kept.close());
     const name = jobSet.metadata.name ?? '';
     const result = summary.jobSets[0];
     if (result?.terminalState !== 'Completed') throw new Error(`bench journal: ${name} did not complete: ${result === undefined ? 'no result' : `terminal state ${String(result.terminalState)}`}, the demo stopped ${summary.stoppedBy} at ${summary.endedAt} ms virtual`);
     const key = { cluster: DEMO_CLUSTER, namespace: jobSet.metadata.namespace ?? 'default', name };
-    const { dynamo, store } = await openStateStore(stateDir, new Counters());
-    const entries = await store.listJournal(key).finally(() => dynamo.stop());
+    const { close, store } = openStateDirForReading(stateDir, 'bench journal');
+    const entries = await store.listJournal(key).finally(close);
     const sizes = entries.map((entry) => journalItemChars(entry)).sort((a, b) => a - b);
     stage(`${entries.length} entries; --perturb ${perturbRuns}`);
     const recording = recordingOf(key, entries);

@@ -421,7 +421,7 @@ export const DemoMessage = {
 
 /** JournalSourceMessage: the one line history, export and replay print when the journal's source is unusable (exit 2). */
 export const JournalSourceMessage = {
-  noState: (command: string, stateDir: string): string => `${command}: no state in ${stateDir}: expected the --state-dir of a lineup run`,
+  noState: (command: string, stateDir: string): string => `${command}: no state in ${stateDir}: expected the --state-dir of a lineup run or lineup demo`,
   bothSources: (command: string, stateDir: string, table: string): string =>
     `${command}: --state-dir ${stateDir} and --table ${table} both given: expected one (a local state directory or the deployed table)`,
   noRegion: (command: string, table: string): string => `${command}: --table ${table} without --region: expected the table's AWS region`,

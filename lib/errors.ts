@@ -14,6 +14,7 @@ export const ErrorCode = {
   INVALID_OBJECT: 'INVALID_OBJECT',
   STORE_INVALID: 'STORE_INVALID',
   ARCHIVE_REPLAY_FAILED: 'ARCHIVE_REPLAY_FAILED',
+  STATE_DIR_UNUSABLE: 'STATE_DIR_UNUSABLE',
 } as const;
 export type ErrorCodeName = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -145,5 +146,16 @@ export class StoreInvalidError extends LineupError {
 export class ArchiveReplayError extends LineupError {
   constructor(message: string, options?: ErrorOptions) {
     super(ErrorCode.ARCHIVE_REPLAY_FAILED, message, options);
+  }
+}
+
+/**
+ * StateDirError: a local state directory that cannot be used as asked — in use by another
+ * writer, damaged, not a directory, not writable, holding no state — with one line saying which
+ * and leaving every byte of it as it was.
+ */
+export class StateDirError extends LineupError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(ErrorCode.STATE_DIR_UNUSABLE, message, options);
   }
 }

@@ -30,11 +30,20 @@ export interface StatusFlags extends ClustersFlags {
   readonly missingAfter?: string | undefined;
 }
 
-/** withSource: run `work` on the flags' store; unusable flags or an unreadable source are one line and exit 2. */
-const withSource = async (command: string, flags: JournalSourceFlags, io: CliIo, work: (store: CheckpointStore, where: string) => Promise<number>): Promise<number> => {
+/**
+ * withSource: run `work` on the flags' store — read-only, or as the state directory's one writer
+ * when `mode` is 'write' — unusable flags or an unreadable source are one line and exit 2.
+ */
+const withSource = async (
+  command: string,
+  flags: JournalSourceFlags,
+  io: CliIo,
+  work: (store: CheckpointStore, where: string) => Promise<number>,
+  mode: 'read' | 'write' = 'read',
+): Promise<number> => {
   try {
     const source = journalSource(command, flags);
-    return await source.read((store) => work(store, source.where));
+    return await source[mode]((store) => work(store, source.where));
   } catch (error) {
     if (!(error instanceof UnusableJournalSource) && !(error instanceof InvalidInputError)) throw error;
     io.stderr(`${error instanceof InvalidInputError ? `${command}: ` : ''}${error.message}\n`);
@@ -67,7 +76,7 @@ export const clustersAddCommand = async (id: string, flags: ClustersFlags & AddC
     }
     io.stdout(`registered cluster ${id} (${record.auth.type}, ${record.endpoint}) in ${where}\n${nextSteps(record).join('\n')}\n`);
     return ExitCode.Ok;
-  });
+  }, 'write');
 };
 
 /** clustersRemoveCommand: delete a registry entry; its state stays. */
@@ -80,7 +89,7 @@ export const clustersRemoveCommand = (id: string, flags: ClustersFlags, io: CliI
     await store.deleteCluster(id);
     io.stdout(`${ClustersMessage.removed(id, where)}\n`);
     return ExitCode.Ok;
-  });
+  }, 'write');
 
 /** timeOf: epoch ms of an ISO 8601 --at. */
 const timeOf = (at: string): number => {

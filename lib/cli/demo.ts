@@ -6,11 +6,11 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_CONTROLLER_NAME, DemoMessage, UntilNeverText } from '../constants.ts';
 import { CounterName } from '../counters.ts';
-import { InvalidInputError } from '../errors.ts';
+import { InvalidInputError, StateDirError } from '../errors.ts';
 import { loadedJobSets, readJobSetFile, skippedNotes, worstOutcome } from '../jobset/load.ts';
 import type { JobSet } from '../jobset/schema.ts';
 import type { Log } from '../log.ts';
-import { hasState } from '../hosts/local.ts';
+import { openStateDirForWriting, type OpenStateDir } from '../hosts/stateDir.ts';
 import { DEMO_CLUSTER, runDemo, type DemoJobSetResult, type DemoSummary } from '../hosts/demo.ts';
 import { checkBehaviourNames, EMPTY_BEHAVIOUR, readBehaviourFile, type Behaviour } from '../sim/behaviour.ts';
 import { formatDuration, parseDuration } from '../sim/duration.ts';
@@ -126,12 +126,44 @@ export const runDemoCommand = async (files: readonly string[], flags: DemoFlags,
       jobSets.push(...loadedJobSets(result));
     }
     if (flags.behaviour !== undefined) checkBehaviourNames(behaviour, jobSets, flags.behaviour);
-    if (flags.stateDir !== undefined && hasState(flags.stateDir)) throw new InvalidInputError(DemoMessage.stateDirInUse(flags.stateDir));
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
     io.stderr(`lineup demo: ${error.message}\n`);
     return ExitCode.Usage;
   }
+  // Taken last, once the input is known good, so a refused demo leaves no directory behind.
+  let state: OpenStateDir | undefined;
+  try {
+    if (flags.stateDir !== undefined) {
+      state = openStateDirForWriting(flags.stateDir, { command: DEMO_COMMAND, requireNew: (stateDir) => `${DEMO_COMMAND}: ${DemoMessage.stateDirInUse(stateDir)}` });
+    }
+  } catch (error) {
+    if (!(error instanceof StateDirError)) throw error;
+    io.stderr(`${error.message}\n`);
+    return ExitCode.Usage;
+  }
+  try {
+    return await demoRun({ jobSets, behaviour, realMsPerVirtualSecond, until, state }, flags, io);
+  } finally {
+    state?.close();
+  }
+};
+
+/** The command a running demo names in its state directory's lock. */
+const DEMO_COMMAND = 'lineup demo';
+
+/** What a demo runs, once its flags and files were read. */
+interface DemoInput {
+  readonly jobSets: readonly JobSet[];
+  readonly behaviour: Behaviour;
+  readonly realMsPerVirtualSecond: number;
+  readonly until: number;
+  /** The state directory it keeps its state in (--state-dir), taken for writing. */
+  readonly state: OpenStateDir | undefined;
+}
+
+/** demoRun: run the loaded JobSets and print the timeline and the summary. */
+const demoRun = async ({ jobSets, behaviour, realMsPerVirtualSecond, until, state }: DemoInput, flags: DemoFlags, io: CliIo): Promise<number> => {
   const log: Log = (level, message, fields) => {
     if (flags.verbose || level === 'error' || level === 'warn') io.stderr(`${level}: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`);
   };
@@ -146,7 +178,7 @@ export const runDemoCommand = async (files: readonly string[], flags: DemoFlags,
     until,
     onEntry: (name, entry) => io.stdout(`${seconds(entry.at)}  ${name.padEnd(width)}  ${entry.type.padEnd(16)}  ${describeEntry(name, entry)}\n`),
     log,
-    stateDir: flags.stateDir,
+    keptState: state?.database,
   });
   io.stdout(`${summaryLines(summary).join('\n')}\n`);
   if (flags.stateDir !== undefined) io.stdout(`${DemoMessage.journalKept(flags.stateDir, DEMO_CLUSTER, jobSets[0]?.metadata.namespace ?? 'default', jobSets[0]?.metadata.name ?? '')}\n`);

@@ -3,6 +3,9 @@
  * cluster (DESIGN §4), with a live timeline of decisions; Ctrl-C flushes and exits cleanly.
  * `lineup history CLUSTER/NS/NAME`: a JobSet's decision log from the same state directory.
  */
+import { ReplayMessage } from '../constants.ts';
+import { StateDirError } from '../errors.ts';
+import { CLUSTER_ID_PATTERN } from '../events/schema.ts';
 import { runLocal } from '../hosts/local.ts';
 import { journalSource, UnusableJournalSource, type JournalSourceFlags } from './journalSource.ts';
 import type { Log } from '../log.ts';
@@ -32,6 +35,11 @@ export const runCommand = async (flags: RunFlags, io: CliIo, signal: AbortSignal
   const log: Log = (level, message, fields) => {
     if (flags.verbose || level !== 'debug') io.stderr(`${clock(Date.now())} ${level.padEnd(5)} ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`);
   };
+  // Refused before anything is contacted or created: the id names the event source lineup.<id>.
+  if (!CLUSTER_ID_PATTERN.test(flags.cluster)) {
+    io.stderr(`lineup run: --cluster ${JSON.stringify(flags.cluster)} is not a DNS label: expected ${CLUSTER_ID_PATTERN.source}\n`);
+    return ExitCode.Usage;
+  }
   try {
     const counters = await runLocal({
       clusterId: flags.cluster,
@@ -46,7 +54,8 @@ export const runCommand = async (flags: RunFlags, io: CliIo, signal: AbortSignal
     io.stdout(`stopped; counters: ${JSON.stringify(counters)}\n`);
     return ExitCode.Ok;
   } catch (error) {
-    io.stderr(`lineup run: ${(error as Error).message}\n`);
+    // A state directory's refusal names its command already.
+    io.stderr(error instanceof StateDirError ? `${error.message}\n` : `lineup run: ${(error as Error).message}\n`);
     return ExitCode.Usage;
   }
 };
@@ -75,9 +84,9 @@ export const historyCommand = async (target: string, flags: HistoryFlags, io: Cl
     const key = { cluster, namespace, name };
     const entries = await source.read((store) => store.listJournal(key, limit));
     if (entries.length === 0) {
-      // An HTML page goes to a file: the note must not become its content.
-      (flags.output === 'html' ? io.stderr : io.stdout)(`no passes recorded for ${target} in ${source.where}\n`);
-      return ExitCode.Ok;
+      // As export and replay: a JobSet with no pass is a mistyped target or the wrong source.
+      io.stderr(`${ReplayMessage.unknownJobSet('lineup history', target, source.where)}\n`);
+      return ExitCode.Usage;
     }
     if (flags.output === 'html') {
       io.stdout(renderTimelineHtml(historyDrawing(recordingOf(key, entries))));

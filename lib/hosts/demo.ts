@@ -29,7 +29,7 @@ import { EventQueue } from '../sim/queue.ts';
 import type { TimelineEntry } from '../sim/timeline.ts';
 import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
 import { startEmbeddedDynamo } from '../store/embedded.ts';
-import { openStateStore } from './local.ts';
+import { SqliteCheckpointStore, type StateDatabase } from '../store/sqliteStore.ts';
 
 /** The cluster id the demo's simulated cluster registers as: `lineup run`'s default, so the commands read alike. */
 export const DEMO_CLUSTER = 'local';
@@ -55,11 +55,12 @@ export interface DemoOptions {
   readonly onEntry: (jobSet: string, entry: TimelineEntry) => void;
   readonly log: Log;
   /**
-   * Keep the store (leases, journal, bookmarks) in this directory, as `lineup run` does, so that
-   * `lineup history`, `export` and `replay` read the demo's journal afterwards. The simulated
-   * cluster is registered in it as DEMO_CLUSTER. @default in memory, gone when the demo ends
+   * Keep the store (leases, journal, bookmarks) in this state database, as `lineup run` does, so
+   * that `lineup history`, `export` and `replay` read the demo's journal, also while it runs. The
+   * simulated cluster is registered in it as DEMO_CLUSTER; the caller opened it (a state
+   * directory taken for writing: lib/hosts/stateDir.ts) and closes it. @default in memory, gone when the demo ends
    */
-  readonly stateDir?: string | undefined;
+  readonly keptState?: StateDatabase | undefined;
 }
 
 /** Outcome of one JobSet in the demo. */
@@ -126,19 +127,22 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
   });
   source = new SimWatchSource(cluster, (error) => failures.push(error));
   const watched = source;
-  const { dynamo, store } =
-    options.stateDir === undefined
+  // Kept state goes to the state directory's database, as lineup run's; otherwise a real
+  // DynamoDB-API server in memory, so the summary's request counts are the deployed store's.
+  const kept = options.keptState;
+  const { close, store } =
+    kept === undefined
       ? await startEmbeddedDynamo().then((embedded) => ({
-          dynamo: embedded,
+          close: () => embedded.stop(),
           store: new DynamoCheckpointStore({ client: embedded.client, tableName: embedded.tableName, counters }),
         }))
-      : await openStateStore(options.stateDir, counters);
+      : { close: async () => undefined, store: new SqliteCheckpointStore(kept, { counters }) };
   const abort = new AbortController();
   let bus: InProcessBus | undefined;
   let forwarding: Promise<void> | undefined;
   try {
     // Registered so that `lineup replay --all` finds the demo's JobSets without being told the cluster.
-    if (options.stateDir !== undefined) await store.putCluster(DEMO_CLUSTER_RECORD);
+    if (kept !== undefined) await store.putCluster(DEMO_CLUSTER_RECORD);
     const simGateway = new SimClusterGateway(cluster);
     // Count what the reconciler asks of the cluster the way the Kubernetes gateway counts requests:
     // a pass reads the JobSet, lists its Jobs and gets its Service; every action is one write.
@@ -180,7 +184,7 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
       batchWindowMs: 0,
       reconnectDelayMs: 0,
       // Kept state gets the heartbeats `lineup clusters status` reads (the first at once, stamped in virtual time).
-      heartbeatIntervalMs: options.stateDir === undefined ? undefined : HEARTBEAT_INTERVAL_MS,
+      heartbeatIntervalMs: kept === undefined ? undefined : HEARTBEAT_INTERVAL_MS,
     });
 
     for (const jobSet of options.jobSets) cluster.createJobSet(jobSet, 0);
@@ -272,6 +276,6 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
     abort.abort();
     await forwarding;
     await bus?.stop();
-    await dynamo.stop();
+    await close();
   }
 };

@@ -1,8 +1,9 @@
 /**
  * `lineup run`: the whole controller in this process against a real cluster — the forwarder
  * watching it, the in-process bus with the deployed rule pattern, the same reconciler batch
- * handler, and an embedded DynamoDB-API server keeping its data under the state directory.
- * Stopping (Ctrl-C) flushes the forwarder, drains the bus and closes the store.
+ * handler, and the state directory's SQLite database as its store (./stateDir.ts: one writer,
+ * readers beside it). Stopping (Ctrl-C) flushes the forwarder, drains the bus, closes the store
+ * and releases the directory.
  *
  * Before anything starts, one list of each watched kind (retried a few seconds on KUBE_RETRY)
  * checks that the server is there, takes the credentials, grants the verbs and serves JobSets:
@@ -10,7 +11,6 @@
  * cluster, not a person at a terminal. After that first good list, failures are retried as the
  * forwarder always does.
  */
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { InProcessBus } from '../bus/inProcessBus.ts';
@@ -29,8 +29,7 @@ import type { Log } from '../log.ts';
 import type { Plan, PlanOptions } from '../plan/types.ts';
 import { InputsMemory } from '../reconcile/journal.ts';
 import { makeSqsBatchHandler } from '../reconcile/sqsBatch.ts';
-import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../store/embedded.ts';
+import { checkStateDirTarget, openStateDirForWriting } from './stateDir.ts';
 import type { ClusterRecord, JournalEntry, JobSetKey } from '../store/types.ts';
 
 /** LocalRunOptions: which cluster, where to keep state, what to print. */
@@ -53,17 +52,8 @@ export interface LocalRunOptions {
 export const defaultKubeconfig = (env: Readonly<Record<string, string | undefined>>): string =>
   env['KUBECONFIG']?.split(':')[0] || join(homedir(), '.kube', 'config');
 
-/** dynamoDir: where the embedded DynamoDB-API server keeps its data under a state directory. */
-const dynamoDir = (stateDir: string): string => join(stateDir, 'dynamo');
-
-/** hasState: whether `lineup run` has kept state in `stateDir` (reading it must not create it). */
-export const hasState = (stateDir: string): boolean => statSync(dynamoDir(stateDir), { throwIfNoEntry: false })?.isDirectory() === true;
-
-/** openStateStore: the embedded DynamoDB-API server over `<stateDir>/dynamo`, created when missing. */
-export const openStateStore = async (stateDir: string, counters: Counters): Promise<{ dynamo: EmbeddedDynamo; store: DynamoCheckpointStore }> => {
-  const dynamo = await startEmbeddedDynamo({ path: dynamoDir(stateDir) });
-  return { dynamo, store: new DynamoCheckpointStore({ client: dynamo.client, tableName: dynamo.tableName, counters }) };
-};
+/** The command a running `lineup run` names in its state directory's lock. */
+const RUN_COMMAND = 'lineup run';
 
 /** The message of each way the first list can fail, by the Lineup error code it failed with. */
 const START_FAILURE: Partial<Record<ErrorCodeName, (server: string, detail: string) => string>> = {
@@ -91,6 +81,8 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
     endpoint: 'https://from-kubeconfig.invalid',
     auth: { type: 'kubeconfig', path: options.kubeconfig ?? defaultKubeconfig(process.env), context: options.context },
   };
+  // A --state-dir that is a file is refused before the cluster is contacted, and nothing is created.
+  checkStateDirTarget(options.stateDir, RUN_COMMAND);
   const endpoint = await endpointFor(record, { readKubeconfig });
   const server = endpoint.server.href.replace(/\/$/, '');
   const source = new KubeWatchSource({ endpoint, counters, log: options.log });
@@ -99,7 +91,8 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
   } catch (error) {
     throw startFailure(error, server);
   }
-  const { dynamo, store } = await openStateStore(options.stateDir, counters);
+  const state = openStateDirForWriting(options.stateDir, { command: RUN_COMMAND, counters });
+  const store = state.store;
   const abort = new AbortController();
   const stop = (): void => abort.abort();
   options.signal.addEventListener('abort', stop, { once: true });
@@ -137,6 +130,6 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
   } finally {
     options.signal.removeEventListener('abort', stop);
     await bus?.stop();
-    await dynamo.stop();
+    state.close();
   }
 };

@@ -156,7 +156,7 @@ describe('lineup clusters', () => {
 
     it('a state directory that does not exist, or --table without --region, is one line and exit 2', async () => {
       const none = await runCli(['clusters', 'list', '--state-dir', join(scratch, 'missing')]);
-      assert.deepEqual([none.code, none.stderr], [2, `lineup clusters list: no state in ${join(scratch, 'missing')}: expected the --state-dir of a lineup run\n`]);
+      assert.deepEqual([none.code, none.stderr], [2, `lineup clusters list: no state in ${join(scratch, 'missing')}: expected the --state-dir of a lineup run or lineup demo\n`]);
       const noRegion = await runCli(['clusters', 'status', '--table', 'T']);
       assert.deepEqual([noRegion.code, noRegion.stderr], [2, "lineup clusters status: --table T without --region: expected the table's AWS region\n"]);
     });

@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { historyCommand } from '../../lib/cli/run.ts';
 import type { CliIo } from '../../lib/cli/io.ts';
 import { HistoryMessage } from '../../lib/constants.ts';
-import { Counters } from '../../lib/counters.ts';
-import { openStateStore } from '../../lib/hosts/local.ts';
+import { openStateDirForWriting } from '../../lib/hosts/stateDir.ts';
 
 const capture = () => {
   const out: string[] = [];
@@ -67,12 +66,12 @@ describe('cli/run: lineup history --state-dir', () => {
       applied: true,
     };
     const second = { ...first, at: at + 30, triggers: [], timings: { passStartedAt: at + 30, writesDoneAt: at + 41 }, inputsDigest: 'def456', actions: [], reason: 'nothing to do' };
-    const { dynamo, store } = await openStateStore(stateDir, new Counters());
+    const { close, store } = openStateDirForWriting(stateDir, { command: 'the test' });
     try {
       await store.appendJournal(first);
       await store.appendJournal(second);
     } finally {
-      await dynamo.stop();
+      close();
     }
     // Act
     const text = capture();

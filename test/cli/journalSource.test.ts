@@ -73,10 +73,11 @@ describe('cli: history, export and replay --table TABLE --region R', () => {
     assert.deepEqual(JSON.parse(json.stdout()), JSON.parse(JSON.stringify(historyOf(KEY, entries))));
   });
 
-  it('history of a JobSet the table has no passes for names the table', async () => {
-    const { io, stdout } = capture();
-    assert.equal(await historyCommand(`${KEY.cluster}/default/nobody`, table, io), 0);
-    assert.equal(stdout(), `no passes recorded for ${KEY.cluster}/default/nobody in ${JournalSourceMessage.tableWhere(TABLE, REGION)}\n`);
+  it('history of a JobSet the table has no passes for names the table, exit 2 as export and replay', async () => {
+    const { io, stdout, stderr } = capture();
+    assert.equal(await historyCommand(`${KEY.cluster}/default/nobody`, table, io), 2);
+    assert.equal(stderr(), `lineup history: no passes recorded for ${KEY.cluster}/default/nobody in ${JournalSourceMessage.tableWhere(TABLE, REGION)}\n`);
+    assert.equal(stdout(), '');
   });
 
   it('export reads the table: the recording of every pass', async () => {

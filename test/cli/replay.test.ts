@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { exportCommand, replayCommand } from '../../lib/cli/replay.ts';
-import { Counters } from '../../lib/counters.ts';
-import { openStateStore } from '../../lib/hosts/local.ts';
+import { openStateDirForWriting } from '../../lib/hosts/stateDir.ts';
 import { KEY, NAME, recordStartup, workersAtOnce } from '../replay/fixtures.ts';
 
 /** capture: a CliIo collecting what a command prints. */
@@ -34,11 +33,11 @@ describe('lineup export and lineup replay', () => {
     scratch = mkdtempSync(join(tmpdir(), 'lineup-replay-'));
     stateDir = join(scratch, 'state');
     // A startup recorded in a state directory the way lineup run keeps it (embedded DynamoDB).
-    const { dynamo, store } = await openStateStore(stateDir, new Counters());
+    const { close, store } = openStateDirForWriting(stateDir, { command: 'the test' });
     try {
       await recordStartup(store);
     } finally {
-      await dynamo.stop();
+      close();
     }
     const { io, stdout, stderr } = capture();
     assert.equal(await exportCommand(target, { stateDir }, io), 0, stderr());
@@ -108,6 +107,6 @@ describe('lineup export and lineup replay', () => {
     assert.match(missing.stderr(), new RegExp(`^lineup export: no passes recorded for ${KEY.cluster}/default/nobody in \\S+\\n$`));
     const noState = capture();
     assert.equal(await replayCommand(target, { stateDir: join(scratch, 'typo'), output: 'text' }, noState.io), 2);
-    assert.match(noState.stderr(), /^lineup replay: no state in \S+typo: expected the --state-dir of a lineup run\n$/);
+    assert.match(noState.stderr(), /^lineup replay: no state in \S+typo: expected the --state-dir of a lineup run or lineup demo\n$/);
   });
 });
