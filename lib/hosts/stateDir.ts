@@ -14,8 +14,8 @@
  * - a damaged database is reported (one line naming the file) and left as it was;
  * - a command that is refused leaves nothing behind that it created.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { JournalSourceMessage } from '../constants.ts';
 import { StateDirError } from '../errors.ts';
 import type { Counters } from '../counters.ts';
@@ -179,7 +179,7 @@ export const openStateDirForWriting = (stateDir: string, options: WriterOptions)
   let created: string | undefined;
   if (kind === 'absent') {
     try {
-      created = mkdirSync(stateDir, { recursive: true });
+      created = makeDirectories(stateDir);
     } catch (error) {
       throw new StateDirError(StateDirMessage.cannotCreate(command, stateDir, reasonOf(error)), { cause: error });
     }
@@ -213,6 +213,18 @@ export const openStateDirForWriting = (stateDir: string, options: WriterOptions)
     undo();
     throw error;
   }
+};
+
+/**
+ * makeDirectories: `mkdir -p`, returning the first directory it created. Not mkdirSync's
+ * `recursive`: where the parent refuses with ENOENT although it exists (under /proc), Node's
+ * recursive mkdir retries for ever; one level at a time, the refusal comes back at once.
+ */
+const makeDirectories = (path: string): string => {
+  const missing: string[] = [];
+  for (let dir = resolve(path); !existsSync(dir); dir = dirname(dir)) missing.unshift(dir);
+  for (const dir of missing) mkdirSync(dir);
+  return missing[0] ?? resolve(path);
 };
 
 /** openChecked: openStateDatabase, its DatabaseProblem as the one line naming the file. */
