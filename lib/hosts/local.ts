@@ -29,7 +29,7 @@ import type { Log } from '../log.ts';
 import type { Plan, PlanOptions } from '../plan/types.ts';
 import { InputsMemory } from '../reconcile/journal.ts';
 import { makeSqsBatchHandler } from '../reconcile/sqsBatch.ts';
-import { checkStateDirTarget, openStateDirForWriting } from './stateDir.ts';
+import { checkStateDirForWriting, openStateDirForWriting } from './stateDir.ts';
 import type { ClusterRecord, JournalEntry, JobSetKey } from '../store/types.ts';
 
 /** LocalRunOptions: which cluster, where to keep state, what to print. */
@@ -81,8 +81,8 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
     endpoint: 'https://from-kubeconfig.invalid',
     auth: { type: 'kubeconfig', path: options.kubeconfig ?? defaultKubeconfig(process.env), context: options.context },
   };
-  // A --state-dir that is a file is refused before the cluster is contacted, and nothing is created.
-  checkStateDirTarget(options.stateDir, RUN_COMMAND);
+  // A --state-dir it could not use is refused before the cluster is contacted, and nothing is created.
+  checkStateDirForWriting(options.stateDir, RUN_COMMAND);
   const endpoint = await endpointFor(record, { readKubeconfig });
   const server = endpoint.server.href.replace(/\/$/, '');
   const source = new KubeWatchSource({ endpoint, counters, log: options.log });

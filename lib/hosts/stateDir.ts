@@ -94,11 +94,22 @@ const kindOf = (command: string, stateDir: string, path: string): 'absent' | 'di
 };
 
 /**
- * checkStateDirTarget: refuse a --state-dir a writer could not use, creating nothing: a path that
- * is a file (or under one). For the checks a writer makes before slower work (contacting a cluster).
+ * checkStateDirForWriting: what openStateDirForWriting would refuse of the directory as it is now —
+ * a path that is not a directory, another writer's lock, a damaged database, an earlier format —
+ * found by reading only, creating nothing. For a writer to check before slower work that may fail
+ * (`lineup run` contacting its cluster), so its refusal comes first and leaves nothing behind.
  */
-export const checkStateDirTarget = (stateDir: string, command: string): void => {
-  if (kindOf(command, stateDir, stateDir) === 'other') throw new StateDirError(StateDirMessage.notDirectory(command, stateDir));
+export const checkStateDirForWriting = (stateDir: string, command: string): void => {
+  const kind = kindOf(command, stateDir, stateDir);
+  if (kind === 'other') throw new StateDirError(StateDirMessage.notDirectory(command, stateDir));
+  if (kind === 'absent') return;
+  const holder = readStateDirLock(stateDir);
+  if (holder !== undefined) throw new StateDirError(StateDirMessage.inUse(command, stateDir, holder));
+  if (kindOf(command, stateDir, join(stateDir, STATE_FILE)) === 'absent') {
+    if (kindOf(command, stateDir, join(stateDir, LEGACY_STATE_DIR)) === 'directory') throw new StateDirError(StateDirMessage.legacy(command, stateDir));
+    return;
+  }
+  openStateDirForReading(stateDir, command).close();
 };
 
 /**
