@@ -239,6 +239,14 @@ const ROWS: readonly Row[] = [
     says: /^\$DIR\/m\.yaml: document 2 \(line 23\): not valid YAML: /,
     stdout: /^\$DIR\/m\.yaml: ok: valid\n$/,
   },
+  {
+    name: 'validate: two files, the second missing (the first is still judged)',
+    argv: ['validate', '$DIR/js.yaml', '$DIR/missing.yaml'],
+    files: { 'js.yaml': VALID },
+    code: 2,
+    says: /^\$DIR\/missing\.yaml: cannot read file: no such file$/,
+    stdout: /^\$DIR\/js\.yaml: valid\n$/,
+  },
 
   // ===== The same inputs to plan, simulate and demo: each its own prefix, one line, exit 2. =====
   { name: 'plan: a file that does not exist', argv: ['plan', '$DIR/missing.yaml'], code: 2, says: /^\$DIR\/missing\.yaml: cannot read file: no such file$/ },
@@ -478,6 +486,9 @@ const ROWS: readonly Row[] = [
     { name: `${command.slice(7)}: --region without --table`, argv: [...argv, '--region', 'eu-west-1'], code: 2, says: new RegExp(`^${command}: --region eu-west-1 without --table: expected --table NAME`) },
     { name: `${command.slice(7)}: --table without --region`, argv: [...argv, '--table', 'T'], code: 2, says: new RegExp(`^${command}: --table T without --region: expected the table's AWS region$`) },
   ]),
+  { name: 'history: a --state-dir that is a file', argv: ['history', 'local/default/js', '--state-dir', '$DIR/f.txt'], files: { 'f.txt': 'hello' }, code: 2, says: /^lineup history: no state in \$DIR\/f\.txt: / },
+  { name: 'replay --all: a --state-dir that is a file', argv: ['replay', '--all', '--state-dir', '$DIR/f.txt'], files: { 'f.txt': 'hello' }, code: 2, says: /^lineup replay: no state in \$DIR\/f\.txt: / },
+  { name: 'clusters list: a --state-dir that is a file', argv: ['clusters', 'list', '--state-dir', '$DIR/f.txt'], files: { 'f.txt': 'hello' }, code: 2, says: /^lineup clusters list: no state in \$DIR\/f\.txt: / },
   { name: 'history: a --state-dir lineup run never used', argv: ['history', 'local/default/js', '--state-dir', '$DIR'], code: 2, says: /^lineup history: no state in \$DIR: expected the --state-dir of a lineup run$/ },
   { name: 'export: a --state-dir lineup run never used', argv: ['export', 'local/default/js', '--state-dir', '$DIR'], code: 2, says: /^lineup export: no state in \$DIR: / },
   { name: 'replay --all: a --state-dir that does not exist', argv: ['replay', '--all', '--state-dir', '$DIR/nope'], code: 2, says: /^lineup replay: no state in \$DIR\/nope: / },
@@ -494,6 +505,7 @@ const ROWS: readonly Row[] = [
   { name: 'replay: an empty recording file', argv: ['replay', '$DIR/r.json'], files: { 'r.json': '' }, code: 2, says: /^lineup replay: \$DIR\/r\.json: not a recording: its JSON does not parse/ },
   { name: 'replay: a binary recording file', argv: ['replay', '$DIR/r.json'], files: { 'r.json': Uint8Array.from([0x1f, 0x8b, 0x08, 0x00, 0xff, 0x00]) }, code: 2, says: /^lineup replay: \$DIR\/r\.json: not a recording: its JSON does not parse/ },
   { name: 'replay: YAML instead of JSON', argv: ['replay', '$DIR/r.json'], files: { 'r.json': `format: ${FORMAT}\n` }, code: 2, says: /^lineup replay: \$DIR\/r\.json: not a recording: its JSON does not parse/ },
+  { name: 'replay: a JobSet file given as a recording', argv: ['replay', '$DIR/js.yaml'], files: { 'js.yaml': VALID }, code: 2, says: /^lineup replay: \$DIR\/js\.yaml: not a recording: its JSON does not parse/ },
   // Not an object: today said as an unknown format (null); the patterns let a fix say "not an object".
   ...(
     [
