@@ -184,7 +184,11 @@ export const openStateDirForWriting = (stateDir: string, options: WriterOptions)
   const { command } = options;
   const kind = kindOf(command, stateDir, stateDir);
   if (kind === 'other') throw new StateDirError(StateDirMessage.notDirectory(command, stateDir));
+  // Another writer is the first thing to say: whatever else is wrong, it is its to change.
+  const holder = kind === 'directory' ? readStateDirLock(stateDir) : undefined;
+  if (holder !== undefined) throw new StateDirError(StateDirMessage.inUse(command, stateDir, holder));
   if (options.requireExisting === true && (kind === 'absent' || kindOf(command, stateDir, join(stateDir, STATE_FILE)) === 'absent')) {
+    if (kind === 'directory' && kindOf(command, stateDir, join(stateDir, LEGACY_STATE_DIR)) === 'directory') throw new StateDirError(StateDirMessage.legacy(command, stateDir));
     throw new StateDirError(StateDirMessage.noState(command, stateDir));
   }
   let created: string | undefined;
@@ -205,7 +209,11 @@ export const openStateDirForWriting = (stateDir: string, options: WriterOptions)
     const file = join(stateDir, STATE_FILE);
     const existed = kindOf(command, stateDir, file) !== 'absent';
     if (!existed && kindOf(command, stateDir, join(stateDir, LEGACY_STATE_DIR)) === 'directory') throw new StateDirError(StateDirMessage.legacy(command, stateDir));
-    if (existed && options.requireNew !== undefined) throw new StateDirError(options.requireNew(stateDir));
+    if (existed && options.requireNew !== undefined) {
+      // A damaged database is the news, not that it holds state.
+      openChecked(command, file, { readOnly: true, exists: true }).close();
+      throw new StateDirError(options.requireNew(stateDir));
+    }
     const database = openChecked(command, file, { readOnly: false, exists: existed });
     return {
       store: new SqliteCheckpointStore(database, { counters: options.counters }),

@@ -39,11 +39,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { Counters } from '../../lib/counters.ts';
-import { openStateStore } from '../../lib/hosts/local.ts';
+import { openStateDirForWriting } from '../../lib/hosts/stateDir.ts';
 import { freeClosedPort, startLoopback, status, type LoopbackServer } from '../k8s/loopback.ts';
 import { runCli, type CliRun } from './inProcess.ts';
 
@@ -204,6 +203,11 @@ const EVERY_COMMAND: readonly (readonly string[])[] = [
   ['plan', 'x.yaml'],
   ['simulate', 'x.yaml'],
 ];
+
+/** A writer's lock naming this process: alive for as long as the test runs. */
+const LIVE_LOCK = JSON.stringify({ pid: process.pid, command: 'lineup run', startedAt: '2026-12-02T08:00:00.000Z' });
+/** A state database overwritten with what is not SQLite. */
+const GARBAGE_DATABASE = 'not a database, '.repeat(1024);
 
 const ROWS: readonly Row[] = [
   // ===== JobSet files that cannot be used: validate, one line on stderr, exit 2. =====
@@ -481,15 +485,15 @@ const ROWS: readonly Row[] = [
 
   // ===== Where the journal and registry are: --state-dir, --table, --region (every command that reads them). =====
   ...SOURCE_COMMANDS.flatMap(({ command, argv }): Row[] => [
-    { name: `${command.slice(7)}: a --state-dir that does not exist`, argv: [...argv, '--state-dir', '$DIR/nope'], code: 2, says: new RegExp(`^${command}: no state in \\$DIR/nope: expected the --state-dir of a lineup run$`) },
+    { name: `${command.slice(7)}: a --state-dir that does not exist`, argv: [...argv, '--state-dir', '$DIR/nope'], code: 2, says: new RegExp(`^${command}: no state in \\$DIR/nope: expected the --state-dir of a lineup run or lineup demo$`) },
     { name: `${command.slice(7)}: --table with --state-dir`, argv: [...argv, '--state-dir', '$STATE', '--table', 'T'], code: 2, says: new RegExp(`^${command}: --state-dir \\$STATE and --table T both given: expected one`) },
     { name: `${command.slice(7)}: --region without --table`, argv: [...argv, '--region', 'eu-west-1'], code: 2, says: new RegExp(`^${command}: --region eu-west-1 without --table: expected --table NAME`) },
     { name: `${command.slice(7)}: --table without --region`, argv: [...argv, '--table', 'T'], code: 2, says: new RegExp(`^${command}: --table T without --region: expected the table's AWS region$`) },
   ]),
-  { name: 'history: a --state-dir that is a file', argv: ['history', 'local/default/js', '--state-dir', '$DIR/f.txt'], files: { 'f.txt': 'hello' }, code: 2, says: /^lineup history: no state in \$DIR\/f\.txt: / },
-  { name: 'replay --all: a --state-dir that is a file', argv: ['replay', '--all', '--state-dir', '$DIR/f.txt'], files: { 'f.txt': 'hello' }, code: 2, says: /^lineup replay: no state in \$DIR\/f\.txt: / },
-  { name: 'clusters list: a --state-dir that is a file', argv: ['clusters', 'list', '--state-dir', '$DIR/f.txt'], files: { 'f.txt': 'hello' }, code: 2, says: /^lineup clusters list: no state in \$DIR\/f\.txt: / },
-  { name: 'history: a --state-dir lineup run never used', argv: ['history', 'local/default/js', '--state-dir', '$DIR'], code: 2, says: /^lineup history: no state in \$DIR: expected the --state-dir of a lineup run$/ },
+  { name: 'history: a --state-dir that is a file', argv: ['history', 'local/default/js', '--state-dir', '$DIR/f.txt'], files: { 'f.txt': 'hello' }, code: 2, says: /^lineup history: --state-dir \$DIR\/f\.txt is not a directory: / },
+  { name: 'replay --all: a --state-dir that is a file', argv: ['replay', '--all', '--state-dir', '$DIR/f.txt'], files: { 'f.txt': 'hello' }, code: 2, says: /^lineup replay: --state-dir \$DIR\/f\.txt is not a directory: / },
+  { name: 'clusters list: a --state-dir that is a file', argv: ['clusters', 'list', '--state-dir', '$DIR/f.txt'], files: { 'f.txt': 'hello' }, code: 2, says: /^lineup clusters list: --state-dir \$DIR\/f\.txt is not a directory: / },
+  { name: 'history: a --state-dir lineup run never used', argv: ['history', 'local/default/js', '--state-dir', '$DIR'], code: 2, says: /^lineup history: no state in \$DIR: expected the --state-dir of a lineup run or lineup demo$/ },
   { name: 'export: a --state-dir lineup run never used', argv: ['export', 'local/default/js', '--state-dir', '$DIR'], code: 2, says: /^lineup export: no state in \$DIR: / },
   { name: 'replay --all: a --state-dir that does not exist', argv: ['replay', '--all', '--state-dir', '$DIR/nope'], code: 2, says: /^lineup replay: no state in \$DIR\/nope: / },
   { name: 'export: a JobSet with no passes recorded', argv: ['export', 'local/default/js', '--state-dir', '$STATE'], code: 2, says: /^lineup export: no passes recorded for local\/default\/js in \$STATE$/ },
@@ -572,6 +576,25 @@ const ROWS: readonly Row[] = [
   { name: 'run: a user without the verbs', argv: run(), files: { kc: kubeconfig('$API', 'norbac') }, code: 2, says: /^lineup run: the API server \$API does not let this user list and watch jobsets and jobs/ },
   { name: 'run: a cluster without the JobSet CRD', argv: run(), files: { kc: kubeconfig('$API', 'admin') }, code: 2, says: /^lineup run: the API server \$API does not serve jobset\.x-k8s\.io\/v1alpha2 jobsets/ },
   { name: 'run: a server that answers with what is not JSON', argv: run(), files: { kc: kubeconfig('$API', 'garbage') }, code: 2, says: /^lineup run: cannot reach the API server \$API \(list jobsets: .*not JSON/ },
+
+  // ===== The state directory (lib/hosts/stateDir.ts): in use, damaged, an earlier format, not a directory. =====
+  ...[
+    ['demo', ['demo', '--speed', '0', '--state-dir', '$DIR/st', '$DIR/js.yaml']],
+    ['run', ['run', '--kubeconfig', '$DIR/kc', '--state-dir', '$DIR/st']],
+  ].flatMap(([command, argv]): Row[] => [
+    { name: `${String(command)}: a --state-dir another writer holds`, argv: argv as string[], files: { 'js.yaml': VALID, 'st/lineup.lock': LIVE_LOCK }, code: 2, says: new RegExp(`^lineup ${String(command)}: \\$DIR/st is in use by lineup run \\(pid ${process.pid}\\) since 2026-12-02T08:00:00\\.000Z: expected one writer at a time`) },
+    { name: `${String(command)}: a --state-dir whose database is not a database`, argv: argv as string[], files: { 'js.yaml': VALID, 'st/lineup.db': GARBAGE_DATABASE }, code: 2, says: new RegExp(`^lineup ${String(command)}: \\$DIR/st/lineup\\.db is damaged: file is not a database; it was left as it was`) },
+    { name: `${String(command)}: a --state-dir of an earlier Lineup`, argv: argv as string[], files: { 'js.yaml': VALID, 'st/dynamo/CURRENT': 'MANIFEST-000001\n' }, code: 2, says: new RegExp(`^lineup ${String(command)}: \\$DIR/st holds state in an earlier Lineup's format`) },
+    { name: `${String(command)}: a --state-dir that is a file`, argv: (argv as string[]).map((arg) => (arg === '$DIR/st' ? '$DIR/f.txt' : arg)), files: { 'js.yaml': VALID, 'f.txt': 'hello' }, code: 2, says: new RegExp(`^lineup ${String(command)}: --state-dir \\$DIR/f\\.txt is not a directory`) },
+  ]),
+  ...SOURCE_COMMANDS.flatMap(({ command, argv }): Row[] => [
+    { name: `${command.slice(7)}: a --state-dir whose database is not a database`, argv: [...argv, '--state-dir', '$DIR/st'], files: { 'st/lineup.db': GARBAGE_DATABASE }, code: 2, says: new RegExp(`^${command}: \\$DIR/st/lineup\\.db is damaged: file is not a database; it was left as it was`) },
+    { name: `${command.slice(7)}: a --state-dir of an earlier Lineup`, argv: [...argv, '--state-dir', '$DIR/st'], files: { 'st/dynamo/CURRENT': 'MANIFEST-000001\n' }, code: 2, says: new RegExp(`^${command}: \\$DIR/st holds state in an earlier Lineup's format`) },
+  ]),
+  { name: 'demo: a --state-dir that cannot be created (under /proc)', argv: ['demo', '--speed', '0', '--state-dir', '/proc/lineup-state', '$DIR/js.yaml'], files: { 'js.yaml': VALID }, code: 2, says: /^lineup demo: cannot create --state-dir \/proc\/lineup-state: / },
+  { name: 'demo: a --state-dir below a file', argv: ['demo', '--speed', '0', '--state-dir', '$DIR/f.txt/below', '$DIR/js.yaml'], files: { 'js.yaml': VALID, 'f.txt': 'hello' }, code: 2, says: /^lineup demo: cannot create --state-dir \$DIR\/f\.txt\/below: a part of the path is a file$/ },
+  { name: 'clusters add: a --state-dir another writer holds', argv: ['clusters', 'add', 'new', '--token-secret', SECRET_ARN, '--endpoint', 'https://k8s.example', '--ca', CA, '--state-dir', '$DIR/st'], files: { 'st/lineup.lock': LIVE_LOCK }, code: 2, says: new RegExp(`^lineup clusters add: \\$DIR/st is in use by lineup run \\(pid ${process.pid}\\)`) },
+  { name: 'run: a --cluster that is not a DNS label, before the cluster or the state directory', argv: ['run', '--kubeconfig', '$DIR/missing-kc', '--state-dir', '$DIR/st', '--cluster', 'BAD ID'], code: 2, says: /^lineup run: --cluster "BAD ID" is not a DNS label: expected / },
 
   // ===== The real program: the same one line and the exit code of the process. =====
   { name: 'process: validate, a file that does not exist', argv: ['validate', '$DIR/missing.yaml'], code: 2, says: /^\$DIR\/missing\.yaml: cannot read file: no such file$/, process: true },
@@ -679,8 +702,7 @@ describe('cli: the bad-input corpus (each bad input: its exit code and one line 
     root = mkdtempSync(join(tmpdir(), 'lineup-bad-input-'));
     // A state directory as lineup run leaves it, with cluster prod registered.
     const state = join(root, 'state');
-    const { dynamo } = await openStateStore(state, new Counters());
-    await dynamo.stop();
+    openStateDirForWriting(state, { command: 'the test' }).close();
     const registered = await runCli(['clusters', 'add', 'prod', '--token-secret', SECRET_ARN, '--endpoint', 'https://k8s.example', '--ca', CA, '--state-dir', state]);
     assert.equal(registered.code, 0, registered.stderr);
     // The API server answers as the cluster would each kind of user (the kubeconfig's token).
@@ -704,7 +726,10 @@ describe('cli: the bad-input corpus (each bad input: its exit code and one line 
       // Prepare: the row's directory and files.
       const here: Places = { ...places, DIR: join(root, `row-${String(index)}`) };
       mkdirSync(here.DIR);
-      for (const [name, content] of Object.entries(row.files ?? {})) writeFileSync(join(here.DIR, name), typeof content === 'string' ? fill(content, here) : content);
+      for (const [name, content] of Object.entries(row.files ?? {})) {
+        mkdirSync(dirname(join(here.DIR, name)), { recursive: true });
+        writeFileSync(join(here.DIR, name), typeof content === 'string' ? fill(content, here) : content);
+      }
       const argv = row.argv.map((arg) => fill(arg, here));
       // Act
       const result = row.process ? await inChild(argv) : await inProcess(argv);
