@@ -47,7 +47,8 @@ const inOrderJobSet = (replicatedJobs: number, replicas: number): JobSet => ({
   },
 });
 
-const story2 = (): JobSet => {
+/** story2: the story-2 example JobSet. */
+export const story2 = (): JobSet => {
   const path = new URL('../examples/story2-messagequeue-driver-worker.yaml', import.meta.url);
   const [jobSet] = loadedJobSets(loadJobSets(readFileSync(path, 'utf8'), path.pathname));
   if (jobSet === undefined) throw new Error(`no JobSet in ${path.pathname}`);

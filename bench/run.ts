@@ -18,6 +18,7 @@ import { renderCostFigures, runCostBench } from './cost.ts';
 import { renderBatchWindowFigures, runBatchWindowBench } from './batchWindow.ts';
 import { renderDifferentialFigures, runDifferentialBench } from './differential.ts';
 import { renderJournalSizeFigures, runJournalSizeBench } from './journalSize.ts';
+import { renderStateStoreFigures, runStateStoreBench } from './stateStore.ts';
 import { runForwarderBench } from './forwarder.ts';
 import { renderForwarderFootprintFigures, runForwarderFootprintBench } from './forwarderFootprint.ts';
 import { renderManyClustersFigures, runManyClustersBench } from './manyClusters.ts';
@@ -45,6 +46,7 @@ const started = Date.now();
 // simulate first: its peak RSS is the process's, which the planner's largest case would set.
 const simulate = runSimulateBench();
 const journal = await runJournalSizeBench();
+const stateStore = await runStateStoreBench();
 const planner = runPlannerBench();
 const forwarder = await runForwarderBench();
 const batchWindow = await runBatchWindowBench();
@@ -55,7 +57,7 @@ const manyClusters = values['skip-pipeline'] ? undefined : await runManyClusters
 const differential = values['skip-pipeline'] ? undefined : await runDifferentialBench();
 const cost = runCostBench(pipeline?.countsFile);
 const summary = buildSummary({ pipeline, coldStart, cost });
-const figures = { summary, planner, simulate, journal, forwarder, batchWindow, coldStart, pipeline, forwarderFootprint, manyClusters, differential, cost, wallMs: Date.now() - started };
+const figures = { summary, planner, simulate, journal, stateStore, forwarder, batchWindow, coldStart, pipeline, forwarderFootprint, manyClusters, differential, cost, wallMs: Date.now() - started };
 
 if (values.json) console.log(JSON.stringify(figures, null, 2));
 else {
@@ -70,6 +72,7 @@ else {
     console.log(`simulate ${f.size} InOrder (${f.jobs} jobs): ${f.wallMs} ms wall, ${f.passes} passes, peak RSS ${f.peakRssMiB} MiB`);
   }
   console.log(renderJournalSizeFigures(journal).join('\n'));
+  console.log(renderStateStoreFigures(stateStore).join('\n'));
   if (coldStart !== undefined) console.log(renderColdStartFigures(coldStart).join('\n'));
   if (pipeline !== undefined) console.log(renderPipelineFigures(pipeline).join('\n'));
   if (forwarderFootprint !== undefined) console.log(renderForwarderFootprintFigures(forwarderFootprint).join('\n'));
