@@ -1,9 +1,10 @@
 /**
  * Reconciler Lambda: SQS batches of EventBridge events → lease, read, plan, execute per JobSet
  * (lib/reconcile). Each record's body is parsed with the Powertools EventBridge schema extended
- * by Lineup's detail (lib/events/envelope.ts), one record at a time, so a malformed record
- * fails alone (partial batch response) instead of failing the batch. Thin: configuration, clients and the batch handler are built once at module
- * scope, so warm invocations reuse them.
+ * by Lineup's detail (lib/events/envelope.ts), one record at a time: a record whose pass fails is
+ * retried alone (partial batch response), a poison record is dropped and counted (see
+ * lib/reconcile/sqsBatch.ts for which is which). Thin: configuration, clients and the batch
+ * handler are built once at module scope, so warm invocations reuse them.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';

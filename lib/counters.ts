@@ -46,6 +46,8 @@ export const CounterName = {
   HeartbeatsPut: 'forwarder.heartbeats',
   /** Forwarder heartbeats whose put failed (logged; the next interval's beat tries again). */
   HeartbeatsFailed: 'forwarder.heartbeatsFailed',
+  /** Queue records the reconciler dropped because no retry could ever handle them (not JSON, not a Lineup event or heartbeat: lib/reconcile/sqsBatch.ts). */
+  PoisonRecords: 'reconciler.poisonRecords',
   /** Heartbeats the reconciler recorded as its cluster's newest (lib/fleet/heartbeatRecorder.ts). */
   HeartbeatsRecorded: 'reconciler.heartbeats',
   /** Finished JobSets a full resync left be (lib/reconcile/resync.ts fullResyncWants). */

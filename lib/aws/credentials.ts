@@ -66,6 +66,43 @@ export const memoized = (fetch: CredentialsProvider, now: () => number = Date.no
   };
 };
 
+/** NoCredentialsError: the source the environment selects gave no credentials; `reason` is the SDK's. */
+export class NoCredentialsError extends UnauthenticatedError {
+  readonly source: CredentialSource;
+  readonly reason: string;
+  constructor(source: CredentialSource, reason: string, options?: ErrorOptions) {
+    super(`no aws credentials from the ${source} source: ${reason}`, options);
+    this.source = source;
+    this.reason = reason;
+  }
+}
+
+/** CREDENTIALS_FIX: what to do when a source gives no credentials. */
+const CREDENTIALS_FIX: Readonly<Record<CredentialSource, string>> = {
+  [CredentialSource.environment]: 'check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
+  [CredentialSource.container]: "check the pod's EKS Pod Identity association and that the agent runs on its node",
+  [CredentialSource.webIdentity]: "check that AWS_ROLE_ARN's role trusts the cluster's OIDC provider for this service account and that AWS_WEB_IDENTITY_TOKEN_FILE is mounted",
+  [CredentialSource.defaultChain]: 'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run with an EKS Pod Identity or IRSA role',
+};
+
+/**
+ * requireCredentials: fetch `provider`'s credentials once, or throw UnauthenticatedError in one
+ * line naming the source, the reason and the fix. For a process that runs for ever (the
+ * forwarder): without it, a pod given no role would start, then warn on every request for ever.
+ *
+ * @example
+ * await requireCredentials(credentialsFrom(process.env), credentialSource(process.env));
+ * // throws: no AWS credentials (default-chain source: Could not load credentials from any providers): set AWS_ACCESS_KEY_ID …
+ */
+export const requireCredentials = async (provider: CredentialsProvider, source: CredentialSource): Promise<void> => {
+  try {
+    await provider();
+  } catch (error) {
+    const reason = error instanceof NoCredentialsError ? error.reason : error instanceof Error ? error.message : String(error);
+    throw new UnauthenticatedError(`no AWS credentials (${source} source: ${reason.replace(/\s+/g, ' ').trim()}): ${CREDENTIALS_FIX[source]}`, { cause: error });
+  }
+};
+
 /** defined: `fields` without those whose value is undefined or empty. */
 const defined = (fields: Record<string, string | undefined>): Record<string, string> =>
   Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
@@ -93,7 +130,7 @@ const sdkProvider = (source: Exclude<CredentialSource, 'environment'>, env: Env)
   try {
     return await provider();
   } catch (error) {
-    throw new UnauthenticatedError(`no aws credentials from the ${source} source: ${(error as Error).message}`, { cause: error });
+    throw new NoCredentialsError(source, (error as Error).message, { cause: error });
   }
 };
 

@@ -4,6 +4,8 @@
  * variables the Lambda functions read (LINEUP_TABLE_NAME, LINEUP_EVENT_BUS_NAME,
  * LINEUP_FORWARDER_CLUSTER, …); the cluster is the pod's own unless --kubeconfig is given.
  * SIGTERM flushes every accepted event and writes the last checkpoint before exiting.
+ * It exits 2 at once when it finds no AWS credentials to sign with; credentials that fail later
+ * (expired, revoked, an agent gone) are retried with the requests, each failure logged.
  */
 import { Counters } from '../counters.ts';
 import { forwarderAwsClients } from '../hosts/forwarderAwsClients.ts';
@@ -28,6 +30,8 @@ export const forwardCommand = async (flags: { kubeconfig?: string | undefined },
     // Signed requests, not the SDK's clients: the pod's memory (lib/hosts/forwarderAwsClients.ts).
     const aws = forwarderAwsClients(config, counters, process.env);
     try {
+      // Credentials once before watching: with none, every put and checkpoint would only warn, for ever.
+      await aws.requireCredentials();
       const forwarder = await forwarderFor({ config, store: aws.store, sink: aws.sink, counters, log, endpoint });
       await forwarder.run(signal);
     } finally {

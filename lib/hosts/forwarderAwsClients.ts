@@ -4,7 +4,7 @@
  * clients, which the Lambda functions keep (./lambdaAwsClients.ts). Same environment as the SDK:
  * AWS_REGION, AWS_ENDPOINT_URL(_DYNAMODB|_EVENTBRIDGE), and the credentials of lib/aws/credentials.ts.
  */
-import { credentialsFrom } from '../aws/credentials.ts';
+import { credentialSource, credentialsFrom, requireCredentials } from '../aws/credentials.ts';
 import { AwsJsonClient, DYNAMODB, EVENTBRIDGE, endpointFrom, regionFrom, type AwsJsonService } from '../aws/jsonClient.ts';
 import type { Counters } from '../counters.ts';
 import { EventBridgeSink, signedPutEvents } from '../forwarder/eventBridgeSink.ts';
@@ -17,6 +17,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 export interface ForwarderAwsClients {
   readonly store: DynamoBookmarkStore;
   readonly sink: EventBridgeSink;
+  /** Fetches the credentials both sign with once: UnauthenticatedError in one line when there are none (lib/aws/credentials.ts requireCredentials). */
+  readonly requireCredentials: () => Promise<void>;
   readonly destroy: () => void;
 }
 
@@ -41,6 +43,7 @@ export const forwarderAwsClients = (config: Pick<LambdaConfig, 'tableName' | 'ev
   return {
     store: new DynamoBookmarkStore({ client: dynamo, tableName: config.tableName, counters }),
     sink: new EventBridgeSink({ putEvents: signedPutEvents(events), eventBusName: config.eventBusName }),
+    requireCredentials: () => requireCredentials(credentials, credentialSource(env)),
     destroy: () => {
       dynamo.destroy();
       events.destroy();

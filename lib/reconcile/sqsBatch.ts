@@ -5,8 +5,14 @@
  * SQS redeliver the good ones.
  *
  * What each kind of record gets:
- * - malformed (not JSON, not a Lineup event): a warning naming the problem, and a batch item
- *   failure — SQS redelivers it until the redrive policy moves it to the DLQ, where it is kept;
+ * - poison (not JSON, a detail-type Lineup does not know, a cluster id that is not a DNS label,
+ *   any other break of the event or heartbeat schema): one error line (messageId, reason, the
+ *   start of the body), the `reconciler.poisonRecords` counter (metric `ReconcilerPoisonRecords`)
+ *   and success: dropped, not retried. The same bytes fail the same way on every receive, so
+ *   retries would only hold a batch slot 5 times before the redrive policy dead-letters it. Moving
+ *   it to the DLQ at once is not offered: SQS dead-letters by receive count only, Powertools' batch
+ *   processing only reports failures, and a SendMessage to the DLQ before the delete would need
+ *   the DLQ's URL and a grant in the function, and duplicates the record when the delete fails;
  * - source not matching its cluster, or an unknown cluster: a warning, and success (dropped on
  *   purpose: a forged or stray event must not be retried forever);
  * - duplicate, out of order, replayed: handled like any hint — level-triggered passes on live
@@ -20,6 +26,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { LineupEventBridgeSchema } from '../events/envelope.ts';
 import { RECONCILE_MAX_RECEIVE_COUNT } from '../constants.ts';
 import { isHeartbeatBody } from '../events/heartbeat.ts';
+import { CounterName } from '../counters.ts';
 import { InvalidInputError } from '../errors.ts';
 import { MalformedHeartbeatError, recordHeartbeat, type HeartbeatOutcome } from '../fleet/heartbeatRecorder.ts';
 import { needsResync } from '../store/rules.ts';
@@ -27,6 +34,40 @@ import { handleEvent, type EventOutcome, type ReconcileDeps } from './reconcileJ
 
 /** MalformedEventError: a record whose body is not a Lineup EventBridge event. */
 export class MalformedEventError extends InvalidInputError {}
+
+/** NotAnSqsEventError: the invocation's event is not an SQS batch (no `Records` list). */
+export class NotAnSqsEventError extends InvalidInputError {}
+
+/** PoisonOutcome: a record no retry could ever handle, logged, counted and dropped. */
+export type PoisonOutcome = 'poison-dropped';
+
+/** POISON_BODY_EXCERPT_CHARS: how much of a dropped record's body its log line keeps (the log line is all that is left of it). */
+const POISON_BODY_EXCERPT_CHARS = 512;
+
+/** describeEvent: what an invocation's event is, in a few words, for NotAnSqsEventError. */
+const describeEvent = (event: unknown): string => {
+  if (event === null || event === undefined) return String(event);
+  if (Array.isArray(event)) return `an array of ${event.length}`;
+  if (typeof event !== 'object') return `a ${typeof event}`;
+  const keys = Object.keys(event);
+  if (!keys.includes('Records')) return keys.length === 0 ? '{}' : `an object with keys ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`;
+  return `Records of type ${typeof (event as { Records: unknown }).Records}`;
+};
+
+/**
+ * assertSqsEvent: `event` is an SQS batch, or NotAnSqsEventError in one line. Lambda hands the
+ * handler whatever it was invoked with (a console test event, a mistaken direct invoke), and
+ * without this `null` ends in a TypeError deep in Powertools.
+ */
+export const assertSqsEvent: (event: unknown) => asserts event is SQSEvent = (event) => {
+  if (typeof event !== 'object' || event === null || !Array.isArray((event as { Records?: unknown }).Records)) {
+    throw new NotAnSqsEventError(`reconciler: expected an SQS event with a Records list, got ${describeEvent(event)}`);
+  }
+};
+
+/** isPoison: an error saying the record itself can never be handled, whatever is retried. */
+const isPoison = (error: unknown): error is MalformedEventError | MalformedHeartbeatError =>
+  error instanceof MalformedEventError || error instanceof MalformedHeartbeatError;
 
 /** parseJsonBody: an SQS record's body as JSON, or MalformedEventError. */
 const parseJsonBody = (record: SQSRecord): unknown => {
@@ -54,7 +95,7 @@ export const parseRecordBody = (record: SQSRecord, raw: unknown = parseJsonBody(
  */
 export const makeSqsBatchHandler = (
   deps: ReconcileDeps,
-  onOutcome?: (record: SQSRecord, outcome: EventOutcome | HeartbeatOutcome | Error) => void,
+  onOutcome?: (record: SQSRecord, outcome: EventOutcome | HeartbeatOutcome | PoisonOutcome | Error) => void,
   onHeartbeat?: (cluster: string) => void,
 ): ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) => {
   /**
@@ -74,7 +115,19 @@ export const makeSqsBatchHandler = (
       return false;
     }
   };
-  const recordHandler = async (record: SQSRecord): Promise<EventOutcome | HeartbeatOutcome> => {
+  /** dropPoison: the one line and the count a poison record leaves behind; success, so SQS deletes it. */
+  const dropPoison = (record: SQSRecord, error: MalformedEventError | MalformedHeartbeatError): PoisonOutcome => {
+    deps.counters.add(CounterName.PoisonRecords);
+    deps.log('error', 'poison record dropped, not retried: it can never be handled', {
+      messageId: record.messageId,
+      reason: error.message,
+      receiveCount: record.attributes.ApproximateReceiveCount,
+      body: record.body.length > POISON_BODY_EXCERPT_CHARS ? `${record.body.slice(0, POISON_BODY_EXCERPT_CHARS)}…` : record.body,
+    });
+    onOutcome?.(record, 'poison-dropped');
+    return 'poison-dropped';
+  };
+  const recordHandler = async (record: SQSRecord): Promise<EventOutcome | HeartbeatOutcome | PoisonOutcome> => {
     let event: ReturnType<typeof parseRecordBody> | undefined;
     try {
       const raw = parseJsonBody(record);
@@ -91,7 +144,8 @@ export const makeSqsBatchHandler = (
       onOutcome?.(record, outcome);
       return outcome;
     } catch (error) {
-      if (!(error instanceof MalformedEventError) && event !== undefined && (await handedToResync(record, event))) {
+      if (isPoison(error)) return dropPoison(record, error);
+      if (event !== undefined && (await handedToResync(record, event))) {
         deps.log('warn', 'reconcile failed on the last receive; the resync retries the jobset', {
           messageId: record.messageId,
           jobSet: `${event.detail.namespace}/${event.detail.jobSet}`,
@@ -101,8 +155,7 @@ export const makeSqsBatchHandler = (
         onOutcome?.(record, 'handed-to-resync');
         return 'handed-to-resync';
       }
-      const malformed = error instanceof MalformedEventError || error instanceof MalformedHeartbeatError;
-      deps.log(malformed ? 'warn' : 'error', malformed ? 'malformed event' : 'reconcile failed; the event will be retried', {
+      deps.log('error', 'reconcile failed; the event will be retried', {
         messageId: record.messageId,
         error: (error as Error).message,
         receiveCount: record.attributes.ApproximateReceiveCount,
@@ -112,6 +165,7 @@ export const makeSqsBatchHandler = (
     }
   };
   return async (event, context) => {
+    assertSqsEvent(event);
     // A processor per invocation: it keeps the batch's successes and failures.
     const processor = new BatchProcessor(EventType.SQS);
     return processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false });

@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CredentialSource, REFRESH_BEFORE_EXPIRY_MS, credentialSource, credentialsFrom, memoized, type AwsCredentials } from '../../lib/aws/credentials.ts';
+import { CredentialSource, REFRESH_BEFORE_EXPIRY_MS, credentialSource, credentialsFrom, memoized, requireCredentials, type AwsCredentials, type CredentialsProvider } from '../../lib/aws/credentials.ts';
 import { ErrorCode, LineupError } from '../../lib/errors.ts';
 
 describe('aws/credentials', () => {
@@ -64,6 +64,35 @@ describe('aws/credentials', () => {
         assert.match(error.message, /^no aws credentials from the web-identity source: .*lineup-token/);
         return true;
       });
+    }
+  });
+
+  it('requireCredentials: passes when the source gives credentials, else one line naming the source, the reason and the fix', async () => {
+    await requireCredentials(credentialsFrom({ AWS_ACCESS_KEY_ID: 'AKID', AWS_SECRET_ACCESS_KEY: 'secret' }), CredentialSource.environment);
+    const refused = createServer((_request, response) => response.writeHead(500).end('agent not ready'));
+    try {
+      await new Promise<void>((resolve) => refused.listen(0, '127.0.0.1', resolve));
+      const env = { AWS_CONTAINER_CREDENTIALS_FULL_URI: `http://127.0.0.1:${(refused.address() as AddressInfo).port}/v1/credentials` };
+      const webIdentity = { AWS_WEB_IDENTITY_TOKEN_FILE: '/nonexistent/lineup-token', AWS_ROLE_ARN: 'arn:aws:iam::123456789012:role/lineup', AWS_REGION: 'us-east-1' };
+      const cases: { provider: CredentialsProvider; source: CredentialSource; line: RegExp }[] = [
+        { provider: credentialsFrom(env), source: credentialSource(env), line: /^no AWS credentials \(container source: [^\n]+\): check the pod's EKS Pod Identity association and that the agent runs on its node$/ },
+        { provider: credentialsFrom(webIdentity), source: credentialSource(webIdentity), line: /^no AWS credentials \(web-identity source: [^\n]*lineup-token[^\n]*\): check that AWS_ROLE_ARN's role trusts the cluster's OIDC provider/ },
+        {
+          provider: () => Promise.reject(new Error('Could not load credentials\nfrom any providers')),
+          source: credentialSource({}),
+          line: /^no AWS credentials \(default-chain source: Could not load credentials from any providers\): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run with an EKS Pod Identity or IRSA role$/,
+        },
+      ];
+      for (const tc of cases) {
+        await assert.rejects(requireCredentials(tc.provider, tc.source), (error: unknown) => {
+          assert.ok(error instanceof LineupError, String(error));
+          assert.equal(error.code, ErrorCode.UNAUTHENTICATED);
+          assert.match(error.message, tc.line);
+          return true;
+        });
+      }
+    } finally {
+      await new Promise((resolve) => refused.close(resolve));
     }
   });
 
