@@ -394,10 +394,14 @@ export const RunMessage = {
   failed: (server: string, detail: string): string => `the API server ${server} refused the first list (${detail}): ${RunFix.checkConnection}`,
 } as const;
 
+/** counted: `1 Job`, `3 Jobs`: a count with its word, plural unless it is one. */
+const counted = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
 /** ValidateOutput: the fixed words `lineup validate` prints around FieldErrors. */
 export const ValidateOutput = {
-  /** After `FILE: ` (and `NAME: ` in a file of several JobSets) when a JobSet has no error. */
-  valid: 'valid',
+  /** After `FILE: ` (and `NAME: ` in a file of several JobSets) when a JobSet has no error: what it makes (lib/jobset/size.ts). */
+  valid: (replicatedJobs: number, jobs: number, pods: number): string =>
+    `valid: ${counted(replicatedJobs, 'replicatedJob')}, ${counted(jobs, 'Job')}, ${counted(pods, 'Pod')}`,
   /** Usage error: the command was given no file. */
   noFiles: 'lineup validate: expected at least one FILE',
   /** Names a document without metadata.name in a file of several. */
@@ -491,6 +495,12 @@ export const BehaviourMessage = {
     `${where}: ${unknown.join(', ')} (expected one of ${known.length > 0 ? known.join(', ') : '(none)'})`,
   namesWhatIsNotThere: (file: string, jobSets: number, problems: readonly string[]): string =>
     `${file}: the behaviour file names what ${jobSets === 1 ? 'the JobSet does not have' : 'none of the JobSets has'}: ${problems.join('; ')}`,
+} as const;
+
+/** SimulatorMessage: why `lineup simulate` and `lineup demo` refuse a JobSet before running it (exit 2). */
+export const SimulatorMessage = {
+  tooBig: (jobSet: string, jobs: number, pods: number, maxJobs: number): string =>
+    `JobSet ${jobSet} makes ${counted(jobs, 'Job')} and ${counted(pods, 'Pod')}, more than the ${maxJobs} Jobs the simulator runs: it holds every Job in memory (lower replicas to simulate it)`,
 } as const;
 
 /**

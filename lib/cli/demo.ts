@@ -13,6 +13,7 @@ import type { Log } from '../log.ts';
 import { hasState } from '../hosts/local.ts';
 import { DEMO_CLUSTER, runDemo, type DemoJobSetResult, type DemoSummary } from '../hosts/demo.ts';
 import { checkBehaviourNames, EMPTY_BEHAVIOUR, readBehaviourFile, type Behaviour } from '../sim/behaviour.ts';
+import { checkSimulatorSize } from '../sim/limits.ts';
 import { formatDuration, parseDuration } from '../sim/duration.ts';
 import type { TimelineEntry } from '../sim/timeline.ts';
 import { ExitCode, type CliIo } from './io.ts';
@@ -123,6 +124,7 @@ export const runDemoCommand = async (files: readonly string[], flags: DemoFlags,
         return ExitCode.Usage;
       }
       for (const note of skippedNotes(result)) io.stderr(`lineup demo: ${note}\n`);
+      for (const jobSet of loadedJobSets(result)) checkSimulatorSize(jobSet, path);
       jobSets.push(...loadedJobSets(result));
     }
     if (flags.behaviour !== undefined) checkBehaviourNames(behaviour, jobSets, flags.behaviour);

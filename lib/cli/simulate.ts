@@ -9,6 +9,7 @@ import type { FieldError } from '../errors.ts';
 import { readJobSetFile, skippedNotes } from '../jobset/load.ts';
 import type { PlanOptions } from '../plan/types.ts';
 import { checkBehaviourNames, EMPTY_BEHAVIOUR, readBehaviourFile } from '../sim/behaviour.ts';
+import { checkSimulatorSize } from '../sim/limits.ts';
 import { DEFAULT_NAMESPACE, SIMULATE_OUTPUTS, SimulateDefaults } from '../sim/constants.ts';
 import { formatDuration, parseDuration } from '../sim/duration.ts';
 import { formatSimulationText } from '../sim/format.ts';
@@ -136,6 +137,8 @@ const simulateFile = (file: string, options: SimulateFlags, io: CliIo): number =
     return ExitCode.Invalid;
   }
   if (doc.outcome !== 'loaded') throw new InvalidInputError(`${file}: not a JobSet`);
+  // Before any work on the JobSet, which the simulator holds whole in memory.
+  checkSimulatorSize(doc.jobSet, file);
 
   if (options.behaviour !== undefined) checkBehaviourNames(behaviour, [doc.jobSet], options.behaviour);
   const jobSet = { ...doc.jobSet, metadata: { ...doc.jobSet.metadata, namespace: doc.jobSet.metadata.namespace ?? DEFAULT_NAMESPACE } };

@@ -37,6 +37,10 @@ const jobSetYaml = (name: string, rjobs: readonly string[], options: { annotatio
 
 const dependsOn = (...items: readonly string[]): string => `    dependsOn: [${items.join(', ')}]\n`;
 
+/** examplesValid: every file's `FILE: valid: …` line, in order, each with what the JobSet makes. */
+const examplesValid = (files: readonly string[]): RegExp =>
+  new RegExp(`^${files.map((f) => `${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: valid: \\d+ replicatedJobs?, \\d+ Jobs?, \\d+ Pods?\\n`).join('')}$`);
+
 const valid = jobSetYaml('valid', [rjob('driver'), rjob('workers', dependsOn('{name: driver, status: Ready}'))]);
 
 describe('cli/validate', () => {
@@ -47,7 +51,15 @@ describe('cli/validate', () => {
         files: { 'js.yaml': valid },
         args: ['js.yaml'],
         wantExit: 0,
-        wantStdout: 'js.yaml: valid\n',
+        wantStdout: 'js.yaml: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\n',
+        wantStderr: '',
+      },
+      {
+        name: 'a valid JobSet says how many Jobs and Pods it makes: replicas summed, pods per Job bounded by completions',
+        files: { 'size.yaml': jobSetYaml('size', [rjob('driver'), rjob('workers', '    replicas: 2\n').replace('      spec:\n', '      spec:\n        parallelism: 4\n        completions: 3\n')]) },
+        args: ['size.yaml'],
+        wantExit: 0,
+        wantStdout: 'size.yaml: valid: 2 replicatedJobs, 3 Jobs, 7 Pods\n',
         wantStderr: '',
       },
       {
@@ -86,7 +98,7 @@ describe('cli/validate', () => {
         },
         args: ['gang.yaml'],
         wantExit: 0,
-        wantStdout: 'gang.yaml: valid: valid\n',
+        wantStdout: 'gang.yaml: valid: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\n',
         wantStderr: [
           'gang.yaml: document 1 (line 1): skipped Workload gang-training (scheduling.k8s.io/v1alpha1): not a JobSet\n',
           'gang.yaml: document 3 (line 26): skipped PodGroup gang-training (scheduling.x-k8s.io/v1alpha1): not a JobSet\n',
@@ -207,7 +219,7 @@ describe('cli/validate', () => {
         files: { 'many.yaml': `${valid}---\n${jobSetYaml('broken', [rjob('a', '    replicas: -2\n')])}` },
         args: ['many.yaml'],
         wantExit: 1,
-        wantStdout: 'many.yaml: valid: valid\nmany.yaml: broken: spec.replicatedJobs[0].replicas: must be 0 or more, got -2\n',
+        wantStdout: 'many.yaml: valid: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\nmany.yaml: broken: spec.replicatedJobs[0].replicas: must be 0 or more, got -2\n',
         wantStderr: '',
       },
       {
@@ -215,7 +227,7 @@ describe('cli/validate', () => {
         files: { 'sep.yaml': `---\n# only a comment\n---\n${valid}---\n` },
         args: ['sep.yaml'],
         wantExit: 0,
-        wantStdout: 'sep.yaml: valid\n',
+        wantStdout: 'sep.yaml: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\n',
         wantStderr: '',
       },
       {
@@ -223,7 +235,7 @@ describe('cli/validate', () => {
         files: { 'anon.yaml': `${valid}---\napiVersion: v1\nkind: ConfigMap\n---\n${jobSetYaml('', [rjob('a')]).replace('  name: \n', '  generateName: anon-\n')}` },
         args: ['anon.yaml'],
         wantExit: 0,
-        wantStdout: 'anon.yaml: valid: valid\nanon.yaml: document 3 (line 24): valid\n',
+        wantStdout: 'anon.yaml: valid: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\nanon.yaml: document 3 (line 24): valid: 1 replicatedJob, 1 Job, 1 Pod\n',
         wantStderr: 'anon.yaml: document 2 (line 21): skipped ConfigMap (v1): not a JobSet\n',
       },
       {
@@ -231,7 +243,7 @@ describe('cli/validate', () => {
         files: { 'neg.yaml': jobSetYaml('neg', [rjob('a', '    replicas: -1\n')]), 'ok.yaml': valid },
         args: ['neg.yaml', 'missing.yaml', 'ok.yaml'],
         wantExit: 2,
-        wantStdout: 'neg.yaml: spec.replicatedJobs[0].replicas: must be 0 or more, got -1\nok.yaml: valid\n',
+        wantStdout: 'neg.yaml: spec.replicatedJobs[0].replicas: must be 0 or more, got -1\nok.yaml: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\n',
         wantStderr: 'missing.yaml: cannot read file: no such file\n',
       },
     ];
@@ -259,7 +271,7 @@ describe('cli/validate', () => {
       const exit = runValidate(files, io);
       // Assess
       assert.deepEqual(err, []);
-      assert.equal(out.join(''), files.map((f) => `${f}: valid\n`).join(''));
+      assert.match(out.join(''), examplesValid(files));
       assert.equal(exit, 0);
     });
   });
@@ -281,7 +293,7 @@ describe('cli/validate', () => {
       const files = exampleFiles();
       const run = lineup('validate', ...files);
       assert.equal(run.stderr, '');
-      assert.equal(run.stdout, files.map((f) => `${f}: valid\n`).join(''));
+      assert.match(run.stdout, examplesValid(files));
       assert.equal(run.status, 0);
     });
 
