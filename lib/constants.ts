@@ -299,6 +299,14 @@ export const ValidationMessage = {
   // Deviation: upstream admits a self-dependency on a non-first replicatedJob, which then never starts.
   selfDependency: (replicatedJob: string): string =>
     `replicatedJob: ${replicatedJob} cannot depend on itself (upstream admits this and the replicatedJob never starts; Lineup rejects it)`,
+  // Upstream says `replicatedJob: X cannot depend on replicatedJob: Y` for all three; Lineup names the cause.
+  unknownDependsOn: (dependency: string, replicatedJobs: readonly string[]): string =>
+    `dependsOn names ${dependency}, which is not a replicatedJob of this JobSet; the replicatedJobs are ${replicatedJobs.join(', ')}`,
+  forwardDependsOn: (replicatedJob: string, dependency: string, dependencyIndex: number): string =>
+    `dependsOn names ${dependency}, which is declared after ${replicatedJob} (spec.replicatedJobs[${dependencyIndex}]): a replicatedJob may depend only on one declared before it`,
+  /** `cycle` from the replicatedJob whose dependsOn closes it, back to it: [c, d, c]. */
+  dependsOnCycle: (cycle: readonly string[]): string =>
+    `dependsOn names ${cycle[1] ?? ''}, which leads back to ${cycle[0] ?? ''}: a cycle ${cycle.join(' → ')}, whose replicatedJobs would wait for each other forever (a replicatedJob may depend only on one declared before it)`,
   tooManyDependsOn: (count: number): string => `dependsOn has ${count} items, expected at most ${MAX_DEPENDS_ON}`,
   duplicateDependsOn: (name: string, firstIndex: number): string =>
     `duplicate dependsOn name ${JSON.stringify(name)}, already listed at dependsOn[${firstIndex}]`,

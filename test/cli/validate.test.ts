@@ -191,11 +191,29 @@ describe('cli/validate', () => {
         wantStderr: '',
       },
       {
-        name: 'a forward reference (the only cycle upstream can express) is invalid (exit 1)',
-        files: { 'forward.yaml': jobSetYaml('forward', [rjob('a'), rjob('b', dependsOn('{name: c, status: Ready}')), rjob('c', dependsOn('{name: b, status: Ready}'))]) },
+        name: 'a forward reference that closes a cycle (the only cycle upstream can express) is invalid and names the cycle (exit 1)',
+        files: { 'cycle.yaml': jobSetYaml('cycle', [rjob('a'), rjob('b', dependsOn('{name: c, status: Ready}')), rjob('c', dependsOn('{name: b, status: Ready}'))]) },
+        args: ['cycle.yaml'],
+        wantExit: 1,
+        wantStdout:
+          'cycle.yaml: spec.replicatedJobs[1].dependsOn[0].name: dependsOn names c, which leads back to b: a cycle b → c → b, whose replicatedJobs would wait for each other forever (a replicatedJob may depend only on one declared before it)\n',
+        wantStderr: '',
+      },
+      {
+        name: 'a forward reference is invalid and names the replicatedJob declared later (exit 1)',
+        files: { 'forward.yaml': jobSetYaml('forward', [rjob('a'), rjob('b', dependsOn('{name: c, status: Ready}')), rjob('c')]) },
         args: ['forward.yaml'],
         wantExit: 1,
-        wantStdout: `forward.yaml: spec.replicatedJobs[1].dependsOn[0].name: replicatedJob: b cannot depend on replicatedJob: c\n`,
+        wantStdout:
+          'forward.yaml: spec.replicatedJobs[1].dependsOn[0].name: dependsOn names c, which is declared after b (spec.replicatedJobs[2]): a replicatedJob may depend only on one declared before it\n',
+        wantStderr: '',
+      },
+      {
+        name: 'a dependsOn naming no replicatedJob is invalid and lists the replicatedJobs (exit 1)',
+        files: { 'ghost.yaml': jobSetYaml('ghost', [rjob('a'), rjob('b', dependsOn('{name: ghost, status: Ready}'))]) },
+        args: ['ghost.yaml'],
+        wantExit: 1,
+        wantStdout: 'ghost.yaml: spec.replicatedJobs[1].dependsOn[0].name: dependsOn names ghost, which is not a replicatedJob of this JobSet; the replicatedJobs are a, b\n',
         wantStderr: '',
       },
       {
