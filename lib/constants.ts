@@ -352,6 +352,8 @@ export const LoadMessage = {
   unreadable: (detail: string): string => `cannot read file: ${detail}`,
   noDocument: 'no JobSet found: the file holds no YAML document',
   notYaml: (detail: string): string => `not valid YAML: ${detail}`,
+  tooDeep: (limit: number, line: number, column: number): string =>
+    `document nested too deeply: more than ${limit} levels of lists and mappings at line ${line}, column ${column}, expected at most ${limit}`,
   notAMapping: (seen: string): string => `not a JobSet: the document is ${seen}, expected a mapping with kind: ${JOBSET_KIND}`,
   wrongKind: (seen: string): string => `not a JobSet: kind is ${seen}, expected ${JOBSET_KIND}`,
   skipped: (label: string, apiVersion: string): string => `skipped ${label} (${apiVersion}): not a ${JOBSET_KIND}`,
