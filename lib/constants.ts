@@ -464,6 +464,8 @@ export const ReplayMessage = {
   sinceWithoutAll: (since: string): string => `lineup replay: --since ${since} without --all: expected --all with it`,
   badSince: (since: string, detail: string): string => `lineup replay: --since ${JSON.stringify(since)}: ${detail}`,
   noTarget: 'lineup replay: expected a recording file, CLUSTER/NAMESPACE/NAME or --all',
+  noSuchFile: (target: string): string => `lineup replay: ${target} does not exist: expected a recording file (lineup export) or CLUSTER/NAMESPACE/NAME`,
+  unreadable: (target: string, detail: string): string => `lineup replay: ${target}: cannot read the recording: ${detail}`,
   badInteger: (flag: string, min: number, got: string | undefined): string => `lineup replay: ${flag} expects an integer ≥ ${min}, got ${JSON.stringify(got ?? null)}`,
 } as const;
 

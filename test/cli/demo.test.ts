@@ -89,6 +89,18 @@ ${dependsOnItself ? '    dependsOn: [{name: workers, status: Ready}]\n' : ''}   
       flags: {},
       line: 'lineup demo: huge.yaml: JobSet huge makes 100000001 Jobs and 100000001 Pods, more than the 10000 Jobs the simulator runs: it holds every Job in memory (lower replicas to simulate it)\n',
     },
+    {
+      name: 'a --speed that is no duration',
+      files: ['fine.yaml'],
+      flags: { speed: 'fast' },
+      line: 'lineup demo: --speed: duration "fast" is not valid: expected terms like 500ms, 5s, 2m, 1h30m (units h, m, s, ms), 0 or never\n',
+    },
+    {
+      name: 'an --until that is no duration',
+      files: ['fine.yaml'],
+      flags: { until: 'soon' },
+      line: 'lineup demo: --until: duration "soon" is not valid: expected terms like 500ms, 5s, 2m, 1h30m (units h, m, s, ms), 0 or never\n',
+    },
     { name: '--speed never (the clock would never move)', files: ['fine.yaml'], flags: { speed: 'never' }, line: 'lineup demo: --speed: never is not allowed: expected a finite duration such as 40ms, or 0 for as fast as possible\n' },
   ];
   for (const tc of oneLine) {
