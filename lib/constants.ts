@@ -299,6 +299,14 @@ export const ValidationMessage = {
   // Deviation: upstream admits a self-dependency on a non-first replicatedJob, which then never starts.
   selfDependency: (replicatedJob: string): string =>
     `replicatedJob: ${replicatedJob} cannot depend on itself (upstream admits this and the replicatedJob never starts; Lineup rejects it)`,
+  // Upstream says `replicatedJob: X cannot depend on replicatedJob: Y` for all three; Lineup names the cause.
+  unknownDependsOn: (dependency: string, replicatedJobs: readonly string[]): string =>
+    `dependsOn names ${dependency}, which is not a replicatedJob of this JobSet; the replicatedJobs are ${replicatedJobs.join(', ')}`,
+  forwardDependsOn: (replicatedJob: string, dependency: string, dependencyIndex: number): string =>
+    `dependsOn names ${dependency}, which is declared after ${replicatedJob} (spec.replicatedJobs[${dependencyIndex}]): a replicatedJob may depend only on one declared before it`,
+  /** `cycle` from the replicatedJob whose dependsOn closes it, back to it: [c, d, c]. */
+  dependsOnCycle: (cycle: readonly string[]): string =>
+    `dependsOn names ${cycle[1] ?? ''}, which leads back to ${cycle[0] ?? ''}: a cycle ${cycle.join(' → ')}, whose replicatedJobs would wait for each other forever (a replicatedJob may depend only on one declared before it)`,
   tooManyDependsOn: (count: number): string => `dependsOn has ${count} items, expected at most ${MAX_DEPENDS_ON}`,
   duplicateDependsOn: (name: string, firstIndex: number): string =>
     `duplicate dependsOn name ${JSON.stringify(name)}, already listed at dependsOn[${firstIndex}]`,
@@ -344,6 +352,8 @@ export const LoadMessage = {
   unreadable: (detail: string): string => `cannot read file: ${detail}`,
   noDocument: 'no JobSet found: the file holds no YAML document',
   notYaml: (detail: string): string => `not valid YAML: ${detail}`,
+  tooDeep: (limit: number, line: number, column: number): string =>
+    `document nested too deeply: more than ${limit} levels of lists and mappings at line ${line}, column ${column}, expected at most ${limit}`,
   notAMapping: (seen: string): string => `not a JobSet: the document is ${seen}, expected a mapping with kind: ${JOBSET_KIND}`,
   wrongKind: (seen: string): string => `not a JobSet: kind is ${seen}, expected ${JOBSET_KIND}`,
   skipped: (label: string, apiVersion: string): string => `skipped ${label} (${apiVersion}): not a ${JOBSET_KIND}`,
@@ -394,10 +404,14 @@ export const RunMessage = {
   failed: (server: string, detail: string): string => `the API server ${server} refused the first list (${detail}): ${RunFix.checkConnection}`,
 } as const;
 
+/** counted: `1 Job`, `3 Jobs`: a count with its word, plural unless it is one. */
+const counted = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
 /** ValidateOutput: the fixed words `lineup validate` prints around FieldErrors. */
 export const ValidateOutput = {
-  /** After `FILE: ` (and `NAME: ` in a file of several JobSets) when a JobSet has no error. */
-  valid: 'valid',
+  /** After `FILE: ` (and `NAME: ` in a file of several JobSets) when a JobSet has no error: what it makes (lib/jobset/size.ts). */
+  valid: (replicatedJobs: number, jobs: number, pods: number): string =>
+    `valid: ${counted(replicatedJobs, 'replicatedJob')}, ${counted(jobs, 'Job')}, ${counted(pods, 'Pod')}`,
   /** Usage error: the command was given no file. */
   noFiles: 'lineup validate: expected at least one FILE',
   /** Names a document without metadata.name in a file of several. */
@@ -450,6 +464,8 @@ export const ReplayMessage = {
   sinceWithoutAll: (since: string): string => `lineup replay: --since ${since} without --all: expected --all with it`,
   badSince: (since: string, detail: string): string => `lineup replay: --since ${JSON.stringify(since)}: ${detail}`,
   noTarget: 'lineup replay: expected a recording file, CLUSTER/NAMESPACE/NAME or --all',
+  noSuchFile: (target: string): string => `lineup replay: ${target} does not exist: expected a recording file (lineup export) or CLUSTER/NAMESPACE/NAME`,
+  unreadable: (target: string, detail: string): string => `lineup replay: ${target}: cannot read the recording: ${detail}`,
   badInteger: (flag: string, min: number, got: string | undefined): string => `lineup replay: ${flag} expects an integer ≥ ${min}, got ${JSON.stringify(got ?? null)}`,
 } as const;
 
@@ -491,6 +507,12 @@ export const BehaviourMessage = {
     `${where}: ${unknown.join(', ')} (expected one of ${known.length > 0 ? known.join(', ') : '(none)'})`,
   namesWhatIsNotThere: (file: string, jobSets: number, problems: readonly string[]): string =>
     `${file}: the behaviour file names what ${jobSets === 1 ? 'the JobSet does not have' : 'none of the JobSets has'}: ${problems.join('; ')}`,
+} as const;
+
+/** SimulatorMessage: why `lineup simulate` and `lineup demo` refuse a JobSet before running it (exit 2). */
+export const SimulatorMessage = {
+  tooBig: (jobSet: string, jobs: number, pods: number, maxJobs: number): string =>
+    `JobSet ${jobSet} makes ${counted(jobs, 'Job')} and ${counted(pods, 'Pod')}, more than the ${maxJobs} Jobs the simulator runs: it holds every Job in memory (lower replicas to simulate it)`,
 } as const;
 
 /**

@@ -21,7 +21,7 @@ import {
 import { ArchiveReplayMessage, DEFAULT_STACK_NAME } from '../constants.ts';
 import { ArchiveReplayError, InvalidInputError, LineupError } from '../errors.ts';
 import { archiveReportText, compareArchiveReplay, type EventComparison, type JobSetArchiveReport, type ReplayRange, type ReportedPass } from '../replay/archive.ts';
-import { formatDuration, parseDuration } from '../sim/duration.ts';
+import { formatDuration, parseDurationFlag } from '../sim/duration.ts';
 import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
 import type { CheckpointStore, JobSetKey, JournalEvent } from '../store/types.ts';
 import { parseJobSetKey } from './replay.ts';
@@ -111,8 +111,8 @@ const requestOf = (flags: ArchiveReplayFlags, now: number): ArchiveReplayRequest
     table: required('--table', flags.table),
     region: required('--region', flags.region),
     replayName,
-    timeoutMs: parseDuration(flags.timeout ?? DEFAULT_REPLAY_TIMEOUT),
-    settleMs: parseDuration(flags.settle ?? DEFAULT_SETTLE),
+    timeoutMs: parseDurationFlag('--timeout', flags.timeout ?? DEFAULT_REPLAY_TIMEOUT),
+    settleMs: parseDurationFlag('--settle', flags.settle ?? DEFAULT_SETTLE),
     output,
   };
 };

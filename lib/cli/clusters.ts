@@ -8,7 +8,7 @@ import { InvalidInputError } from '../errors.ts';
 import { readClusterFacts } from '../fleet/facts.ts';
 import { clusterRecordOf, nextSteps, type AddClusterFlags } from '../fleet/registration.ts';
 import { clusterStatus, HEARTBEAT_MISSING_MS, type ClusterStatus } from '../fleet/status.ts';
-import { parseDuration } from '../sim/duration.ts';
+import { parseDurationFlag } from '../sim/duration.ts';
 import type { CheckpointStore } from '../store/types.ts';
 import { listJson, listText, statusJson, statusText } from './clustersRender.ts';
 import { ExitCode, type CliIo } from './io.ts';
@@ -100,7 +100,7 @@ const timeOf = (at: string): number => {
 
 /** missingAfterOf: milliseconds of --missing-after, finite and positive. */
 const missingAfterOf = (text: string): number => {
-  const ms = parseDuration(text);
+  const ms = parseDurationFlag('--missing-after', text);
   if (!Number.isFinite(ms) || ms <= 0) throw new InvalidInputError(`--missing-after ${JSON.stringify(text)}: expected a positive duration, e.g. 5m`);
   return ms;
 };

@@ -13,7 +13,8 @@ import type { Log } from '../log.ts';
 import { openStateDirForWriting, type OpenStateDir } from '../hosts/stateDir.ts';
 import { DEMO_CLUSTER, runDemo, type DemoJobSetResult, type DemoSummary } from '../hosts/demo.ts';
 import { checkBehaviourNames, EMPTY_BEHAVIOUR, readBehaviourFile, type Behaviour } from '../sim/behaviour.ts';
-import { formatDuration, parseDuration } from '../sim/duration.ts';
+import { checkSimulatorSize } from '../sim/limits.ts';
+import { formatDuration, parseDurationFlag } from '../sim/duration.ts';
 import type { TimelineEntry } from '../sim/timeline.ts';
 import { ExitCode, type CliIo } from './io.ts';
 import { INSTALL_ROOT } from '../installRoot.ts';
@@ -94,7 +95,7 @@ export const summaryLines = (summary: DemoSummary): string[] => {
 
 /** finiteSpeed: --speed in real milliseconds per virtual second; `never` would stop the clock, so it is refused. */
 const finiteSpeed = (value: string): number => {
-  const ms = parseDuration(value);
+  const ms = parseDurationFlag('--speed', value);
   if (!Number.isFinite(ms)) throw new InvalidInputError(`--speed: ${value} is not allowed: expected a finite duration such as 40ms, or 0 for as fast as possible`);
   return ms;
 };
@@ -111,7 +112,7 @@ export const runDemoCommand = async (files: readonly string[], flags: DemoFlags,
   const jobSets: JobSet[] = [];
   try {
     realMsPerVirtualSecond = flags.speed === undefined ? 40 : finiteSpeed(flags.speed);
-    until = parseDuration(flags.until ?? '1h');
+    until = parseDurationFlag('--until', flags.until ?? '1h');
     if (flags.behaviour !== undefined) behaviour = readBehaviourFile(flags.behaviour, io.readFile);
     const paths = files.length > 0 ? files : readdirSync(EXAMPLES_DIR).filter((name) => name.endsWith('.yaml')).sort().map((name) => join(EXAMPLES_DIR, name));
     for (const path of paths) {
@@ -123,6 +124,7 @@ export const runDemoCommand = async (files: readonly string[], flags: DemoFlags,
         return ExitCode.Usage;
       }
       for (const note of skippedNotes(result)) io.stderr(`lineup demo: ${note}\n`);
+      for (const jobSet of loadedJobSets(result)) checkSimulatorSize(jobSet, path);
       jobSets.push(...loadedJobSets(result));
     }
     if (flags.behaviour !== undefined) checkBehaviourNames(behaviour, jobSets, flags.behaviour);

@@ -3,9 +3,9 @@
  * stdout). `lineup replay FILE|CLUSTER/NS/NAME | --all`: today's planner over every recorded
  * pass, pass by pass same or different; exit 0 all same, 1 any difference, 2 unusable input.
  */
-import { existsSync } from 'node:fs';
 import { ReplayMessage } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
+import { readErrorDetail } from '../jobset/load.ts';
 import { parseRecording, recordingOf, type Recording } from '../replay/recording.ts';
 import { outsideText, perturb, realPlanner, streamText, type PerturbReport, type PlannerFactory } from '../replay/perturb.ts';
 import { recordedRunOf } from '../replay/recordedRun.ts';
@@ -137,10 +137,31 @@ const recordingsOf = async (target: string | undefined, flags: ReplayFlags, io: 
     });
   }
   if (target === undefined) throw new UnusableInput(ReplayMessage.noTarget);
-  if (existsSync(target)) return [parseRecording(io.readFile(target), target)];
+  const text = recordingText(target, io);
+  if (text !== undefined) return [parseRecording(text, target)];
   const key = parseJobSetKey(target);
-  if (key === undefined) throw new UnusableInput(ReplayMessage.badTarget('lineup replay', target));
+  if (key === undefined || !KEY_NAMESPACE.test(key.namespace) || RECORDING_FILE.test(target)) throw new UnusableInput(ReplayMessage.noSuchFile(target));
   return [await recordingFromSource('lineup replay', journalSource('lineup replay', flags), key)];
+};
+
+/** A namespace as Kubernetes allows it (a DNS label): CLUSTER/NAMESPACE/NAME has one in the middle, a path need not. */
+const KEY_NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** What a recording is saved as (lineup export > x.json); no JobSet name ends so. */
+const RECORDING_FILE = /\.json$/i;
+
+/**
+ * recordingText: the text of the recording file `target`, or undefined when there is no such
+ * file (then the target may be CLUSTER/NAMESPACE/NAME); UnusableInput when it exists but
+ * cannot be read. Read through `io`, so tests choose where files come from.
+ */
+const recordingText = (target: string, io: CliIo): string | undefined => {
+  try {
+    return io.readFile(target);
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? error.code : undefined;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new UnusableInput(ReplayMessage.unreadable(target, readErrorDetail(error)));
+  }
 };
 
 /** seedsOf: the seeds `--perturb N [--seed S]` asks for, or UnusableInput naming the bad flag. */
@@ -177,8 +198,7 @@ const perturbText = (key: JobSetKey, report: PerturbReport, rerun: string): stri
 };
 
 /** perturbCommand: the `--perturb`/`--seed` form of replay; exit 0 every run passed, 1 one failed. */
-const perturbCommand = (target: string | undefined, recordings: readonly Recording[], flags: ReplayFlags, io: CliIo): number => {
-  const seeds = seedsOf(flags);
+const perturbCommand = (target: string | undefined, recordings: readonly Recording[], seeds: readonly number[], flags: ReplayFlags, io: CliIo): number => {
   const reports = recordings.map((recording) => {
     const run = recordedRunOf(recording, target ?? keyText(recording.jobSet));
     return { key: recording.jobSet, report: perturb(run, seeds, flags.perturbPlanner ?? realPlanner) };
@@ -192,8 +212,10 @@ const perturbCommand = (target: string | undefined, recordings: readonly Recordi
 export const replayCommand = async (target: string | undefined, flags: ReplayFlags, io: CliIo, now: number = Date.now()): Promise<number> => {
   let recordings: Recording[];
   try {
+    // The flags first: a bad --perturb or --seed is refused before any file or journal is read.
+    const seeds = flags.perturb !== undefined || flags.seed !== undefined ? seedsOf(flags) : undefined;
     recordings = await recordingsOf(target, flags, io, now);
-    if (flags.perturb !== undefined || flags.seed !== undefined) return perturbCommand(target, recordings, flags, io);
+    if (seeds !== undefined) return perturbCommand(target, recordings, seeds, flags, io);
   } catch (error) {
     if (!(error instanceof UnusableJournalSource) && !(error instanceof InvalidInputError)) throw error;
     io.stderr(`lineup replay: ${(error as Error).message.replace(/^lineup replay: /, '')}\n`);

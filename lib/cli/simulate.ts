@@ -9,8 +9,9 @@ import type { FieldError } from '../errors.ts';
 import { readJobSetFile, skippedNotes } from '../jobset/load.ts';
 import type { PlanOptions } from '../plan/types.ts';
 import { checkBehaviourNames, EMPTY_BEHAVIOUR, readBehaviourFile } from '../sim/behaviour.ts';
+import { checkSimulatorSize } from '../sim/limits.ts';
 import { DEFAULT_NAMESPACE, SIMULATE_OUTPUTS, SimulateDefaults } from '../sim/constants.ts';
-import { formatDuration, parseDuration } from '../sim/duration.ts';
+import { formatDuration, parseDurationFlag } from '../sim/duration.ts';
 import { formatSimulationText } from '../sim/format.ts';
 import { simulate, simulationReport } from '../sim/simulate.ts';
 import type { SimulationReport } from '../sim/simulate.ts';
@@ -38,12 +39,7 @@ const PLAN_OPTIONS: PlanOptions = { controllerName: DEFAULT_CONTROLLER_NAME, cla
 
 /** durationFlag: a duration flag in milliseconds; `never` (Infinity) only where `allowNever` says so. */
 const durationFlag = (flag: string, value: string, allowNever: boolean): number => {
-  let ms: number;
-  try {
-    ms = parseDuration(value);
-  } catch (error) {
-    throw new InvalidInputError(`--${flag}: ${(error as Error).message}`, { cause: error });
-  }
+  const ms = parseDurationFlag(`--${flag}`, value);
   if (!allowNever && !Number.isFinite(ms)) throw new InvalidInputError(`--${flag}: ${value} is not allowed: expected a finite duration such as 100ms`);
   return ms;
 };
@@ -136,6 +132,8 @@ const simulateFile = (file: string, options: SimulateFlags, io: CliIo): number =
     return ExitCode.Invalid;
   }
   if (doc.outcome !== 'loaded') throw new InvalidInputError(`${file}: not a JobSet`);
+  // Before any work on the JobSet, which the simulator holds whole in memory.
+  checkSimulatorSize(doc.jobSet, file);
 
   if (options.behaviour !== undefined) checkBehaviourNames(behaviour, [doc.jobSet], options.behaviour);
   const jobSet = { ...doc.jobSet, metadata: { ...doc.jobSet.metadata, namespace: doc.jobSet.metadata.namespace ?? DEFAULT_NAMESPACE } };

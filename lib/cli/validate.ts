@@ -5,6 +5,7 @@
 import { LoadMessage, ValidateOutput } from '../constants.ts';
 import { applyDefaults } from '../jobset/defaults.ts';
 import { readJobSetFile, skippedLabel } from '../jobset/load.ts';
+import { jobSetSize } from '../jobset/size.ts';
 import type { LoadedDocument, LoadOutcome } from '../jobset/load.ts';
 import { validateJobSet } from '../jobset/validation.ts';
 import type { FieldError } from '../errors.ts';
@@ -43,9 +44,11 @@ const reportDocument = (file: string, doc: LoadedDocument, several: boolean, io:
       io.stdout(errorLines(prefix, doc.errors));
       return 'invalid';
     case 'loaded': {
-      const errors = validateJobSet(applyDefaults(doc.jobSet));
+      const jobSet = applyDefaults(doc.jobSet);
+      const errors = validateJobSet(jobSet);
       if (errors.length === 0) {
-        io.stdout(`${prefix}${ValidateOutput.valid}\n`);
+        const size = jobSetSize(jobSet);
+        io.stdout(`${prefix}${ValidateOutput.valid(size.replicatedJobs, size.jobs, size.pods)}\n`);
         return 'loaded';
       }
       io.stdout(errorLines(prefix, errors));
@@ -55,13 +58,14 @@ const reportDocument = (file: string, doc: LoadedDocument, several: boolean, io:
 };
 
 /**
- * runValidate: `lineup validate FILE…`. For every JobSet prints `FILE: valid`, or one line
+ * runValidate: `lineup validate FILE…`. For every JobSet prints `FILE: valid: 2 replicatedJobs,
+ * 3 Jobs, 7 Pods` (what it makes, lib/jobset/size.ts), or one line
  * `FILE: path: message` per error on stdout; input that is not usable (a file that cannot be
  * read, not YAML, no JobSet in it) is reported as `FILE: message` on stderr, and so is each
  * document of another kind, which is skipped: `FILE: document N (line L): skipped KIND NAME
  * (APIVERSION): not a JobSet`. A file holding
  * several YAML documents prefixes each line with the JobSet's metadata.name (or
- * `document N (line L)` when it has none): `FILE: NAME: path: message`, `FILE: NAME: valid`.
+ * `document N (line L)` when it has none): `FILE: NAME: path: message`, `FILE: NAME: valid: …`.
  * Every file is checked even after a bad one.
  *
  * Returns the exit code: 0 when every JobSet is valid, 1 when any is invalid (schema or

@@ -90,6 +90,14 @@ export type { StartupRulesParse } from './startupRules.ts';
 export { loadJobSets, loadedJobSets, readJobSetFile, skippedLabel, skippedNotes, worstOutcome } from './load.ts';
 export type { LoadOutcome, LoadResult, LoadedDocument } from './load.ts';
 
+// nesting.ts
+export { MAX_YAML_NESTING, tooDeeplyNested } from './nesting.ts';
+export type { NestingPosition } from './nesting.ts';
+
+// size.ts
+export { jobSetSize, podsPerJob } from './size.ts';
+export type { JobSetSize } from './size.ts';
+
 // issues.ts
 export { describeValue, errorDetail, formatFieldPath, zodIssueMessage, zodIssuesToFieldErrors } from './issues.ts';
 export type { ZodIssue } from './issues.ts';

@@ -4,7 +4,7 @@
  * Workload, a PodGroup, RBAC), which are skipped and named.
  *
  * Outcomes are kept apart because callers act differently on them: `unusable` input is not
- * readable as manifests (unreadable, not YAML, a document without kind and apiVersion, a JobSet
+ * readable as manifests (unreadable, not YAML, nested too deeply, a document without kind and apiVersion, a JobSet
  * of another apiVersion) or holds no JobSet at all (`lineup validate` exits 2), a `skipped`
  * document is an object of another kind, an `invalid` document is a JobSet that breaks a schema
  * rule (an unknown dependsOn status, a string where a number belongs; exit 1, like a validation
@@ -14,6 +14,7 @@ import { parseAllDocuments } from 'yaml';
 import { JOBSET_API_VERSION, JOBSET_KIND, LoadMessage } from '../constants.ts';
 import type { FieldError } from '../errors.ts';
 import { describeValue, errorDetail, zodIssuesToFieldErrors } from './issues.ts';
+import { MAX_YAML_NESTING, tooDeeplyNested } from './nesting.ts';
 import { JobSetSchema } from './schema.ts';
 import type { JobSet } from './schema.ts';
 
@@ -106,6 +107,11 @@ export const skippedNotes = (result: LoadResult): string[] =>
  * @example worstOutcome(loadJobSets(readFileSync(f, 'utf8'), f)) // 'loaded' | 'invalid' | 'unusable'
  */
 export const loadJobSets = (text: string, file: string): LoadResult => {
+  // Measured first: composing a document nested hundreds of levels deep overflows the call stack.
+  const tooDeep = tooDeeplyNested(text);
+  if (tooDeep !== undefined) {
+    return { file, documents: [{ outcome: 'unusable', document: undefined, line: undefined, message: LoadMessage.tooDeep(MAX_YAML_NESTING, tooDeep.line, tooDeep.column) }] };
+  }
   const documents: LoadedDocument[] = [];
   parseAllDocuments(text).forEach((doc, index) => {
     const document = index + 1;

@@ -11,10 +11,11 @@
  */
 import { parse } from 'yaml';
 import * as z from 'zod';
-import { LineupKey, STARTUP_RULE_STATUSES, StartupRulesMessage } from '../constants.ts';
+import { LineupKey, LoadMessage, STARTUP_RULE_STATUSES, StartupRulesMessage } from '../constants.ts';
 import type { FieldError } from '../errors.ts';
 import type { AwaitedStatus, StartupRule } from '../policy/types.ts';
 import { describeValue, errorDetail, formatFieldPath } from './issues.ts';
+import { MAX_YAML_NESTING, tooDeeplyNested } from './nesting.ts';
 import type { JobSet } from './schema.ts';
 
 /** STARTUP_RULES_PATH: the field path of the annotation, the prefix of every error path here. */
@@ -80,6 +81,9 @@ export const StartupRulesSchema = z
  * @example parseStartupRules('[{name: driver, status: Ready}]') // {ok: true, rules: [{targetReplicatedJobs: ['driver'], status: 'Ready'}], …}
  */
 export const parseStartupRules = (text: string): StartupRulesParse => {
+  // Measured first: composing YAML nested hundreds of levels deep overflows the call stack.
+  const tooDeep = tooDeeplyNested(text);
+  if (tooDeep !== undefined) return { ok: false, errors: [{ path: STARTUP_RULES_PATH, message: LoadMessage.tooDeep(MAX_YAML_NESTING, tooDeep.line, tooDeep.column) }] };
   let value: unknown;
   try {
     value = parse(text);

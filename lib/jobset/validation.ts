@@ -227,12 +227,57 @@ const validateIndexedCompletions = (rjob: ReplicatedJob, index: number): FieldEr
     : [];
 
 /**
+ * dependsOnPath: the shortest chain of dependsOn from `from` to `to` (both ends included), or
+ * undefined when there is none. Breadth first over names, so a cycle is named by its fewest
+ * replicatedJobs and a cycle elsewhere in the JobSet cannot keep the walk going.
+ */
+const dependsOnPath = (rjobs: readonly ReplicatedJob[], from: string, to: string): string[] | undefined => {
+  const edges = new Map<string, string[]>();
+  for (const rjob of rjobs) edges.set(rjob.name, [...(edges.get(rjob.name) ?? []), ...(rjob.dependsOn ?? []).map((dep) => dep.name)]);
+  const cameFrom = new Map<string, string>([[from, from]]);
+  const queue = [from];
+  // for…of visits what the loop pushes, so this walks the queue to its end.
+  for (const name of queue) {
+    if (name === to) {
+      const path = [to];
+      for (let step = to; step !== from; ) {
+        step = cameFrom.get(step) ?? from;
+        path.unshift(step);
+      }
+      return path;
+    }
+    for (const next of edges.get(name) ?? []) {
+      if (cameFrom.has(next)) continue;
+      cameFrom.set(next, name);
+      queue.push(next);
+    }
+  }
+  return undefined;
+};
+
+/**
+ * orderingError: why `rjob` may not name `dependency`, which is not an earlier replicatedJob.
+ * Upstream says one thing for every case (AdmissionMessage.cannotDependOn, which the admission
+ * policy keeps); Lineup says which it is, since each has its own fix: a name that is not in the
+ * JobSet (a typo: the names are listed), one declared later (move it up), or a cycle (break it;
+ * one of its replicatedJobs always waits for itself).
+ */
+const orderingError = (rjobs: readonly ReplicatedJob[], rjob: ReplicatedJob, dependency: string): string => {
+  const names = [...new Set(rjobs.map((r) => r.name))];
+  const later = rjobs.findIndex((r) => r.name === dependency);
+  if (later < 0) return ValidationMessage.unknownDependsOn(dependency, names);
+  const back = dependsOnPath(rjobs, dependency, rjob.name);
+  return back === undefined ? ValidationMessage.forwardDependsOn(rjob.name, dependency, later) : ValidationMessage.dependsOnCycle([rjob.name, ...back]);
+};
+
+/**
  * validateDependsOn: the CRD's limits (at most 5 items, names unique, status Ready or
  * Complete) and upstream's ordering rule: only a replicatedJob seen earlier in the list may be
- * named. Deviation: upstream inserts the replicatedJob's own name before checking, so it
- * admits a self-dependency that can never be satisfied; Lineup rejects it.
+ * named (orderingError says why another is refused). Deviation: upstream inserts the
+ * replicatedJob's own name before checking, so it admits a self-dependency that can never be
+ * satisfied; Lineup rejects it.
  */
-const validateDependsOn = (rjob: ReplicatedJob, index: number, earlier: ReadonlySet<string>): FieldError[] => {
+const validateDependsOn = (rjobs: readonly ReplicatedJob[], rjob: ReplicatedJob, index: number, earlier: ReadonlySet<string>): FieldError[] => {
   const dependsOn = rjob.dependsOn ?? [];
   const path = `${rjobPath(index)}.dependsOn`;
   const first = firstIndexByName(dependsOn.map((dep) => dep.name));
@@ -242,7 +287,7 @@ const validateDependsOn = (rjob: ReplicatedJob, index: number, earlier: Readonly
     const firstIndex = first.get(dep.name) ?? i;
     if (firstIndex < i) errors.push({ path: `${path}[${i}].name`, message: ValidationMessage.duplicateDependsOn(dep.name, firstIndex) });
     if (dep.name === rjob.name) errors.push({ path: `${path}[${i}].name`, message: ValidationMessage.selfDependency(rjob.name) });
-    else if (!earlier.has(dep.name)) errors.push({ path: `${path}[${i}].name`, message: AdmissionMessage.cannotDependOn(rjob.name, dep.name) });
+    else if (!earlier.has(dep.name)) errors.push({ path: `${path}[${i}].name`, message: orderingError(rjobs, rjob, dep.name) });
     // The schema already holds status to the enum; this guards JobSets built in code.
     if (!allowedStatuses.includes(dep.status)) errors.push({ path: `${path}[${i}].status`, message: ValidationMessage.dependsOnStatus(dep.status) });
     return errors;
@@ -262,7 +307,7 @@ const validateReplicatedJobs = (jobSet: JobSet, rjobs: readonly ReplicatedJob[])
       // Without any name the generated names are meaningless; validateMetadata already said so.
       ...(jobSetName === undefined ? [] : validateGeneratedNames(jobSetName, rjob, index)),
       ...validateIndexedCompletions(rjob, index),
-      ...validateDependsOn(rjob, index, earlier),
+      ...validateDependsOn(rjobs, rjob, index, earlier),
     ];
     earlier.add(rjob.name);
     return errors;

@@ -5,10 +5,12 @@
  */
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { BehaviourMessage, JobSetDefault } from '../constants.ts';
+import { BehaviourMessage, JobSetDefault, LoadMessage } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
+import { errorDetail } from '../jobset/issues.ts';
 import { jobName } from '../jobset/keys.ts';
 import { readErrorDetail } from '../jobset/load.ts';
+import { MAX_YAML_NESTING, tooDeeplyNested } from '../jobset/nesting.ts';
 import type { JobSet } from '../jobset/schema.ts';
 import { DEFAULT_FAIL_MESSAGE, DEFAULT_FAIL_REASON, DEFAULT_TIMING } from './constants.ts';
 import { parseDuration } from './duration.ts';
@@ -141,11 +143,15 @@ export const parseBehaviour = (document: unknown, source = 'behaviour'): Behavio
  * @example loadBehaviour('default: {readyAfter: 2s}', 'b.yaml').default.readyAfter // 2000
  */
 export const loadBehaviour = (text: string, file: string): Behaviour => {
+  // Measured first: composing YAML nested hundreds of levels deep overflows the call stack.
+  const tooDeep = tooDeeplyNested(text);
+  if (tooDeep !== undefined) throw new InvalidInputError(`${file}: behaviour file: ${LoadMessage.tooDeep(MAX_YAML_NESTING, tooDeep.line, tooDeep.column)}`);
   let document: unknown;
   try {
     document = parseYaml(text);
   } catch (error) {
-    throw new InvalidInputError(`${file}: behaviour file is not valid YAML: ${(error as Error).message}`, { cause: error });
+    // The first line only: the yaml package follows it with a code frame, and the CLI prints one line.
+    throw new InvalidInputError(`${file}: behaviour file is not valid YAML: ${errorDetail(error)}`, { cause: error });
   }
   return parseBehaviour(document, file);
 };

@@ -55,6 +55,21 @@ export const parseDuration = (value: string | number): number => {
 };
 
 /**
+ * parseDurationFlag: parseDuration for a command-line flag. A refusal names the flag first
+ * (`--until: duration "soon" is not valid: …`): the commands take several durations, and the
+ * user must see which one was refused.
+ * @example parseDurationFlag('--speed', 'fast') // throws InvalidInputError('--speed: duration "fast" is not valid: …')
+ */
+export const parseDurationFlag = (flag: string, value: string): number => {
+  try {
+    return parseDuration(value);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    throw new InvalidInputError(`${flag}: ${error.message}`, { cause: error });
+  }
+};
+
+/**
  * formatDuration: a short human form of milliseconds, the inverse of parseDuration for whole
  * milliseconds (`1500` → `1.5s`, `5_400_000` → `1h30m`, `0` → `0s`, Infinity → `never`).
  */

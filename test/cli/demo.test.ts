@@ -40,6 +40,7 @@ ${dependsOnItself ? '    dependsOn: [{name: workers, status: Ready}]\n' : ''}   
   const FILES: Record<string, string> = {
     'fine.yaml': JOBSET('fine', false),
     'self.yaml': JOBSET('self', true),
+    'huge.yaml': JOBSET('huge', false).replace('replicas: 2', 'replicas: 100000000'),
     'typo-behaviour.yaml': 'replicatedJobs: {worker: {readyAfter: 2s}}\njobs: {fine-driver-0: {}}\nactions: [{at: 1s, deleteJob: fine-workers-2}]\n',
     'forever-behaviour.yaml': 'default: {succeedAfter: never}\n',
   };
@@ -82,6 +83,24 @@ ${dependsOnItself ? '    dependsOn: [{name: workers, status: Ready}]\n' : ''}   
   const oneLine: { name: string; files: string[]; flags: DemoFlags; line: string }[] = [
     { name: 'a missing behaviour file', files: ['fine.yaml'], flags: { behaviour: 'nope.yaml' }, line: 'lineup demo: cannot read behaviour file nope.yaml: no such file\n' },
     { name: 'a missing JobSet file', files: ['nope.yaml'], flags: {}, line: 'lineup demo: nope.yaml: cannot read file: no such file\n' },
+    {
+      name: 'a JobSet of more Jobs than the simulator holds (before any other file runs)',
+      files: ['fine.yaml', 'huge.yaml'],
+      flags: {},
+      line: 'lineup demo: huge.yaml: JobSet huge makes 100000001 Jobs and 100000001 Pods, more than the 10000 Jobs the simulator runs: it holds every Job in memory (lower replicas to simulate it)\n',
+    },
+    {
+      name: 'a --speed that is no duration',
+      files: ['fine.yaml'],
+      flags: { speed: 'fast' },
+      line: 'lineup demo: --speed: duration "fast" is not valid: expected terms like 500ms, 5s, 2m, 1h30m (units h, m, s, ms), 0 or never\n',
+    },
+    {
+      name: 'an --until that is no duration',
+      files: ['fine.yaml'],
+      flags: { until: 'soon' },
+      line: 'lineup demo: --until: duration "soon" is not valid: expected terms like 500ms, 5s, 2m, 1h30m (units h, m, s, ms), 0 or never\n',
+    },
     { name: '--speed never (the clock would never move)', files: ['fine.yaml'], flags: { speed: 'never' }, line: 'lineup demo: --speed: never is not allowed: expected a finite duration such as 40ms, or 0 for as fast as possible\n' },
   ];
   for (const tc of oneLine) {

@@ -3,9 +3,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { exportCommand, replayCommand } from '../../lib/cli/replay.ts';
 import { openStateDirForWriting } from '../../lib/hosts/stateDir.ts';
 import { KEY, NAME, recordStartup, workersAtOnce } from '../replay/fixtures.ts';
+import { runCli } from './inProcess.ts';
 
 /** capture: a CliIo collecting what a command prints. */
 const capture = () => {
@@ -93,7 +95,7 @@ describe('lineup export and lineup replay', () => {
       [truncated, /^lineup replay: \S+truncated\.json: not a recording: its JSON does not parse \(truncated\?\): .+\n$/],
       [future, /^lineup replay: \S+future\.json: unknown recording format "lineup\.dev\/recording\/v2", expected "lineup\.dev\/recording\/v1"\n$/],
       [`${KEY.cluster}/default/nobody`, new RegExp(`^lineup replay: no passes recorded for ${KEY.cluster}/default/nobody in \\S+\\n$`)],
-      ['no-such-file.json', /^lineup replay: expected a recording file or CLUSTER\/NAMESPACE\/NAME, got "no-such-file\.json"\n$/],
+      ['no-such-file.json', /^lineup replay: no-such-file\.json does not exist: expected a recording file \(lineup export\) or CLUSTER\/NAMESPACE\/NAME\n$/],
       [undefined, /^lineup replay: expected a recording file, CLUSTER\/NAMESPACE\/NAME or --all\n$/],
     ];
     for (const [input, expected] of cases) {
@@ -109,4 +111,36 @@ describe('lineup export and lineup replay', () => {
     assert.equal(await replayCommand(target, { stateDir: join(scratch, 'typo'), output: 'text' }, noState.io), 2);
     assert.match(noState.stderr(), /^lineup replay: no state in \S+typo: expected the --state-dir of a lineup run or lineup demo\n$/);
   });
+});
+
+describe('lineup replay: a FILE that does not exist, and refused flags, in one line naming what was refused (exit 2)', () => {
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const doesNotExist = (file: string): string => `lineup replay: ${file} does not exist: expected a recording file (lineup export) or CLUSTER/NAMESPACE/NAME\n`;
+  const cases: { name: string; argv: string[]; stderr: string }[] = [
+    { name: 'a recording file that is not there', argv: ['replay', 'rec.json'], stderr: doesNotExist('rec.json') },
+    // Three parts, but a path: the middle is no namespace (not a DNS label), or it names a .json file.
+    { name: 'a path of three parts', argv: ['replay', 'runs/2026.01/rec'], stderr: doesNotExist('runs/2026.01/rec') },
+    { name: 'a .json path of three parts', argv: ['replay', 'runs/today/rec.json'], stderr: doesNotExist('runs/today/rec.json') },
+    { name: 'a word that is neither a file nor CLUSTER/NAMESPACE/NAME', argv: ['replay', 'foo'], stderr: doesNotExist('foo') },
+    { name: 'a directory', argv: ['replay', here], stderr: `lineup replay: ${here}: cannot read the recording: is a directory\n` },
+    // The flags are checked before the file is looked for.
+    { name: '--perturb that is no count', argv: ['replay', 'rec.json', '--perturb', 'x'], stderr: 'lineup replay: --perturb expects an integer ≥ 1, got "x"\n' },
+    { name: '--seed below 0', argv: ['replay', 'rec.json', '--seed', '-1'], stderr: 'lineup replay: --seed expects an integer ≥ 0, got "-1"\n' },
+    {
+      name: '--since that is no duration',
+      argv: ['replay', '--all', '--since', 'a week', '--state-dir', 'nowhere'],
+      stderr: 'lineup replay: --since "a week": duration "a week" is not valid: expected terms like 500ms, 5s, 2m, 1h30m (units h, m, s, ms), 0 or never; or days, e.g. 7d\n',
+    },
+    {
+      name: '--timeout of --archive that is no duration',
+      argv: ['replay', '--archive', 'a', '--from', '2026-01-01T00:00:00Z', '--to', '2026-01-02T00:00:00Z', '--table', 't', '--region', 'r', '--timeout', 'soon'],
+      stderr: 'lineup replay: --timeout: duration "soon" is not valid: expected terms like 500ms, 5s, 2m, 1h30m (units h, m, s, ms), 0 or never\n',
+    },
+  ];
+  for (const tc of cases) {
+    it(tc.name, async () => {
+      const run = await runCli(tc.argv);
+      assert.deepEqual([run.code, run.stdout, run.stderr], [2, '', tc.stderr]);
+    });
+  }
 });

@@ -37,6 +37,8 @@ const FILES: Record<string, string> = {
   'schema-invalid.yaml': SCHEMA_INVALID,
   'not-a-jobset.yaml': NOT_A_JOBSET,
   'not-yaml.yaml': 'spec: {replicatedJobs: [',
+  // A million Jobs: the simulator would hold them all in memory; refused before any work.
+  'huge.yaml': VALID.replace('two-steps', 'huge').replace('replicas: 3', 'replicas: 1000000'),
   'two.yaml': `${VALID}---\n${VALID.replace('two-steps', 'other')}`,
   'behaviour.yaml': 'default: {readyAfter: 2s, succeedAfter: 10s}\n',
   'bad-behaviour.yaml': 'default: {readyAftr: 2s}\n',
@@ -125,7 +127,13 @@ describe('cli/simulate', () => {
     { name: 'a run stopped by --until', file: 'valid.yaml', flags: { until: '5s' }, code: 0 },
     { name: 'a bad --until value', file: 'valid.yaml', flags: { until: '5 parsecs' }, code: 2, stderr: /--until: duration "5 parsecs" is not valid/ },
     { name: '--latency never (no pass would ever run)', file: 'valid.yaml', flags: { latency: 'never' }, code: 2, stderr: /--latency: never is not allowed/ },
-    { name: 'a bad --latency value', file: 'valid.yaml', flags: { latency: 'soon' }, code: 2, stderr: /--latency: / },
+    {
+      name: 'a bad --latency value',
+      file: 'valid.yaml',
+      flags: { latency: 'soon' },
+      code: 2,
+      stderr: /^lineup simulate: --latency: duration "soon" is not valid: expected terms like 500ms, 5s, 2m, 1h30m \(units h, m, s, ms\), 0 or never\n$/,
+    },
     { name: 'an unknown --output', file: 'valid.yaml', flags: { output: 'yaml' }, code: 2, stderr: /--output: "yaml" is not an output format: expected one of text, json/ },
     { name: 'a missing file', file: 'nowhere.yaml', code: 2, stderr: /nowhere\.yaml: / },
     { name: 'a file that is not YAML', file: 'not-yaml.yaml', code: 2, stderr: /not-yaml\.yaml: / },
@@ -133,6 +141,12 @@ describe('cli/simulate', () => {
     { name: 'a file with two JobSets', file: 'two.yaml', code: 2, stderr: /holds 2 JobSets/ },
     { name: 'a missing behaviour file', file: 'valid.yaml', flags: { behaviour: 'no-behaviour.yaml' }, code: 2, stderr: /^lineup simulate: cannot read behaviour file no-behaviour\.yaml: no such file\n$/ },
     { name: 'a behaviour file with a typo', file: 'valid.yaml', flags: { behaviour: 'bad-behaviour.yaml' }, code: 2, stderr: /bad-behaviour\.yaml: .*"readyAftr"/ },
+    {
+      name: 'a JobSet of more Jobs than the simulator holds',
+      file: 'huge.yaml',
+      code: 2,
+      stderr: /^lineup simulate: huge\.yaml: JobSet huge makes 1000001 Jobs and 1000001 Pods, more than the 10000 Jobs the simulator runs: it holds every Job in memory \(lower replicas to simulate it\)\n$/,
+    },
     { name: 'a JobSet that breaks a validation rule', file: 'invalid.yaml', code: 1 },
     { name: 'a JobSet that does not fit the schema', file: 'schema-invalid.yaml', code: 1 },
   ];

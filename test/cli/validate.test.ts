@@ -37,6 +37,10 @@ const jobSetYaml = (name: string, rjobs: readonly string[], options: { annotatio
 
 const dependsOn = (...items: readonly string[]): string => `    dependsOn: [${items.join(', ')}]\n`;
 
+/** examplesValid: every file's `FILE: valid: …` line, in order, each with what the JobSet makes. */
+const examplesValid = (files: readonly string[]): RegExp =>
+  new RegExp(`^${files.map((f) => `${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: valid: \\d+ replicatedJobs?, \\d+ Jobs?, \\d+ Pods?\\n`).join('')}$`);
+
 const valid = jobSetYaml('valid', [rjob('driver'), rjob('workers', dependsOn('{name: driver, status: Ready}'))]);
 
 describe('cli/validate', () => {
@@ -47,7 +51,15 @@ describe('cli/validate', () => {
         files: { 'js.yaml': valid },
         args: ['js.yaml'],
         wantExit: 0,
-        wantStdout: 'js.yaml: valid\n',
+        wantStdout: 'js.yaml: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\n',
+        wantStderr: '',
+      },
+      {
+        name: 'a valid JobSet says how many Jobs and Pods it makes: replicas summed, pods per Job bounded by completions',
+        files: { 'size.yaml': jobSetYaml('size', [rjob('driver'), rjob('workers', '    replicas: 2\n').replace('      spec:\n', '      spec:\n        parallelism: 4\n        completions: 3\n')]) },
+        args: ['size.yaml'],
+        wantExit: 0,
+        wantStdout: 'size.yaml: valid: 2 replicatedJobs, 3 Jobs, 7 Pods\n',
         wantStderr: '',
       },
       {
@@ -86,7 +98,7 @@ describe('cli/validate', () => {
         },
         args: ['gang.yaml'],
         wantExit: 0,
-        wantStdout: 'gang.yaml: valid: valid\n',
+        wantStdout: 'gang.yaml: valid: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\n',
         wantStderr: [
           'gang.yaml: document 1 (line 1): skipped Workload gang-training (scheduling.k8s.io/v1alpha1): not a JobSet\n',
           'gang.yaml: document 3 (line 26): skipped PodGroup gang-training (scheduling.x-k8s.io/v1alpha1): not a JobSet\n',
@@ -179,11 +191,29 @@ describe('cli/validate', () => {
         wantStderr: '',
       },
       {
-        name: 'a forward reference (the only cycle upstream can express) is invalid (exit 1)',
-        files: { 'forward.yaml': jobSetYaml('forward', [rjob('a'), rjob('b', dependsOn('{name: c, status: Ready}')), rjob('c', dependsOn('{name: b, status: Ready}'))]) },
+        name: 'a forward reference that closes a cycle (the only cycle upstream can express) is invalid and names the cycle (exit 1)',
+        files: { 'cycle.yaml': jobSetYaml('cycle', [rjob('a'), rjob('b', dependsOn('{name: c, status: Ready}')), rjob('c', dependsOn('{name: b, status: Ready}'))]) },
+        args: ['cycle.yaml'],
+        wantExit: 1,
+        wantStdout:
+          'cycle.yaml: spec.replicatedJobs[1].dependsOn[0].name: dependsOn names c, which leads back to b: a cycle b → c → b, whose replicatedJobs would wait for each other forever (a replicatedJob may depend only on one declared before it)\n',
+        wantStderr: '',
+      },
+      {
+        name: 'a forward reference is invalid and names the replicatedJob declared later (exit 1)',
+        files: { 'forward.yaml': jobSetYaml('forward', [rjob('a'), rjob('b', dependsOn('{name: c, status: Ready}')), rjob('c')]) },
         args: ['forward.yaml'],
         wantExit: 1,
-        wantStdout: `forward.yaml: spec.replicatedJobs[1].dependsOn[0].name: replicatedJob: b cannot depend on replicatedJob: c\n`,
+        wantStdout:
+          'forward.yaml: spec.replicatedJobs[1].dependsOn[0].name: dependsOn names c, which is declared after b (spec.replicatedJobs[2]): a replicatedJob may depend only on one declared before it\n',
+        wantStderr: '',
+      },
+      {
+        name: 'a dependsOn naming no replicatedJob is invalid and lists the replicatedJobs (exit 1)',
+        files: { 'ghost.yaml': jobSetYaml('ghost', [rjob('a'), rjob('b', dependsOn('{name: ghost, status: Ready}'))]) },
+        args: ['ghost.yaml'],
+        wantExit: 1,
+        wantStdout: 'ghost.yaml: spec.replicatedJobs[1].dependsOn[0].name: dependsOn names ghost, which is not a replicatedJob of this JobSet; the replicatedJobs are a, b\n',
         wantStderr: '',
       },
       {
@@ -207,7 +237,7 @@ describe('cli/validate', () => {
         files: { 'many.yaml': `${valid}---\n${jobSetYaml('broken', [rjob('a', '    replicas: -2\n')])}` },
         args: ['many.yaml'],
         wantExit: 1,
-        wantStdout: 'many.yaml: valid: valid\nmany.yaml: broken: spec.replicatedJobs[0].replicas: must be 0 or more, got -2\n',
+        wantStdout: 'many.yaml: valid: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\nmany.yaml: broken: spec.replicatedJobs[0].replicas: must be 0 or more, got -2\n',
         wantStderr: '',
       },
       {
@@ -215,7 +245,7 @@ describe('cli/validate', () => {
         files: { 'sep.yaml': `---\n# only a comment\n---\n${valid}---\n` },
         args: ['sep.yaml'],
         wantExit: 0,
-        wantStdout: 'sep.yaml: valid\n',
+        wantStdout: 'sep.yaml: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\n',
         wantStderr: '',
       },
       {
@@ -223,7 +253,7 @@ describe('cli/validate', () => {
         files: { 'anon.yaml': `${valid}---\napiVersion: v1\nkind: ConfigMap\n---\n${jobSetYaml('', [rjob('a')]).replace('  name: \n', '  generateName: anon-\n')}` },
         args: ['anon.yaml'],
         wantExit: 0,
-        wantStdout: 'anon.yaml: valid: valid\nanon.yaml: document 3 (line 24): valid\n',
+        wantStdout: 'anon.yaml: valid: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\nanon.yaml: document 3 (line 24): valid: 1 replicatedJob, 1 Job, 1 Pod\n',
         wantStderr: 'anon.yaml: document 2 (line 21): skipped ConfigMap (v1): not a JobSet\n',
       },
       {
@@ -231,7 +261,7 @@ describe('cli/validate', () => {
         files: { 'neg.yaml': jobSetYaml('neg', [rjob('a', '    replicas: -1\n')]), 'ok.yaml': valid },
         args: ['neg.yaml', 'missing.yaml', 'ok.yaml'],
         wantExit: 2,
-        wantStdout: 'neg.yaml: spec.replicatedJobs[0].replicas: must be 0 or more, got -1\nok.yaml: valid\n',
+        wantStdout: 'neg.yaml: spec.replicatedJobs[0].replicas: must be 0 or more, got -1\nok.yaml: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\n',
         wantStderr: 'missing.yaml: cannot read file: no such file\n',
       },
     ];
@@ -259,7 +289,7 @@ describe('cli/validate', () => {
       const exit = runValidate(files, io);
       // Assess
       assert.deepEqual(err, []);
-      assert.equal(out.join(''), files.map((f) => `${f}: valid\n`).join(''));
+      assert.match(out.join(''), examplesValid(files));
       assert.equal(exit, 0);
     });
   });
@@ -281,7 +311,7 @@ describe('cli/validate', () => {
       const files = exampleFiles();
       const run = lineup('validate', ...files);
       assert.equal(run.stderr, '');
-      assert.equal(run.stdout, files.map((f) => `${f}: valid\n`).join(''));
+      assert.match(run.stdout, examplesValid(files));
       assert.equal(run.status, 0);
     });
 

@@ -139,6 +139,14 @@ describe('jobset/startupRules', () => {
       assert.equal(parsed.errors[0]?.path, STARTUP_RULES_PATH);
       assert.match(parsed.errors[0]?.message ?? '', /^not valid YAML or JSON: .+ at line 1, column \d+$/);
     });
+
+    it('text nested deeper than Lineup reads, before the YAML parser would overflow its stack', () => {
+      const parsed = parseStartupRules(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+      assert.deepEqual(parsed, {
+        ok: false,
+        errors: [{ path: STARTUP_RULES_PATH, message: 'document nested too deeply: more than 100 levels of lists and mappings at line 1, column 101, expected at most 100' }],
+      });
+    });
   });
 
   describe('startupRulesOf', () => {

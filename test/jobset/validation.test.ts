@@ -336,7 +336,8 @@ describe('jobset/validation', () => {
             upstreamRJob('job-3', { dependsOn: [complete('job-1')] }),
           ],
         }),
-        want: ['replicatedJob: job-2 cannot depend on replicatedJob: job-3'],
+        // Upstream: 'replicatedJob: job-2 cannot depend on replicatedJob: job-3'; Lineup names the cause.
+        want: ['dependsOn names job-3, which is declared after job-2 (spec.replicatedJobs[2]): a replicatedJob may depend only on one declared before it'],
       },
       {
         name: 'TestValidateCreate: DependsOn is invalid since job-2 depends on job-3 and job-1',
@@ -347,12 +348,12 @@ describe('jobset/validation', () => {
             upstreamRJob('job-3', { dependsOn: [complete('job-1')] }),
           ],
         }),
-        want: ['replicatedJob: job-2 cannot depend on replicatedJob: job-3'],
+        want: ['dependsOn names job-3, which is declared after job-2 (spec.replicatedJobs[2]): a replicatedJob may depend only on one declared before it'],
       },
       {
         name: 'TestValidateCreate: job-2 depends on invalid ReplicatedJob',
         jobSet: upstreamJobSet({ replicatedJobs: [upstreamRJob('job-1'), upstreamRJob('job-2', { dependsOn: [complete('invalid')] })] }),
-        want: ['replicatedJob: job-2 cannot depend on replicatedJob: invalid'],
+        want: ['dependsOn names invalid, which is not a replicatedJob of this JobSet; the replicatedJobs are job-1, job-2'],
       },
       {
         name: 'TestValidateCreate: dependsOn should not fail if there are no replicated jobs',
@@ -382,7 +383,7 @@ describe('jobset/validation', () => {
       const jobSet = upstreamJobSet({ replicatedJobs: [upstreamRJob('job-1', { dependsOn: [complete('invalid')] })] });
       assert.deepEqual(validateJobSet(jobSet), [
         { path: 'spec.replicatedJobs[0].dependsOn', message: "DependsOn can't be set for the first ReplicatedJob" },
-        { path: 'spec.replicatedJobs[0].dependsOn[0].name', message: 'replicatedJob: job-1 cannot depend on replicatedJob: invalid' },
+        { path: 'spec.replicatedJobs[0].dependsOn[0].name', message: 'dependsOn names invalid, which is not a replicatedJob of this JobSet; the replicatedJobs are job-1' },
       ]);
     });
   });
@@ -583,9 +584,68 @@ describe('jobset/validation', () => {
         want: [{ path: 'spec.replicatedJobs[1].dependsOn[0].name', message: 'replicatedJob: b cannot depend on itself (upstream admits this and the replicatedJob never starts; Lineup rejects it)' }],
       },
       {
-        name: 'a forward reference is rejected with upstream message',
+        name: 'a forward reference is rejected, naming the replicatedJob declared later and where',
         jobSet: makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [ready('c')] }).replicatedJob('c', 1).obj(),
-        want: [{ path: 'spec.replicatedJobs[1].dependsOn[0].name', message: 'replicatedJob: b cannot depend on replicatedJob: c' }],
+        want: [
+          {
+            path: 'spec.replicatedJobs[1].dependsOn[0].name',
+            message: 'dependsOn names c, which is declared after b (spec.replicatedJobs[2]): a replicatedJob may depend only on one declared before it',
+          },
+        ],
+      },
+      {
+        name: 'a name that is no replicatedJob is rejected, listing the replicatedJobs there are',
+        jobSet: makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [ready('ghost')] }).obj(),
+        want: [{ path: 'spec.replicatedJobs[1].dependsOn[0].name', message: 'dependsOn names ghost, which is not a replicatedJob of this JobSet; the replicatedJobs are a, b' }],
+      },
+      {
+        name: 'a cycle of two is rejected once, where the forward reference closes it, naming both',
+        jobSet: makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 1, { dependsOn: [ready('c')] }).replicatedJob('c', 1, { dependsOn: [ready('b')] }).obj(),
+        want: [
+          {
+            path: 'spec.replicatedJobs[1].dependsOn[0].name',
+            message:
+              'dependsOn names c, which leads back to b: a cycle b → c → b, whose replicatedJobs would wait for each other forever (a replicatedJob may depend only on one declared before it)',
+          },
+        ],
+      },
+      {
+        name: 'a longer cycle is named by its shortest way round, every replicatedJob of it in order',
+        jobSet: makeJobSet('js')
+          .replicatedJob('a', 1)
+          .replicatedJob('b', 1, { dependsOn: [ready('e')] })
+          .replicatedJob('c', 1, { dependsOn: [ready('b')] })
+          .replicatedJob('d', 1, { dependsOn: [ready('c'), ready('a')] })
+          .replicatedJob('e', 1, { dependsOn: [ready('a'), ready('d')] })
+          .obj(),
+        want: [
+          {
+            path: 'spec.replicatedJobs[1].dependsOn[0].name',
+            message:
+              'dependsOn names e, which leads back to b: a cycle b → e → d → c → b, whose replicatedJobs would wait for each other forever (a replicatedJob may depend only on one declared before it)',
+          },
+        ],
+      },
+      {
+        name: 'a forward reference beside a cycle elsewhere is only a forward reference',
+        jobSet: makeJobSet('js')
+          .replicatedJob('a', 1, { dependsOn: [ready('b')] })
+          .replicatedJob('b', 1, { dependsOn: [ready('a')] })
+          .replicatedJob('c', 1, { dependsOn: [ready('d')] })
+          .replicatedJob('d', 1, { dependsOn: [ready('b')] })
+          .obj(),
+        want: [
+          { path: 'spec.replicatedJobs[0].dependsOn', message: "DependsOn can't be set for the first ReplicatedJob" },
+          {
+            path: 'spec.replicatedJobs[0].dependsOn[0].name',
+            message:
+              'dependsOn names b, which leads back to a: a cycle a → b → a, whose replicatedJobs would wait for each other forever (a replicatedJob may depend only on one declared before it)',
+          },
+          {
+            path: 'spec.replicatedJobs[2].dependsOn[0].name',
+            message: 'dependsOn names d, which is declared after c (spec.replicatedJobs[3]): a replicatedJob may depend only on one declared before it',
+          },
+        ],
       },
       {
         name: 'six dependencies are more than the CRD allows',
@@ -775,7 +835,7 @@ describe('jobset/validation', () => {
           { path: 'spec.replicatedJobs[0].dependsOn', message: "DependsOn can't be set for the first ReplicatedJob" },
           { path: 'spec.ttlSecondsAfterFinished', message: 'must be 0 or more, got -1' },
           { path: 'spec.replicatedJobs[0].replicas', message: 'must be 0 or more, got -1' },
-          { path: 'spec.replicatedJobs[0].dependsOn[0].name', message: 'replicatedJob: a cannot depend on replicatedJob: z' },
+          { path: 'spec.replicatedJobs[0].dependsOn[0].name', message: 'dependsOn names z, which is not a replicatedJob of this JobSet; the replicatedJobs are a, b' },
           { path: 'spec.replicatedJobs[1].dependsOn[0].name', message: 'replicatedJob: b cannot depend on itself (upstream admits this and the replicatedJob never starts; Lineup rejects it)' },
         ],
       },
@@ -832,7 +892,14 @@ describe('jobset/validation', () => {
       );
     });
 
-    it('reports exactly the forward reference added to a random valid DAG', () => {
+    /** reaches: whether a chain of dependsOn leads from replicatedJob `from` to `to` (the test's own walk, depth first). */
+    const reaches = (dag: Dag, from: number, to: number): boolean => {
+      const seen = new Set<number>();
+      const walk = (at: number): boolean => at === to || (!seen.has(at) && (seen.add(at), (dag[at] ?? []).some((dep) => walk(dep.target))));
+      return walk(from);
+    };
+
+    it('reports exactly the forward reference added to a random valid DAG, as a cycle when the later one leads back', () => {
       const caseArb = dagArb(3).chain((dag) =>
         fc.record({
           dag: fc.constant(dag),
@@ -850,12 +917,24 @@ describe('jobset/validation', () => {
           const rjob = jobSet.spec.replicatedJobs?.[from];
           assert.ok(rjob);
           rjob.dependsOn = [...(rjob.dependsOn ?? []), { name: name(to), status }];
+          const cyclic = reaches(dag, to, from);
           // Act
           const errors = validateJobSet(applyDefaults(jobSet));
           // Assess
-          assert.deepEqual(errors, [
-            { path: `spec.replicatedJobs[${from}].dependsOn[${deps.length}].name`, message: `replicatedJob: ${name(from)} cannot depend on replicatedJob: ${name(to)}` },
-          ]);
+          assert.equal(errors.length, 1, JSON.stringify(errors));
+          const [error] = errors;
+          assert.equal(error?.path, `spec.replicatedJobs[${from}].dependsOn[${deps.length}].name`);
+          if (!cyclic) {
+            assert.equal(error.message, `dependsOn names ${name(to)}, which is declared after ${name(from)} (spec.replicatedJobs[${to}]): a replicatedJob may depend only on one declared before it`);
+            return;
+          }
+          const cycle = /^dependsOn names (\S+), which leads back to (\S+): a cycle (.+), whose replicatedJobs would wait for each other forever/.exec(error.message);
+          assert.ok(cycle, error.message);
+          assert.deepEqual([cycle[1], cycle[2]], [name(to), name(from)]);
+          // The cycle runs from `from` through `to` back to `from`, each step a dependsOn that is there.
+          const steps = (cycle[3] ?? '').split(' → ').map((step) => Number(step.slice('rj-'.length)));
+          assert.deepEqual([steps[0], steps[1], steps.at(-1)], [from, to, from]);
+          for (let i = 1; i + 1 < steps.length; i++) assert.ok((dag[steps[i] ?? -1] ?? []).some((dep) => dep.target === steps[i + 1]), error.message);
         }),
       );
     });

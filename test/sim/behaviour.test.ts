@@ -111,6 +111,11 @@ describe('sim/behaviour', () => {
       { name: 'an action at never', text: 'actions: [{at: never, suspend: true}]', mentions: ['actions.0.at', 'finite'] },
       { name: 'a file that is a list', text: '- readyAfter: 1s', mentions: ['(root)'] },
       { name: 'text that is not YAML', text: 'default: {readyAfter: [1s', mentions: ['not valid YAML'] },
+      {
+        name: 'YAML nested deeper than Lineup reads',
+        text: `default: ${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+        mentions: ['behaviour file: document nested too deeply: more than 100 levels of lists and mappings at line 1, column 109, expected at most 100'],
+      },
     ];
     for (const tc of bad) {
       it(`refuses ${tc.name}, naming the file and the place`, () => {
@@ -120,6 +125,8 @@ describe('sim/behaviour', () => {
             assert.ok(error instanceof InvalidInputError);
             assert.ok(error.message.startsWith('b.yaml: '), error.message);
             for (const part of tc.mentions) assert.ok(error.message.includes(part), `${JSON.stringify(part)} not in: ${error.message}`);
+            // One line: the CLI prints the message as its only line (the yaml package adds a code frame after its first).
+            assert.doesNotMatch(error.message, /\n/);
             return true;
           },
         );

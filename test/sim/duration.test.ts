@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ErrorCode } from '../../lib/errors.ts';
-import { formatDuration, parseDuration } from '../../lib/sim/duration.ts';
+import { ErrorCode, InvalidInputError } from '../../lib/errors.ts';
+import { formatDuration, parseDuration, parseDurationFlag } from '../../lib/sim/duration.ts';
 
 describe('sim/duration', () => {
   describe('parseDuration', () => {
@@ -51,6 +51,22 @@ describe('sim/duration', () => {
         );
       });
     }
+  });
+
+  describe('parseDurationFlag', () => {
+    it('reads a good value as parseDuration does', () => {
+      assert.equal(parseDurationFlag('--until', '1h30m'), 5_400_000);
+      assert.equal(parseDurationFlag('--until', 'never'), Infinity);
+    });
+
+    it('refuses a bad value naming the flag first, then what parseDuration says', () => {
+      assert.throws(
+        () => parseDurationFlag('--speed', 'fast'),
+        (error: unknown) =>
+          error instanceof InvalidInputError &&
+          error.message === '--speed: duration "fast" is not valid: expected terms like 500ms, 5s, 2m, 1h30m (units h, m, s, ms), 0 or never',
+      );
+    });
   });
 
   describe('formatDuration', () => {
