@@ -140,6 +140,8 @@ const recordingsOf = async (target: string | undefined, flags: ReplayFlags, io: 
   const text = recordingText(target, io);
   if (text !== undefined) return [parseRecording(text, target)];
   const key = parseJobSetKey(target);
+  // An empty or slash-only target names neither a file nor a JobSet.
+  if (target.replaceAll('/', '') === '') throw new UnusableInput(ReplayMessage.badTarget('lineup replay', target));
   if (key === undefined || !KEY_NAMESPACE.test(key.namespace) || RECORDING_FILE.test(target)) throw new UnusableInput(ReplayMessage.noSuchFile(target));
   return [await recordingFromSource('lineup replay', journalSource('lineup replay', flags), key)];
 };

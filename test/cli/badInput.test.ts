@@ -241,7 +241,7 @@ const ROWS: readonly Row[] = [
     files: { 'm.yaml': SECOND_NOT_YAML },
     code: 2,
     says: /^\$DIR\/m\.yaml: document 2 \(line 23\): not valid YAML: /,
-    stdout: /^\$DIR\/m\.yaml: ok: valid\n$/,
+    stdout: /^\$DIR\/m\.yaml: ok: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\n$/,
   },
   {
     name: 'validate: two files, the second missing (the first is still judged)',
@@ -249,7 +249,7 @@ const ROWS: readonly Row[] = [
     files: { 'js.yaml': VALID },
     code: 2,
     says: /^\$DIR\/missing\.yaml: cannot read file: no such file$/,
-    stdout: /^\$DIR\/js\.yaml: valid\n$/,
+    stdout: /^\$DIR\/js\.yaml: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\n$/,
   },
 
   // ===== The same inputs to plan, simulate and demo: each its own prefix, one line, exit 2. =====
@@ -309,7 +309,7 @@ const ROWS: readonly Row[] = [
   },
   { name: 'validate: two replicatedJobs of one name', argv: ['validate', '$DIR/js.yaml'], files: { 'js.yaml': jobSet('dup', `  replicatedJobs:\n${rjob('a')}${rjob('a')}`) }, code: 1, says: /^\$DIR\/js\.yaml: spec\.replicatedJobs\[1\]\.name: duplicate replicatedJob name "a", already used by spec\.replicatedJobs\[0\]$/ },
   { name: 'validate: dependsOn on the first replicatedJob', argv: ['validate', '$DIR/js.yaml'], files: { 'js.yaml': twoJobs('ok', dependsOn('workers', 'Ready')) }, code: 1, says: /^\$DIR\/js\.yaml: spec\.replicatedJobs\[0\]\.dependsOn: DependsOn can't be set for the first ReplicatedJob$/ },
-  { name: 'validate: dependsOn a replicatedJob that does not exist', argv: ['validate', '$DIR/js.yaml'], files: { 'js.yaml': twoJobs('ok', '', dependsOn('zzz', 'Ready')) }, code: 1, says: /^\$DIR\/js\.yaml: spec\.replicatedJobs\[1\]\.dependsOn\[0\]\.name: replicatedJob: workers cannot depend on replicatedJob: zzz$/ },
+  { name: 'validate: dependsOn a replicatedJob that does not exist', argv: ['validate', '$DIR/js.yaml'], files: { 'js.yaml': twoJobs('ok', '', dependsOn('zzz', 'Ready')) }, code: 1, says: /^\$DIR\/js\.yaml: spec\.replicatedJobs\[1\]\.dependsOn\[0\]\.name: dependsOn names zzz, which is not a replicatedJob of this JobSet; the replicatedJobs are driver, workers$/ },
   { name: 'validate: a replicatedJob that depends on itself', argv: ['validate', '$DIR/js.yaml'], files: { 'js.yaml': twoJobs('ok', '', dependsOn('workers', 'Ready')) }, code: 1, says: /^\$DIR\/js\.yaml: spec\.replicatedJobs\[1\]\.dependsOn\[0\]\.name: replicatedJob: workers cannot depend on itself/ },
   { name: 'validate: a dependsOn status that does not exist', argv: ['validate', '$DIR/js.yaml'], files: { 'js.yaml': twoJobs('ok', '', dependsOn('driver', 'Failed')) }, code: 1, says: /^\$DIR\/js\.yaml: spec\.replicatedJobs\[1\]\.dependsOn\[0\]\.status: unsupported value "Failed", expected one of: "Ready", "Complete"$/ },
   {
@@ -479,7 +479,8 @@ const ROWS: readonly Row[] = [
   ...['a/b', 'a//c', 'a/b/c/d', '', '/b/c'].flatMap((target): Row[] => [
     { name: `history: target ${JSON.stringify(target)}`, argv: ['history', target], code: 2, says: /^lineup history: expected CLUSTER\/NAMESPACE\/NAME, got "/ },
     { name: `export: target ${JSON.stringify(target)}`, argv: ['export', target], code: 2, says: /^lineup export: expected CLUSTER\/NAMESPACE\/NAME, got "/ },
-    { name: `replay: target ${JSON.stringify(target)}`, argv: ['replay', target], code: 2, says: /^lineup replay: expected a recording file or CLUSTER\/NAMESPACE\/NAME, got "/ },
+    // Not CLUSTER/NAMESPACE/NAME, so replay takes it for a recording file, which does not exist.
+    { name: `replay: target ${JSON.stringify(target)}`, argv: ['replay', target], code: 2, says: target === '' ? /^lineup replay: expected a recording file or CLUSTER\/NAMESPACE\/NAME, got ""$/ : /^lineup replay: \S+ does not exist: expected a recording file \(lineup export\) or CLUSTER\/NAMESPACE\/NAME$/ },
   ]),
   { name: 'replay: no target and no --all', argv: ['replay'], code: 2, says: /^lineup replay: expected a recording file, CLUSTER\/NAMESPACE\/NAME or --all$/ },
 
@@ -595,6 +596,32 @@ const ROWS: readonly Row[] = [
   { name: 'demo: a --state-dir below a file', argv: ['demo', '--speed', '0', '--state-dir', '$DIR/f.txt/below', '$DIR/js.yaml'], files: { 'js.yaml': VALID, 'f.txt': 'hello' }, code: 2, says: /^lineup demo: cannot create --state-dir \$DIR\/f\.txt\/below: a part of the path is a file$/ },
   { name: 'clusters add: a --state-dir another writer holds', argv: ['clusters', 'add', 'new', '--token-secret', SECRET_ARN, '--endpoint', 'https://k8s.example', '--ca', CA, '--state-dir', '$DIR/st'], files: { 'st/lineup.lock': LIVE_LOCK }, code: 2, says: new RegExp(`^lineup clusters add: \\$DIR/st is in use by lineup run \\(pid ${process.pid}\\)`) },
   { name: 'run: a --cluster that is not a DNS label, before the cluster or the state directory', argv: ['run', '--kubeconfig', '$DIR/missing-kc', '--state-dir', '$DIR/st', '--cluster', 'BAD ID'], code: 2, says: /^lineup run: --cluster "BAD ID" is not a DNS label: expected / },
+
+  // ===== JobSets too big to simulate, dependsOn that names no earlier replicatedJob, YAML nested too deeply, an unknown JobSet. =====
+  ...['simulate', 'demo'].flatMap((command): Row[] => [
+    { name: `${command}: a JobSet of 1,000,000 Jobs`, argv: command === 'demo' ? ['demo', '--speed', '0', '$DIR/big.yaml'] : ['simulate', '$DIR/big.yaml'], files: { 'big.yaml': twoJobs('big', '      replicas: 1000000\n') }, code: 2, says: new RegExp(`^lineup ${command}: \\$DIR/big\\.yaml: JobSet big makes 1000001 Jobs and 1000001 Pods, more than the 10000 Jobs the simulator runs`) },
+    { name: `${command}: a JobSet of 100,000,000 Jobs`, argv: command === 'demo' ? ['demo', '--speed', '0', '$DIR/big.yaml'] : ['simulate', '$DIR/big.yaml'], files: { 'big.yaml': twoJobs('big', '', '      replicas: 100000000\n') }, code: 2, says: new RegExp(`^lineup ${command}: \\$DIR/big\\.yaml: JobSet big makes 100000001 Jobs`) },
+  ]),
+  ...['validate', 'plan', 'simulate', 'demo'].map((command): Row => ({
+    name: `${command}: a document nested 100,000 levels deep`,
+    argv: command === 'demo' ? ['demo', '--speed', '0', '$DIR/deep.yaml'] : [command, '$DIR/deep.yaml'],
+    files: { 'deep.yaml': `${'['.repeat(100_000)}${']'.repeat(100_000)}\n` },
+    code: 2,
+    says: /\$DIR\/deep\.yaml: document nested too deeply: more than 100 levels of lists and mappings at line 1, column 101, expected at most 100$/,
+  })),
+  {
+    name: 'validate: dependsOn a replicatedJob declared later',
+    argv: ['validate', '$DIR/js.yaml'],
+    files: { 'js.yaml': jobSet('ok', `  replicatedJobs:\n${rjob('a')}${rjob('b', dependsOn('c', 'Ready'))}${rjob('c')}`) },
+    code: 1,
+    says: /^\$DIR\/js\.yaml: spec\.replicatedJobs\[1\]\.dependsOn\[0\]\.name: dependsOn names c, which is declared after b \(spec\.replicatedJobs\[2\]\)/,
+  },
+  { name: 'replay: a recording file that does not exist', argv: ['replay', '$DIR/rec.json'], code: 2, says: /^lineup replay: \$DIR\/rec\.json does not exist: expected a recording file \(lineup export\) or CLUSTER\/NAMESPACE\/NAME$/ },
+  { name: 'replay: a directory given as the recording', argv: ['replay', '$DIR'], code: 2, says: /^lineup replay: \$DIR: cannot read the recording: is a directory$/ },
+  { name: 'history: a JobSet with no passes recorded', argv: ['history', 'local/default/nobody', '--state-dir', '$STATE'], code: 2, says: /^lineup history: no passes recorded for local\/default\/nobody in \$STATE$/ },
+  { name: 'demo: --speed that is not a duration names the flag', argv: ['demo', '--speed', 'fast', '$DIR/js.yaml'], files: { 'js.yaml': VALID }, code: 2, says: /^lineup demo: --speed: duration "fast" is not valid: / },
+  { name: 'demo: --until that is not a duration names the flag', argv: ['demo', '--speed', '0', '--until', 'soon', '$DIR/js.yaml'], files: { 'js.yaml': VALID }, code: 2, says: /^lineup demo: --until: duration "soon" is not valid: / },
+  { name: 'clusters status: --missing-after that is not a duration names the flag', argv: ['clusters', 'status', '--state-dir', '$STATE', '--missing-after', 'soon'], code: 2, says: /^lineup clusters status: --missing-after: duration "soon" is not valid: / },
 
   // ===== The real program: the same one line and the exit code of the process. =====
   { name: 'process: validate, a file that does not exist', argv: ['validate', '$DIR/missing.yaml'], code: 2, says: /^\$DIR\/missing\.yaml: cannot read file: no such file$/, process: true },
