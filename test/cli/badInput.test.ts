@@ -43,7 +43,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openStateDirForWriting } from '../../lib/hosts/stateDir.ts';
-import { freeClosedPort, startLoopback, status, type LoopbackServer } from '../k8s/loopback.ts';
+import { freeClosedPort, kubeconfigText, startLoopback, status, type LoopbackServer } from '../k8s/loopback.ts';
 import { runCli, type CliRun } from './inProcess.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -154,16 +154,7 @@ const NO_PASSES = recording({ passes: [] });
 
 // ----- Kubeconfigs (run --kubeconfig). -----
 /** kubeconfig: one context `test` for `server` as a user of `token` (the loopback server answers by it). */
-const kubeconfig = (server: string, token: string, extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'test', cluster: { server, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'me', user: { token } }],
-    contexts: [{ name: 'test', context: { cluster: 'test', user: 'me' } }],
-    'current-context': 'test',
-    ...extra,
-  });
+const kubeconfig = kubeconfigText;
 /** run: `lineup run` with the kubeconfig file `kc` of the row, its state kept in the row's directory. */
 const run = (...extra: string[]): string[] => ['run', '--kubeconfig', '$DIR/kc', '--state-dir', '$DIR/state', ...extra];
 

@@ -16,20 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { ACCESS_CHECK_DEADLINE_MS } from '../../lib/k8s/watchSource.ts';
 import { DEFAULT_CONTROLLER_NAME, RunFix } from '../../lib/constants.ts';
 import { runCommand } from '../../lib/cli/run.ts';
-import { freeClosedPort, startLoopback, status, type LoopbackServer } from '../k8s/loopback.ts';
+import { freeClosedPort, kubeconfigText, startLoopback, status, type LoopbackServer } from '../k8s/loopback.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
-/** A kubeconfig for `server` (plain http on loopback, so TLS verification is off) as the user of `token`. */
-const kubeconfigText = (server: string, token: string): string =>
-  JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'test', cluster: { server, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'me', user: { token } }],
-    contexts: [{ name: 'test', context: { cluster: 'test', user: 'me' } }],
-    'current-context': 'test',
-  });
 
 describe('cli/run: failing to start', () => {
   let server: LoopbackServer;

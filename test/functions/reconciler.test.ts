@@ -5,39 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Context } from 'aws-lambda';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded.ts';
+import type { EmbeddedDynamo } from '../../lib/store/embedded.ts';
+import { lambdaContext, startFunctionEnvironment } from './lambdaFixtures.ts';
 import { detailFor, eventBridgeEvent, sqsEvent } from '../reconcile/fixtures.ts';
 
-const context: Context = {
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: 'lineup-reconciler',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:lineup-reconciler',
-  memoryLimitInMB: '256',
-  awsRequestId: 'request-1',
-  logGroupName: '/aws/lambda/lineup-reconciler',
-  logStreamName: 'stream',
-  getRemainingTimeInMillis: () => 30_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-};
+const context = lambdaContext;
 
 let dynamo: EmbeddedDynamo | undefined;
 
 describe('functions/reconciler', () => {
   before(async () => {
-    dynamo = await startEmbeddedDynamo();
-    Object.assign(process.env, {
-      LINEUP_TABLE_NAME: dynamo.tableName,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
-    });
+    dynamo = await startFunctionEnvironment({ metricsDisabled: true, logLevel: 'ERROR' });
   });
   after(async () => {
     await dynamo?.stop();

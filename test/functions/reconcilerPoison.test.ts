@@ -8,23 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Context } from 'aws-lambda';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded.ts';
+import type { EmbeddedDynamo } from '../../lib/store/embedded.ts';
+import { lambdaContext, startFunctionEnvironment } from './lambdaFixtures.ts';
 import { sqsEvent } from '../reconcile/fixtures.ts';
 
-const context = {
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: 'lineup-reconciler',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:lineup-reconciler',
-  memoryLimitInMB: '256',
-  awsRequestId: 'request-1',
-  logGroupName: '/aws/lambda/lineup-reconciler',
-  logStreamName: 'stream',
-  getRemainingTimeInMillis: () => 30_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-} satisfies Context;
+const context = lambdaContext;
 
 /** outputOf: what `act` writes to stdout and stderr (Powertools' Metrics and Logger write there: errors to stderr), as JSON lines (a line that is not JSON as `{ text }`). */
 const outputOf = async <T>(act: () => Promise<T>): Promise<{ result: T; lines: Record<string, unknown>[] }> => {
@@ -51,16 +39,7 @@ let dynamo: EmbeddedDynamo | undefined;
 
 describe('functions/reconciler poison records', () => {
   before(async () => {
-    dynamo = await startEmbeddedDynamo();
-    Object.assign(process.env, {
-      LINEUP_TABLE_NAME: dynamo.tableName,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      POWERTOOLS_METRICS_DISABLED: 'false',
-      POWERTOOLS_LOG_LEVEL: 'WARN',
-    });
+    dynamo = await startFunctionEnvironment({ metricsDisabled: false, logLevel: 'WARN' });
   });
   after(async () => {
     await dynamo?.stop();

@@ -93,3 +93,18 @@ export const freeClosedPort = async (): Promise<number> => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 };
+
+/**
+ * kubeconfigText: a kubeconfig of one context `test` for `server` (TLS verification off: the
+ * loopback server speaks plain HTTP) as the user of `token`, which the loopback server answers by.
+ */
+export const kubeconfigText = (server: string, token: string, extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'test', cluster: { server, 'insecure-skip-tls-verify': true } }],
+    users: [{ name: 'me', user: { token } }],
+    contexts: [{ name: 'test', context: { cluster: 'test', user: 'me' } }],
+    'current-context': 'test',
+    ...extra,
+  });
