@@ -8,8 +8,8 @@
  *   entries that put Lineup's roles in Kubernetes groups (no access policy: the groups get only
  *   what infra/manifests/clusterrolebinding.yaml grants) and the Pod Identity association;
  * - `BusPolicy` (forwarderRoleArns): the bus resource policy statement letting forwarder roles
- *   outside the stack (a cluster's own account) put events with source `lineup.<id>` only; with a
- *   table resource policy statement for their checkpoints.
+ *   outside the stack (a cluster's own account) put events with source `lineup.<id>` only; with
+ *   table resource policy statements for their bookmarks (`FORWARDER#<id>` only, permissions.ts).
  *
  * The stack's own forwarder roles are held by their identity policies, with the same
  * `events:source` condition (permissions.ts). They get no bus policy statement: for a principal
@@ -32,7 +32,7 @@ import { ForwarderMode, eksClusterName } from '../config.ts';
 import type { ClusterConfig } from '../config.ts';
 import { KubeGroup, KubeName } from '../k8s/names.ts';
 import { FORWARDER_SESSION_RATE_MS, FunctionSizing } from '../sizing.ts';
-import { clusterPutEventsStatement, forwarderTableStatement, tokenSecretStatement } from '../permissions.ts';
+import { clusterPutEventsStatement, forwarderBookmarkStatements, registryReadStatement, tokenSecretStatement } from '../permissions.ts';
 import { ClusterRegistration } from './clusterRegistry.ts';
 import type { RegistryWriter } from './clusterRegistry.ts';
 import { LineupFunction } from './lineupFunction.ts';
@@ -93,8 +93,10 @@ export class LineupCluster extends Construct {
     const forwarderPrincipal = this.forwarderRole ?? this.forwarderFunction?.role;
     if (forwarderPrincipal) {
       forwarderPrincipal.addToPrincipalPolicy(clusterPutEventsStatement(props.bus.eventBusArn, cluster.id));
-      forwarderPrincipal.addToPrincipalPolicy(forwarderTableStatement(props.table.tableArn, cluster.id));
+      for (const statement of forwarderBookmarkStatements(props.table.tableArn, cluster.id)) forwarderPrincipal.addToPrincipalPolicy(statement);
     }
+    // Only the Lambda watch session reads the registry (an in-cluster forwarder knows its own API server).
+    this.forwarderFunction?.role.addToPrincipalPolicy(registryReadStatement(props.table.tableArn, cluster.id));
 
     if (cluster.manageAccess) this.eksAccess(props);
 
@@ -112,9 +114,10 @@ export class LineupCluster extends Construct {
         },
       });
       // A resource policy names its own table as `*` (its ARN would be a circular reference).
-      const statement = forwarderTableStatement('*', cluster.id);
-      statement.addPrincipals(...cluster.forwarderRoleArns.map((arn) => new iam.ArnPrincipal(arn)));
-      props.table.addToResourcePolicy(statement);
+      for (const statement of forwarderBookmarkStatements('*', cluster.id)) {
+        statement.addPrincipals(...cluster.forwarderRoleArns.map((arn) => new iam.ArnPrincipal(arn)));
+        props.table.addToResourcePolicy(statement);
+      }
     }
   }
 

@@ -43,6 +43,7 @@ import {
   TTL_ATTRIBUTE,
   bookmarkSk,
   clusterPk,
+  forwarderPk,
   journalSk,
   jobSetPk,
   listPkOfCluster,
@@ -494,19 +495,19 @@ export class DynamoCheckpointStore implements CheckpointStore {
 
   /** getBookmark: the resourceVersion the forwarder checkpointed for the cluster's `resource`. */
   async getBookmark(cluster: string, resource: string): Promise<string | undefined> {
-    const item = await this.getItem(tableKey(clusterPk(cluster), bookmarkSk(resource)));
+    const item = await this.getItem(tableKey(forwarderPk(cluster), bookmarkSk(resource)));
     const resourceVersion = item?.[Attr.resourceVersion];
     return typeof resourceVersion === 'string' ? resourceVersion : undefined;
   }
 
-  /** putBookmark: one PutItem replacing the checkpoint. */
+  /** putBookmark: one PutItem replacing the checkpoint, of BOOKMARK_ATTRIBUTES only (what a forwarder's role may write). */
   async putBookmark(cluster: string, resource: string, resourceVersion: string, now: number): Promise<void> {
     await this.send('PutItem', () =>
       this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            [TABLE_KEY.partitionKey]: clusterPk(cluster),
+            [TABLE_KEY.partitionKey]: forwarderPk(cluster),
             [TABLE_KEY.sortKey]: bookmarkSk(resource),
             [Attr.resourceVersion]: resourceVersion,
             [Attr.updatedAt]: now,
@@ -523,7 +524,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
       TableName: this.tableName,
       KeyConditionExpression: condition,
       ExpressionAttributeNames: expressionNames(condition),
-      ExpressionAttributeValues: { ':pk': clusterPk(cluster), ':prefix': KeyPart.bookmark },
+      ExpressionAttributeValues: { ':pk': forwarderPk(cluster), ':prefix': KeyPart.bookmark },
       ConsistentRead: true,
     });
     return items.map((item) => bookmarkFromItem(item, KeyPart.bookmark)).sort((a, b) => a.resource.localeCompare(b.resource));
@@ -594,10 +595,16 @@ export class DynamoCheckpointStore implements CheckpointStore {
     }
   }
 
-  /** listClusters: every registry entry, ordered by id. */
+  /**
+   * listClusters: every registry entry, ordered by id. An index hit that is not the registry item
+   * of the id it names (`CLUSTER#<id>` / `REGISTRY`) is not a registry entry, whatever it holds.
+   */
   async listClusters(): Promise<ClusterRecord[]> {
     const items = await this.listIndexItems(KeyPart.listClusters);
-    return items.map(clusterFromItem).sort(compareClusters);
+    return items
+      .filter((item) => item[TABLE_KEY.sortKey] === KeyPart.registry && item[TABLE_KEY.partitionKey] === clusterPk(String(item[Attr.id])))
+      .map(clusterFromItem)
+      .sort(compareClusters);
   }
 
   /** deleteCluster: one DeleteItem of the registry entry; the cluster's bookmarks and JobSets stay. */

@@ -596,6 +596,24 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
         { resource: 'jobsets', resourceVersion: '150', updatedAt: T0 + 7 },
       ]);
     });
+
+    it("keeps a forwarder's bookmarks apart from its cluster's registry entry and heartbeat (issue 20)", async () => {
+      const store = await makeStore();
+      const record: ClusterRecord = { id: 'c1', endpoint: 'https://k8s.example.com', auth: { type: 'eks', clusterName: 'c1', region: 'eu-west-1' } };
+      const heartbeat = { cluster: 'c1', sentAt: T0, receivedAt: T0 + 10, intervalMs: 60_000 };
+      await store.putCluster(record);
+      await store.putHeartbeat(heartbeat);
+      await store.putBookmark('c1', 'jobsets', '100', T0 + 20);
+      await store.putBookmark('c1', 'registry', '200', T0 + 30);
+      await store.putBookmark('c1', 'heartbeat', '300', T0 + 40);
+      assert.deepEqual(await store.getCluster('c1'), record, 'no bookmark, whatever its resource, touches the registry entry');
+      assert.deepEqual(await store.getHeartbeat('c1'), heartbeat, 'nor the heartbeat');
+      assert.deepEqual(await store.listClusters(), [record]);
+      assert.deepEqual((await store.listBookmarks('c1')).map((bookmark) => bookmark.resource), ['heartbeat', 'jobsets', 'registry'], 'nor is either of them a bookmark');
+      await store.deleteCluster('c1');
+      assert.equal(await store.getBookmark('c1', 'jobsets'), '100');
+      assert.deepEqual(await store.getHeartbeat('c1'), heartbeat);
+    });
   });
 
   describe('heartbeats', () => {
