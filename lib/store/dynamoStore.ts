@@ -32,7 +32,7 @@ import {
   stateFromItem,
   type Item,
 } from './items.ts';
-import { compareClusters, compareJobSetKeys, definedOnly, journalExpiresAt, mayBeEcho, journalSuffix, journalEntryToKeep, needsResync } from './rules.ts';
+import { HEARTBEAT_CLOCK_SKEW_MS, compareClusters, compareJobSetKeys, definedOnly, journalExpiresAt, mayBeEcho, journalSuffix, journalEntryToKeep, needsResync } from './rules.ts';
 import { isConditionalCheckFailed, toStoreError } from './sdkErrors.ts';
 import {
   Attr,
@@ -530,9 +530,12 @@ export class DynamoCheckpointStore implements CheckpointStore {
     return items.map((item) => bookmarkFromItem(item, KeyPart.bookmark)).sort((a, b) => a.resource.localeCompare(b.resource));
   }
 
-  /** putHeartbeat: one PutItem conditional on the stored heartbeat being older (or absent). */
+  /**
+   * putHeartbeat: one PutItem conditional on heartbeatReplaces: the stored heartbeat absent, sent
+   * earlier, or sent beyond the clock-skew allowance after this one's receipt.
+   */
   async putHeartbeat(heartbeat: ClusterHeartbeat): Promise<boolean> {
-    const condition = `attribute_not_exists(#${TABLE_KEY.partitionKey}) OR #${Attr.sentAt} < :sentAt`;
+    const condition = `attribute_not_exists(#${TABLE_KEY.partitionKey}) OR #${Attr.sentAt} < :sentAt OR #${Attr.sentAt} > :latestSentAt`;
     try {
       await this.send('PutItem', () =>
         this.client.send(
@@ -546,7 +549,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
             },
             ConditionExpression: condition,
             ExpressionAttributeNames: expressionNames(condition),
-            ExpressionAttributeValues: { ':sentAt': heartbeat.sentAt },
+            ExpressionAttributeValues: { ':sentAt': heartbeat.sentAt, ':latestSentAt': heartbeat.receivedAt + HEARTBEAT_CLOCK_SKEW_MS },
           }),
         ),
       );
