@@ -412,9 +412,17 @@ describe('LineupStack', () => {
       });
     }
 
-    it('trusts Pod Identity for pod-identity forwarders and the OIDC provider, for the ServiceAccount only, for IRSA', () => {
+    it('trusts Pod Identity for pod-identity forwarders (for this account and EKS cluster only) and the OIDC provider, for the ServiceAccount only, for IRSA', () => {
       const trust = (prefix: string) => onlyResource(template, 'AWS::IAM::Role', prefix).Properties['AssumeRolePolicyDocument'] as { Statement: PolicyStatementJson[] };
-      assert.deepEqual(trust('ClusterprodaForwarderRole').Statement, [{ Action: ['sts:AssumeRole', 'sts:TagSession'], Effect: 'Allow', Principal: { Service: 'pods.eks.amazonaws.com' } }]);
+      const clusterArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':eks:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':cluster/prod-a']] };
+      assert.deepEqual(trust('ClusterprodaForwarderRole').Statement, [
+        {
+          Action: ['sts:AssumeRole', 'sts:TagSession'],
+          Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnEquals: { 'aws:SourceArn': clusterArn } },
+          Effect: 'Allow',
+          Principal: { Service: 'pods.eks.amazonaws.com' },
+        },
+      ]);
       const issuer = 'oidc.eks.us-east-1.amazonaws.com/id/ABCDEF0123';
       assert.deepEqual(trust('ClusterprodbForwarderRole').Statement, [
         {
