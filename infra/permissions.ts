@@ -6,7 +6,7 @@
  */
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { EVENT_SOURCE_PREFIX, eventSource } from '../lib/events/schema.ts';
-import { clusterPk } from '../lib/store/table.ts';
+import { BOOKMARK_ATTRIBUTES, clusterPk, forwarderPk } from '../lib/store/table.ts';
 
 /** TableActions: the DynamoDB actions of each identity. */
 export const TableActions = {
@@ -28,11 +28,18 @@ export const TableActions = {
     // getHeartbeat: each registered cluster's newest heartbeat (an unwatched cluster's JobSets are polled).
     'dynamodb:GetItem',
   ],
-  forwarder: [
-    // getBookmark; getCluster for the Lambda watch session.
+  // A forwarder's bookmarks, under its own partition key only (forwarderBookmarkStatements).
+  forwarderBookmarkRead: [
+    // getBookmark.
     'dynamodb:GetItem',
-    // putBookmark.
+  ],
+  forwarderBookmarkWrite: [
+    // putBookmark (BOOKMARK_ATTRIBUTES only).
     'dynamodb:PutItem',
+  ],
+  // The Lambda watch session's getCluster: its own cluster's registry entry, read only (registryReadStatement).
+  registryRead: [
+    'dynamodb:GetItem',
   ],
 } as const;
 
@@ -47,12 +54,36 @@ export const resyncTableStatements = (tableArn: string, indexArns: readonly stri
 ];
 
 /**
- * forwarderTableStatement: a cluster's forwarder reads and writes only items under its own
- * partition key (`CLUSTER#<id>`: its bookmarks and its registry entry), by dynamodb:LeadingKeys.
+ * forwarderBookmarkStatements: a cluster's forwarder reads and writes only its own bookmarks
+ * (issue 20): GetItem and PutItem of items whose partition key is `FORWARDER#<id>`
+ * (dynamodb:LeadingKeys), and a PutItem may name BOOKMARK_ATTRIBUTES only (dynamodb:Attributes),
+ * so it can give no item of its partition an index key (`listPk`, `resyncShard`) or a registry
+ * entry's fields. Nothing under `CLUSTER#<id>` (the registry entry the reconciler trusts, the
+ * heartbeat the resync judges liveness by), `JOBSET#…` or another forwarder's key. The same
+ * statements, with the partner's roles as principals, are a partner cluster's grant in the
+ * table's resource policy.
  */
-export const forwarderTableStatement = (tableArn: string, clusterId: string): iam.PolicyStatement =>
+export const forwarderBookmarkStatements = (tableArn: string, clusterId: string): iam.PolicyStatement[] => [
   new iam.PolicyStatement({
-    actions: [...TableActions.forwarder],
+    actions: [...TableActions.forwarderBookmarkRead],
+    resources: [tableArn],
+    conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [forwarderPk(clusterId)] } },
+  }),
+  new iam.PolicyStatement({
+    actions: [...TableActions.forwarderBookmarkWrite],
+    resources: [tableArn],
+    conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [forwarderPk(clusterId)], 'dynamodb:Attributes': [...BOOKMARK_ATTRIBUTES] } },
+  }),
+];
+
+/**
+ * registryReadStatement: GetItem of items under `CLUSTER#<id>` only — the Lambda watch session
+ * reads its cluster's endpoint and credentials from the registry entry (lib/hosts/forwarderHost.ts);
+ * it writes nothing there.
+ */
+export const registryReadStatement = (tableArn: string, clusterId: string): iam.PolicyStatement =>
+  new iam.PolicyStatement({
+    actions: [...TableActions.registryRead],
     resources: [tableArn],
     conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [clusterPk(clusterId)] } },
   });

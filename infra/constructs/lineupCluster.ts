@@ -8,8 +8,8 @@
  *   entries that put Lineup's roles in Kubernetes groups (no access policy: the groups get only
  *   what infra/manifests/clusterrolebinding.yaml grants) and the Pod Identity association;
  * - `BusPolicy` (forwarderRoleArns): the bus resource policy statement letting forwarder roles
- *   outside the stack (a cluster's own account) put events with source `lineup.<id>` only; with a
- *   table resource policy statement for their checkpoints.
+ *   outside the stack (a cluster's own account) put events with source `lineup.<id>` only; with
+ *   table resource policy statements for their bookmarks (`FORWARDER#<id>` only, permissions.ts).
  *
  * The stack's own forwarder roles are held by their identity policies, with the same
  * `events:source` condition (permissions.ts). They get no bus policy statement: for a principal
@@ -19,7 +19,7 @@
  * Construct IDs include the cluster id, which is therefore permanent (config.ts).
  */
 import { createHash } from 'node:crypto';
-import { CfnOutput, Duration } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as eks from 'aws-cdk-lib/aws-eks';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -32,8 +32,8 @@ import { ForwarderMode, eksClusterName } from '../config.ts';
 import type { ClusterConfig } from '../config.ts';
 import { KubeGroup, KubeName } from '../k8s/names.ts';
 import { FORWARDER_SESSION_RATE_MS, FunctionSizing } from '../sizing.ts';
-import { clusterPutEventsStatement, forwarderTableStatement, tokenSecretStatement } from '../permissions.ts';
-import { ClusterRegistration } from './clusterRegistry.ts';
+import { clusterPutEventsStatement, forwarderBookmarkStatements, registryReadStatement, tokenSecretStatement } from '../permissions.ts';
+import { ClusterRegistration, eksClusterArn } from './clusterRegistry.ts';
 import type { RegistryWriter } from './clusterRegistry.ts';
 import { LineupFunction } from './lineupFunction.ts';
 import { InvokeFunction } from './invokeFunction.ts';
@@ -53,6 +53,20 @@ export const outputSuffix = (clusterId: string): string =>
     .split('-')
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
+
+/** POD_IDENTITY_SERVICE: the service principal EKS Pod Identity assumes a pod's role as. */
+export const POD_IDENTITY_SERVICE = 'pods.eks.amazonaws.com';
+
+/**
+ * podIdentityTrustConditions: the Pod Identity role's trust conditions — aws:SourceAccount the
+ * stack's account and aws:SourceArn the EKS cluster's ARN
+ * (arn:aws:eks:<region>:<account>:cluster/<name>), so the service assumes the role for no other
+ * account's or cluster's association.
+ */
+export const podIdentityTrustConditions = (scope: Construct, cluster: ClusterConfig): Record<string, Record<string, string>> => ({
+  StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+  ArnEquals: { 'aws:SourceArn': eksClusterArn(scope, eksClusterName(cluster), cluster.region ?? Aws.REGION) },
+});
 
 /** oidcIssuer: the issuer host and path an IAM OIDC provider ARN names (what IRSA trust conditions key on). */
 export const oidcIssuer = (providerArn: string): string => providerArn.slice(providerArn.indexOf(':oidc-provider/') + ':oidc-provider/'.length);
@@ -93,8 +107,10 @@ export class LineupCluster extends Construct {
     const forwarderPrincipal = this.forwarderRole ?? this.forwarderFunction?.role;
     if (forwarderPrincipal) {
       forwarderPrincipal.addToPrincipalPolicy(clusterPutEventsStatement(props.bus.eventBusArn, cluster.id));
-      forwarderPrincipal.addToPrincipalPolicy(forwarderTableStatement(props.table.tableArn, cluster.id));
+      for (const statement of forwarderBookmarkStatements(props.table.tableArn, cluster.id)) forwarderPrincipal.addToPrincipalPolicy(statement);
     }
+    // Only the Lambda watch session reads the registry (an in-cluster forwarder knows its own API server).
+    this.forwarderFunction?.role.addToPrincipalPolicy(registryReadStatement(props.table.tableArn, cluster.id));
 
     if (cluster.manageAccess) this.eksAccess(props);
 
@@ -112,9 +128,10 @@ export class LineupCluster extends Construct {
         },
       });
       // A resource policy names its own table as `*` (its ARN would be a circular reference).
-      const statement = forwarderTableStatement('*', cluster.id);
-      statement.addPrincipals(...cluster.forwarderRoleArns.map((arn) => new iam.ArnPrincipal(arn)));
-      props.table.addToResourcePolicy(statement);
+      for (const statement of forwarderBookmarkStatements('*', cluster.id)) {
+        statement.addPrincipals(...cluster.forwarderRoleArns.map((arn) => new iam.ArnPrincipal(arn)));
+        props.table.addToResourcePolicy(statement);
+      }
     }
   }
 
@@ -123,8 +140,10 @@ export class LineupCluster extends Construct {
     const serviceAccount = `system:serviceaccount:${KubeName.namespace}:${KubeName.forwarder}`;
     let assumedBy: iam.IPrincipal;
     if (cluster.forwarder === ForwarderMode.PodIdentity) {
-      // Only the Pod Identity association below (this cluster, namespace and ServiceAccount) hands this role out.
-      assumedBy = new iam.SessionTagsPrincipal(new iam.ServicePrincipal('pods.eks.amazonaws.com'));
+      // Only the Pod Identity association below (this cluster, namespace and ServiceAccount) hands
+      // this role out; the confused-deputy conditions let the service assume it for this stack's
+      // account and this EKS cluster only (issue 20).
+      assumedBy = new iam.SessionTagsPrincipal(new iam.ServicePrincipal(POD_IDENTITY_SERVICE)).withConditions(podIdentityTrustConditions(this, cluster));
     } else if (cluster.forwarder === ForwarderMode.Irsa && cluster.oidcProviderArn !== undefined) {
       const issuer = oidcIssuer(cluster.oidcProviderArn);
       assumedBy = new iam.FederatedPrincipal(

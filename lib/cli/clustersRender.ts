@@ -43,6 +43,9 @@ const watchText = (status: ClusterStatus, missingAfterMs: number): string => {
   const { heartbeat } = status;
   if (status.watch === 'never') return 'UNWATCHED: no heartbeat ever recorded; the resync polls its jobsets';
   if (heartbeat === undefined) return status.watch;
+  if (heartbeat.aheadOfClock === true) {
+    return `UNWATCHED: the last heartbeat claims a time ahead of this clock (sent ${iso(heartbeat.sentAt)}, received ${iso(heartbeat.receivedAt)}), not believed; the resync polls its jobsets`;
+  }
   if (status.watch === 'unwatched') {
     return `UNWATCHED: no heartbeat for ${age(heartbeat.ageMs)} (missing after ${age(missingAfterMs)}), the last sent ${iso(heartbeat.sentAt)}; the resync polls its jobsets`;
   }

@@ -3,7 +3,11 @@
  * queue becomes the cluster's newest heartbeat item (one conditional PutItem; a redelivered or
  * reordered one changes nothing) and, in the Lambda, one `Heartbeats` metric per cluster that the
  * stack's per-cluster alarm watches. A heartbeat replayed from the archive says nothing about now
- * and is dropped; so is one whose source is not its cluster's (a forwarder speaks for itself only).
+ * and is dropped; so is one whose source is not its cluster's (a forwarder speaks for itself only),
+ * and one sent more than HEARTBEAT_CLOCK_SKEW_MS ahead of the reconciler's clock (a forwarder's
+ * clock gone wrong, or a forged time: issue 20). The item keeps the reconciler's own receipt time,
+ * `receivedAt`, which alone says whether the cluster is watched (lib/fleet/status.ts watchState);
+ * no forwarder may write it (infra/permissions.ts).
  */
 import type { SQSRecord } from 'aws-lambda';
 import { CounterName, type CounterSink } from '../counters.ts';
@@ -11,6 +15,7 @@ import { InvalidInputError } from '../errors.ts';
 import { HeartbeatEventBridgeSchema } from '../events/heartbeat.ts';
 import { clusterOfSource } from '../events/schema.ts';
 import type { Log } from '../log.ts';
+import { HEARTBEAT_CLOCK_SKEW_MS } from '../store/rules.ts';
 import type { CheckpointStore } from '../store/types.ts';
 
 /**
@@ -26,7 +31,7 @@ export type HeartbeatOutcome =
   | 'heartbeat-recorded'
   /** A newer one was kept already (a redelivery, or reordered by the queue). */
   | 'heartbeat-stale'
-  /** Replayed from the archive, or its source is not its cluster's: logged and dropped. */
+  /** Replayed from the archive, its source is not its cluster's, or sent ahead of the reconciler's clock: logged and dropped. */
   | 'heartbeat-dropped';
 
 /** HeartbeatRecorderDeps: the store, the clock, and who hears of each heartbeat (the Lambda's metric). */
@@ -59,8 +64,18 @@ export const recordHeartbeat = async (raw: unknown, record: Pick<SQSRecord, 'mes
     deps.log('info', 'heartbeat dropped: replayed from the archive, it says nothing about now', { cluster, replayName: event['replay-name'] });
     return 'heartbeat-dropped';
   }
+  const receivedAt = deps.now();
+  if (sentAt > receivedAt + HEARTBEAT_CLOCK_SKEW_MS) {
+    deps.log('warn', 'heartbeat dropped: sent ahead of the reconciler clock by more than the allowed skew', {
+      cluster,
+      sentAt: new Date(sentAt).toISOString(),
+      receivedAt: new Date(receivedAt).toISOString(),
+      skewAllowedMs: HEARTBEAT_CLOCK_SKEW_MS,
+    });
+    return 'heartbeat-dropped';
+  }
   deps.onHeartbeat?.(cluster);
-  const kept = await deps.store.putHeartbeat({ cluster, sentAt, receivedAt: deps.now(), intervalMs });
+  const kept = await deps.store.putHeartbeat({ cluster, sentAt, receivedAt, intervalMs });
   if (kept) deps.counters.add(CounterName.HeartbeatsRecorded);
   return kept ? 'heartbeat-recorded' : 'heartbeat-stale';
 };

@@ -1,11 +1,13 @@
 /**
  * What `lineup clusters status` says about a cluster (issue 13), computed from what the store
- * keeps — pure: the facts and `now` go in, the status comes out. A forwarder's last heartbeat
- * says whether the cluster is watched; its newest bookmark's age is the forwarder's lag; the
- * journal gives the last hour's events, passes and errors, and which JobSets are starting now.
+ * keeps — pure: the facts and `now` go in, the status comes out. A forwarder's last heartbeat,
+ * by the time the reconciler received it, says whether the cluster is watched; its newest
+ * bookmark's age is the forwarder's lag; the journal gives the last hour's events, passes and
+ * errors, and which JobSets are starting now.
  */
 import { Reason } from '../constants.ts';
 import { ActionReasonCode } from '../plan/reasons.ts';
+import { HEARTBEAT_CLOCK_SKEW_MS } from '../store/rules.ts';
 import type { BookmarkRecord, ClusterHeartbeat, ClusterRecord, JobSetKey, JobSetState, JournalEntry } from '../store/types.ts';
 
 /** HEARTBEAT_MISSING_MS: how long without a heartbeat makes a cluster unwatched (five intervals of HEARTBEAT_INTERVAL_MS). */
@@ -16,9 +18,23 @@ export const STATS_WINDOW_MS = 60 * 60_000;
 /** Whether a cluster's forwarder is heard from: within the missing time, not since then, or never. */
 export type WatchState = 'watched' | 'unwatched' | 'never';
 
-/** watchState: `watched` when the newest heartbeat was received no longer than `missingAfterMs` before `now`. */
+/**
+ * heartbeatAheadOfClock: whether a heartbeat claims times no genuine one can have — received more
+ * than HEARTBEAT_CLOCK_SKEW_MS after `now`, or sent that long after it was received — so it is not
+ * believed: a forged or broken time must not keep a cluster watched (issue 20).
+ */
+export const heartbeatAheadOfClock = (heartbeat: ClusterHeartbeat, now: number): boolean =>
+  heartbeat.receivedAt > now + HEARTBEAT_CLOCK_SKEW_MS || heartbeat.sentAt > heartbeat.receivedAt + HEARTBEAT_CLOCK_SKEW_MS;
+
+/**
+ * watchState: `watched` when the newest heartbeat was received no longer than `missingAfterMs`
+ * before `now`. Only `receivedAt` counts, the reconciler's clock when it recorded the heartbeat,
+ * never the forwarder's `sentAt`; a heartbeat ahead of the clock (heartbeatAheadOfClock) leaves
+ * the cluster unwatched.
+ */
 export const watchState = (heartbeat: ClusterHeartbeat | undefined, now: number, missingAfterMs: number): WatchState => {
   if (heartbeat === undefined) return 'never';
+  if (heartbeatAheadOfClock(heartbeat, now)) return 'unwatched';
   return now - heartbeat.receivedAt <= missingAfterMs ? 'watched' : 'unwatched';
 };
 
@@ -47,9 +63,17 @@ export interface ClusterStatus {
   readonly auth: string;
   readonly endpoint?: string | undefined;
   readonly watch: WatchState;
-  /** The newest heartbeat: when it was sent and received (epoch ms), and the forwarder's interval. */
-  readonly heartbeat?: { readonly sentAt: number; readonly receivedAt: number; readonly ageMs: number; readonly intervalMs: number } | undefined;
-  /** The newest bookmark's write time and age: how far behind the forwarder's checkpoint is. */
+  /**
+   * The newest heartbeat: when it was sent and received (epoch ms), and the forwarder's interval;
+   * `aheadOfClock` when its times are not believed (heartbeatAheadOfClock: the cluster is unwatched).
+   */
+  readonly heartbeat?:
+    | { readonly sentAt: number; readonly receivedAt: number; readonly ageMs: number; readonly intervalMs: number; readonly aheadOfClock?: true | undefined }
+    | undefined;
+  /**
+   * The newest bookmark's write time and age: how far behind the forwarder's checkpoint is. The
+   * time is the forwarder's own clock, so it is shown, never used to judge whether the cluster is watched.
+   */
   readonly lag?: { readonly bookmarkAt: number; readonly ageMs: number } | undefined;
   /** The last STATS_WINDOW_MS: events the journal names, journaled passes, and passes that failed. */
   readonly lastHour: { readonly events: number; readonly passes: number; readonly errors: number };
@@ -135,7 +159,15 @@ export const clusterStatus = (facts: ClusterFacts, now: number, missingAfterMs: 
     watch: watchState(heartbeat, now, missingAfterMs),
     ...(heartbeat === undefined
       ? {}
-      : { heartbeat: { sentAt: heartbeat.sentAt, receivedAt: heartbeat.receivedAt, ageMs: now - heartbeat.receivedAt, intervalMs: heartbeat.intervalMs } }),
+      : {
+          heartbeat: {
+            sentAt: heartbeat.sentAt,
+            receivedAt: heartbeat.receivedAt,
+            ageMs: now - heartbeat.receivedAt,
+            intervalMs: heartbeat.intervalMs,
+            ...(heartbeatAheadOfClock(heartbeat, now) ? { aheadOfClock: true as const } : {}),
+          },
+        }),
     ...(newest === undefined ? {} : { lag: { bookmarkAt: newest, ageMs: now - newest } }),
     lastHour: { events, passes, errors },
     jobSets: facts.jobSets.length,

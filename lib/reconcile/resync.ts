@@ -10,10 +10,12 @@
  * resync re-queues a finished JobSet only when its item has not been written for
  * FINISHED_RECHECK_MS — often enough to forget deleted ones, rarely enough to cost little.
  *
- * A registered cluster whose forwarder has sent no heartbeat for longer than the missing time
- * (lib/fleet/status.ts watchState) is unwatched: no event of it will come, so every run — not only
- * the full one — re-queues each of its JobSets that may still change, and logs the cluster as
- * unwatched (`lineup clusters status` says the same from the same heartbeat item).
+ * A registered cluster whose forwarder's newest heartbeat reached the reconciler longer than the
+ * missing time ago (by the reconciler's own clock, `receivedAt`: lib/fleet/status.ts watchState;
+ * a heartbeat claiming a time ahead of the clock counts as none) is unwatched: no event of it will
+ * come, so every run — not only the full one — re-queues each of its JobSets that may still
+ * change, and logs the cluster as unwatched (`lineup clusters status` says the same from the same
+ * heartbeat item, which only the reconciler writes).
  */
 import { CounterName, type Counters } from '../counters.ts';
 import { UnavailableError } from '../errors.ts';

@@ -1,16 +1,17 @@
 /**
  * DynamoBookmarkStore: the forwarder's part of the checkpoint store — its bookmarks (GetItem,
- * PutItem) and the registry entry of its cluster — as signed requests of an AwsJsonClient
- * (lib/aws/jsonClient.ts) instead of the SDK's DynamoDB client, for the in-cluster forwarder's
- * memory (README Benchmarks, "forwarder footprint"). The items are DynamoCheckpointStore's
- * (./table.ts, ./items.ts): either store reads what the other wrote.
+ * PutItem under `FORWARDER#<id>`) and, read only, the registry entry of its cluster — as
+ * signed requests of an AwsJsonClient (lib/aws/jsonClient.ts) instead of the SDK's DynamoDB
+ * client, for the in-cluster forwarder's memory (README Benchmarks, "forwarder footprint"). The
+ * items are DynamoCheckpointStore's (./table.ts, ./items.ts): either store reads what the other
+ * wrote.
  */
 import { CounterName, type Counters } from '../counters.ts';
 import { StoreInvalidError } from '../errors.ts';
 import type { AwsJsonClient } from '../aws/jsonClient.ts';
 import { clusterFromItem, type Item } from './items.ts';
 import { toStoreError } from './sdkErrors.ts';
-import { Attr, KeyPart, TABLE_KEY, bookmarkSk, clusterPk } from './table.ts';
+import { Attr, KeyPart, TABLE_KEY, bookmarkSk, clusterPk, forwarderPk } from './table.ts';
 import type { CheckpointStore, ClusterRecord } from './types.ts';
 
 /** AttributeValue: DynamoDB's JSON form of one value. */
@@ -68,17 +69,17 @@ export class DynamoBookmarkStore implements Pick<CheckpointStore, 'getBookmark' 
 
   /** getBookmark: the resourceVersion the forwarder checkpointed for the cluster's `resource`. */
   async getBookmark(cluster: string, resource: string): Promise<string | undefined> {
-    const item = await this.getItem(clusterPk(cluster), bookmarkSk(resource));
+    const item = await this.getItem(forwarderPk(cluster), bookmarkSk(resource));
     const resourceVersion = item?.[Attr.resourceVersion];
     return typeof resourceVersion === 'string' ? resourceVersion : undefined;
   }
 
-  /** putBookmark: one PutItem replacing the checkpoint. */
+  /** putBookmark: one PutItem replacing the checkpoint, of BOOKMARK_ATTRIBUTES only (what the forwarder's role may write). */
   async putBookmark(cluster: string, resource: string, resourceVersion: string, now: number): Promise<void> {
     await this.send('PutItem', {
       TableName: this.options.tableName,
       Item: {
-        [TABLE_KEY.partitionKey]: { S: clusterPk(cluster) },
+        [TABLE_KEY.partitionKey]: { S: forwarderPk(cluster) },
         [TABLE_KEY.sortKey]: { S: bookmarkSk(resource) },
         [Attr.resourceVersion]: { S: resourceVersion },
         [Attr.updatedAt]: { N: String(now) },

@@ -32,7 +32,7 @@ import {
   stateFromItem,
   type Item,
 } from './items.ts';
-import { compareClusters, compareJobSetKeys, definedOnly, journalExpiresAt, mayBeEcho, journalSuffix, journalEntryToKeep, needsResync } from './rules.ts';
+import { HEARTBEAT_CLOCK_SKEW_MS, compareClusters, compareJobSetKeys, definedOnly, journalExpiresAt, mayBeEcho, journalSuffix, journalEntryToKeep, needsResync } from './rules.ts';
 import { isConditionalCheckFailed, toStoreError } from './sdkErrors.ts';
 import {
   Attr,
@@ -43,6 +43,7 @@ import {
   TTL_ATTRIBUTE,
   bookmarkSk,
   clusterPk,
+  forwarderPk,
   journalSk,
   jobSetPk,
   listPkOfCluster,
@@ -494,19 +495,19 @@ export class DynamoCheckpointStore implements CheckpointStore {
 
   /** getBookmark: the resourceVersion the forwarder checkpointed for the cluster's `resource`. */
   async getBookmark(cluster: string, resource: string): Promise<string | undefined> {
-    const item = await this.getItem(tableKey(clusterPk(cluster), bookmarkSk(resource)));
+    const item = await this.getItem(tableKey(forwarderPk(cluster), bookmarkSk(resource)));
     const resourceVersion = item?.[Attr.resourceVersion];
     return typeof resourceVersion === 'string' ? resourceVersion : undefined;
   }
 
-  /** putBookmark: one PutItem replacing the checkpoint. */
+  /** putBookmark: one PutItem replacing the checkpoint, of BOOKMARK_ATTRIBUTES only (what a forwarder's role may write). */
   async putBookmark(cluster: string, resource: string, resourceVersion: string, now: number): Promise<void> {
     await this.send('PutItem', () =>
       this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            [TABLE_KEY.partitionKey]: clusterPk(cluster),
+            [TABLE_KEY.partitionKey]: forwarderPk(cluster),
             [TABLE_KEY.sortKey]: bookmarkSk(resource),
             [Attr.resourceVersion]: resourceVersion,
             [Attr.updatedAt]: now,
@@ -523,15 +524,18 @@ export class DynamoCheckpointStore implements CheckpointStore {
       TableName: this.tableName,
       KeyConditionExpression: condition,
       ExpressionAttributeNames: expressionNames(condition),
-      ExpressionAttributeValues: { ':pk': clusterPk(cluster), ':prefix': KeyPart.bookmark },
+      ExpressionAttributeValues: { ':pk': forwarderPk(cluster), ':prefix': KeyPart.bookmark },
       ConsistentRead: true,
     });
     return items.map((item) => bookmarkFromItem(item, KeyPart.bookmark)).sort((a, b) => a.resource.localeCompare(b.resource));
   }
 
-  /** putHeartbeat: one PutItem conditional on the stored heartbeat being older (or absent). */
+  /**
+   * putHeartbeat: one PutItem conditional on heartbeatReplaces: the stored heartbeat absent, sent
+   * earlier, or sent beyond the clock-skew allowance after this one's receipt.
+   */
   async putHeartbeat(heartbeat: ClusterHeartbeat): Promise<boolean> {
-    const condition = `attribute_not_exists(#${TABLE_KEY.partitionKey}) OR #${Attr.sentAt} < :sentAt`;
+    const condition = `attribute_not_exists(#${TABLE_KEY.partitionKey}) OR #${Attr.sentAt} < :sentAt OR #${Attr.sentAt} > :latestSentAt`;
     try {
       await this.send('PutItem', () =>
         this.client.send(
@@ -545,7 +549,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
             },
             ConditionExpression: condition,
             ExpressionAttributeNames: expressionNames(condition),
-            ExpressionAttributeValues: { ':sentAt': heartbeat.sentAt },
+            ExpressionAttributeValues: { ':sentAt': heartbeat.sentAt, ':latestSentAt': heartbeat.receivedAt + HEARTBEAT_CLOCK_SKEW_MS },
           }),
         ),
       );
@@ -594,10 +598,16 @@ export class DynamoCheckpointStore implements CheckpointStore {
     }
   }
 
-  /** listClusters: every registry entry, ordered by id. */
+  /**
+   * listClusters: every registry entry, ordered by id. An index hit that is not the registry item
+   * of the id it names (`CLUSTER#<id>` / `REGISTRY`) is not a registry entry, whatever it holds.
+   */
   async listClusters(): Promise<ClusterRecord[]> {
     const items = await this.listIndexItems(KeyPart.listClusters);
-    return items.map(clusterFromItem).sort(compareClusters);
+    return items
+      .filter((item) => item[TABLE_KEY.sortKey] === KeyPart.registry && item[TABLE_KEY.partitionKey] === clusterPk(String(item[Attr.id])))
+      .map(clusterFromItem)
+      .sort(compareClusters);
   }
 
   /** deleteCluster: one DeleteItem of the registry entry; the cluster's bookmarks and JobSets stay. */

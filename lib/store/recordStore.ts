@@ -13,6 +13,7 @@ import {
   compareClusters,
   compareJobSetKeys,
   definedOnly,
+  heartbeatReplaces,
   isEcho,
   journalEntryToKeep,
   journalExpiresAt,
@@ -339,12 +340,11 @@ export class RecordCheckpointStore implements CheckpointStore {
     return this.table.listBookmarks(cluster);
   }
 
-  /** putHeartbeat: keep the heartbeat when it was sent after the stored one. */
+  /** putHeartbeat: keep the heartbeat when heartbeatReplaces the stored one (sent after it, or the stored one sent in the future). */
   async putHeartbeat(heartbeat: ClusterHeartbeat): Promise<boolean> {
     this.count('PutItem');
     return this.table.transaction(() => {
-      const stored = this.table.getHeartbeat(heartbeat.cluster);
-      if (stored !== undefined && stored.sentAt >= heartbeat.sentAt) return false;
+      if (!heartbeatReplaces(this.table.getHeartbeat(heartbeat.cluster), heartbeat)) return false;
       this.table.putHeartbeat({ ...heartbeat });
       return true;
     });

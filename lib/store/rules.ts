@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MAX_JOURNAL_ITEM_CHARS } from '../constants.ts';
-import { objectRef, type ClusterRecord, type JournalEntry, type JournalEvent, type JobSetKey, type JobSetState } from './types.ts';
+import { objectRef, type ClusterHeartbeat, type ClusterRecord, type JournalEntry, type JournalEvent, type JobSetKey, type JobSetState } from './types.ts';
 
 /** leaseIsFree: true when nobody holds the lease, the holder let it lapse at or before `now`, or `owner` holds it already. */
 export const leaseIsFree = (
@@ -44,6 +44,24 @@ export const mayBeEcho = (trigger: JournalEvent): boolean => trigger.watchType !
  */
 export const isEcho = (known: Readonly<Record<string, string>> | undefined, triggers: readonly JournalEvent[]): boolean =>
   triggers.length > 0 && triggers.every((trigger) => mayBeEcho(trigger) && known?.[objectRef(trigger.kind, trigger.name)] === trigger.resourceVersion);
+
+/**
+ * HEARTBEAT_CLOCK_SKEW_MS: how far a heartbeat's times may lie ahead of the clock judging them (a
+ * forwarder's `sentAt` ahead of the reconciler's receipt, a recorded `receivedAt` ahead of the
+ * resync's or `lineup clusters status`'s now) and still be believed. Hosts keep time by NTP, so
+ * more than this is a clock gone wrong or a forged time: it must neither keep a cluster watched
+ * nor stop later heartbeats from being kept (issue 20).
+ */
+export const HEARTBEAT_CLOCK_SKEW_MS = 2 * 60_000;
+
+/**
+ * heartbeatReplaces: whether `incoming` becomes its cluster's newest heartbeat in place of
+ * `stored` (putHeartbeat's condition): nothing stored, a later send, or a stored one whose send
+ * time lies more than HEARTBEAT_CLOCK_SKEW_MS after `incoming`'s receipt — a time no forwarder
+ * could have sent at, which would otherwise refuse every genuine heartbeat until it came.
+ */
+export const heartbeatReplaces = (stored: Pick<ClusterHeartbeat, 'sentAt'> | undefined, incoming: Pick<ClusterHeartbeat, 'sentAt' | 'receivedAt'>): boolean =>
+  stored === undefined || stored.sentAt < incoming.sentAt || stored.sentAt > incoming.receivedAt + HEARTBEAT_CLOCK_SKEW_MS;
 
 /** compareJobSetKeys: listing order — cluster, then namespace, then name. */
 export const compareJobSetKeys = (a: JobSetKey, b: JobSetKey): number =>

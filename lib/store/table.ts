@@ -9,9 +9,18 @@
  * |---|---|---|
  * | JobSet state (dirty counter, lease) | `JOBSET#<cluster>#<namespace>#<name>` | `STATE` |
  * | journal entry (one reconcile pass) | same pk | `JOURNAL#<13-digit epoch ms>#<seq><random>` |
- * | watch bookmark | `CLUSTER#<id>` | `BOOKMARK#<resource>` |
+ * | watch bookmark | `FORWARDER#<id>` | `BOOKMARK#<resource>` |
  * | cluster registry entry | `CLUSTER#<id>` | `REGISTRY` |
  * | forwarder heartbeat (the newest) | `CLUSTER#<id>` | `HEARTBEAT` |
+ *
+ * Who writes what (issue 20; infra/permissions.ts grants it): the partition key is the only part
+ * of a key IAM can scope (dynamodb:LeadingKeys), so each writer's items have a partition key of
+ * their own kind. A forwarder writes only its bookmarks, under `FORWARDER#<id>` (PutItem scoped to
+ * that key and to BOOKMARK_ATTRIBUTES); everything under `CLUSTER#<id>` — the registry entry the
+ * reconciler trusts for a cluster's endpoint, CA and credentials, and the heartbeat the resync
+ * judges liveness by — is written by the stack's registration or `lineup clusters add` (the
+ * registry) and by the reconciler (the heartbeat), never by a forwarder. Bookmarks written under
+ * `CLUSTER#<id>` by earlier versions are not read any more.
  *
  * Two sparse global secondary indexes, both KEYS_ONLY:
  * - `list` (`listPk`, `listSk`): only state items (`JOBSETS#<cluster>`, `<namespace>#<name>`) and
@@ -141,6 +150,7 @@ export const RESYNC_SHARD_COUNT = 16;
 export const KeyPart = {
   jobSet: 'JOBSET#',
   cluster: 'CLUSTER#',
+  forwarder: 'FORWARDER#',
   state: 'STATE',
   journal: 'JOURNAL#',
   bookmark: 'BOOKMARK#',
@@ -157,11 +167,21 @@ export const JOURNAL_TIME_DIGITS = 13;
 /** jobSetPk: the partition key of a JobSet's state item and decisions. */
 export const jobSetPk = (key: JobSetKey): string => `${KeyPart.jobSet}${key.cluster}#${key.namespace}#${key.name}`;
 
-/** clusterPk: the partition key of a cluster's bookmarks and registry entry. */
+/** clusterPk: the partition key of a cluster's registry entry and newest heartbeat (no forwarder writes under it). */
 export const clusterPk = (clusterId: string): string => `${KeyPart.cluster}${clusterId}`;
 
-/** bookmarkSk: the sort key of a cluster's bookmark for one watched resource kind. */
+/** forwarderPk: the partition key of a cluster's forwarder's bookmarks, the only key its forwarder may write under. */
+export const forwarderPk = (clusterId: string): string => `${KeyPart.forwarder}${clusterId}`;
+
+/** bookmarkSk: the sort key of a forwarder's bookmark for one watched resource kind. */
 export const bookmarkSk = (resource: string): string => `${KeyPart.bookmark}${resource}`;
+
+/**
+ * BOOKMARK_ATTRIBUTES: every attribute a bookmark item has — all a forwarder's PutItem may name
+ * (infra/permissions.ts, dynamodb:Attributes), so it can put no index key (`listPk`, `resyncShard`)
+ * and no registry or heartbeat attribute on the items it may write.
+ */
+export const BOOKMARK_ATTRIBUTES = [TABLE_KEY.partitionKey, TABLE_KEY.sortKey, Attr.resourceVersion, Attr.updatedAt] as const;
 
 /** listPkOfCluster: the `list` index partition key under which a cluster's JobSets are found. */
 export const listPkOfCluster = (clusterId: string): string => `${KeyPart.listJobSets}${clusterId}`;

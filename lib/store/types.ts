@@ -201,7 +201,10 @@ export interface BookmarkRecord {
   readonly updatedAt: number;
 }
 
-/** The last heartbeat a cluster's forwarder sent that reached the reconciler (issue 13). */
+/**
+ * The last heartbeat a cluster's forwarder sent that reached the reconciler (issue 13). Written by
+ * the reconciler only; liveness is judged by `receivedAt`, the reconciler's own clock.
+ */
 export interface ClusterHeartbeat {
   readonly cluster: string;
   /** Epoch ms the forwarder sent it at. */
@@ -280,7 +283,9 @@ export interface CheckpointStore {
   listBookmarks(cluster: string): Promise<BookmarkRecord[]>;
   /**
    * putHeartbeat: one conditional write keeping the newest heartbeat of its cluster: one sent
-   * no later than the stored one (a redelivery, a reordered event) changes nothing; returns whether it was kept.
+   * no later than the stored one (a redelivery, a reordered event) changes nothing — unless the
+   * stored one claims a send time beyond HEARTBEAT_CLOCK_SKEW_MS after this one's receipt
+   * (lib/store/rules.ts heartbeatReplaces), which it replaces; returns whether it was kept.
    */
   putHeartbeat(heartbeat: ClusterHeartbeat): Promise<boolean>;
   /** getHeartbeat: the cluster's newest recorded heartbeat, if any. */

@@ -1,7 +1,7 @@
 /**
  * Heartbeats through the reconciler's SQS batch handler, against a real DynamoDB-API server
  * (dynalite in process): the newest heartbeat per cluster is kept, a redelivered one changes
- * nothing, a replayed or forged one is dropped with a log line, a malformed one fails its record
+ * nothing, a replayed or forged one, or one sent ahead of the reconciler's clock, is dropped with a log line, a malformed one fails its record
  * alone, and JobSet events of the same batch are reconciled as before.
  */
 import assert from 'node:assert/strict';
@@ -10,6 +10,7 @@ import { CounterName } from '../../lib/counters.ts';
 import { heartbeatEntry } from '../../lib/events/heartbeat.ts';
 import { makeSqsBatchHandler } from '../../lib/reconcile/sqsBatch.ts';
 import { DynamoCheckpointStore } from '../../lib/store/dynamoStore.ts';
+import { HEARTBEAT_CLOCK_SKEW_MS } from '../../lib/store/rules.ts';
 import { ensureCheckpointTable, startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded.ts';
 import { CLUSTER, detailFor, eventBridgeEvent, reconcileDeps, simWorld, sqsEvent, story2 } from '../reconcile/fixtures.ts';
 
@@ -64,6 +65,7 @@ describe('fleet/heartbeatRecorder', () => {
         heartbeatBody(CLUSTER, 9_000, { 'replay-name': 'r1' }),
         heartbeatBody(CLUSTER, 9_000, { source: 'lineup.other' }),
         JSON.stringify({ ...JSON.parse(heartbeatBody(CLUSTER, 9_000)), detail: { cluster: CLUSTER } }),
+        heartbeatBody(CLUSTER, 5_000 + HEARTBEAT_CLOCK_SKEW_MS + 1), // sent ahead of the reconciler's clock (5 000) by more than the skew allowed
       ]),
     );
     // Assess
@@ -74,6 +76,8 @@ describe('fleet/heartbeatRecorder', () => {
       ['heartbeat-stale', 'reconciled', 'heartbeat-stale', 'heartbeat-dropped', 'heartbeat-dropped'],
     );
     assert.equal(outcomes.get('m5'), 'poison-dropped');
+    assert.equal(outcomes.get('m6'), 'heartbeat-dropped');
+    assert.ok(lines.some((line) => line.message.startsWith('heartbeat dropped: sent ahead of the reconciler clock') && line.fields?.['skewAllowedMs'] === HEARTBEAT_CLOCK_SKEW_MS));
     assert.deepEqual(await store.getHeartbeat(CLUSTER), { cluster: CLUSTER, sentAt: 2_000, receivedAt: 5_000, intervalMs: 60_000 });
     assert.equal(await store.getHeartbeat('other'), undefined);
     assert.deepEqual(heard, [CLUSTER, CLUSTER, CLUSTER], 'the metric hears every live heartbeat of a cluster, kept or stale');

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clusterStatus, startingSince, STATS_WINDOW_MS, watchState } from '../../lib/fleet/status.ts';
+import { HEARTBEAT_CLOCK_SKEW_MS } from '../../lib/store/rules.ts';
 import type { JobSetKey, JobSetState, JournalAction, JournalEntry } from '../../lib/store/types.ts';
 import { makeJournalEntry } from '../store/storeBehaviour.ts';
 
@@ -21,6 +22,17 @@ describe('fleet/status', () => {
     assert.equal(watchState(heartbeat, T + 300_000, 300_000), 'watched');
     assert.equal(watchState(heartbeat, T + 300_001, 300_000), 'unwatched');
     assert.equal(watchState(undefined, T, 300_000), 'never');
+  });
+
+  it('watchState: a heartbeat received or sent beyond the clock-skew allowance ahead is not believed (issue 20)', () => {
+    const ahead = { cluster: 'c1', sentAt: T + 1_000, receivedAt: T + HEARTBEAT_CLOCK_SKEW_MS + 1, intervalMs: 60_000 };
+    assert.equal(watchState(ahead, T, 300_000), 'unwatched', 'received after now: not the reconciler clock of a heartbeat that came');
+    assert.equal(watchState({ ...ahead, receivedAt: T + HEARTBEAT_CLOCK_SKEW_MS }, T, 300_000), 'watched', 'within the allowance: clocks differ a little');
+    assert.equal(watchState({ cluster: 'c1', sentAt: T + HEARTBEAT_CLOCK_SKEW_MS + 1, receivedAt: T, intervalMs: 60_000 }, T, 300_000), 'unwatched', 'sent after it was received');
+    const status = clusterStatus({ id: 'c1', heartbeat: ahead, bookmarks: [], jobSets: [] }, T);
+    assert.equal(status.watch, 'unwatched');
+    assert.equal(status.heartbeat?.aheadOfClock, true);
+    assert.equal(clusterStatus({ id: 'c1', heartbeat: { ...ahead, receivedAt: T }, bookmarks: [], jobSets: [] }, T).heartbeat?.aheadOfClock, undefined);
   });
 
   describe('startingSince', () => {

@@ -35,7 +35,7 @@ import { eventSource } from '../../lib/events/schema.ts';
 import { EnvVar } from '../../lib/hosts/lambdaConfig.ts';
 import { METRICS_NAMESPACE } from '../../lib/constants.ts';
 import { HeartbeatMetric } from '../../lib/fleet/heartbeatRecorder.ts';
-import { KeyPart, LIST_INDEX, RESYNC_INDEX, TTL_ATTRIBUTE, clusterPk, tableDefinition } from '../../lib/store/table.ts';
+import { BOOKMARK_ATTRIBUTES, KeyPart, LIST_INDEX, RESYNC_INDEX, TTL_ATTRIBUTE, clusterPk, forwarderPk, tableDefinition } from '../../lib/store/table.ts';
 import { FLEET, actionsOf, logicalIdOf, onlyResource, resourcesOf, statementsOfRole, synthStack } from './helpers.ts';
 import type { CfnResource, PolicyStatementJson } from './helpers.ts';
 
@@ -389,7 +389,7 @@ describe('LineupStack', () => {
       ['edge-1', 'Clusteredge1ForwarderRole'],
     ] as const;
     for (const [clusterId, rolePrefix] of forwarderRoles) {
-      it(`lets the forwarder of ${clusterId} put only lineup.${clusterId} events and touch only its own checkpoints`, () => {
+      it(`lets the forwarder of ${clusterId} put only lineup.${clusterId} events and touch only its own bookmarks`, () => {
         const statements = statementsOfRole(template, rolePrefix);
         assert.ok(
           statements.some((s) => JSON.stringify(s) === JSON.stringify({ Action: 'events:PutEvents', Condition: { StringEquals: { 'events:source': eventSource(clusterId) } }, Effect: 'Allow', Resource: getAtt(ids.bus) })),
@@ -397,14 +397,32 @@ describe('LineupStack', () => {
         );
         const table = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
         assert.deepEqual(table, [
-          { Action: [...TableActions.forwarder], Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [clusterPk(clusterId)] } }, Effect: 'Allow', Resource: getAtt(ids.table) },
+          { Action: TableActions.forwarderBookmarkRead[0], Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [forwarderPk(clusterId)] } }, Effect: 'Allow', Resource: getAtt(ids.table) },
+          {
+            Action: TableActions.forwarderBookmarkWrite[0],
+            Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [forwarderPk(clusterId)], 'dynamodb:Attributes': [...BOOKMARK_ATTRIBUTES] } },
+            Effect: 'Allow',
+            Resource: getAtt(ids.table),
+          },
+          // The Lambda watch session reads its own registry entry, and nothing else under CLUSTER#.
+          ...(clusterId === 'edge-1'
+            ? [{ Action: TableActions.registryRead[0], Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [clusterPk(clusterId)] } }, Effect: 'Allow', Resource: getAtt(ids.table) }]
+            : []),
         ]);
       });
     }
 
-    it('trusts Pod Identity for pod-identity forwarders and the OIDC provider, for the ServiceAccount only, for IRSA', () => {
+    it('trusts Pod Identity for pod-identity forwarders (for this account and EKS cluster only) and the OIDC provider, for the ServiceAccount only, for IRSA', () => {
       const trust = (prefix: string) => onlyResource(template, 'AWS::IAM::Role', prefix).Properties['AssumeRolePolicyDocument'] as { Statement: PolicyStatementJson[] };
-      assert.deepEqual(trust('ClusterprodaForwarderRole').Statement, [{ Action: ['sts:AssumeRole', 'sts:TagSession'], Effect: 'Allow', Principal: { Service: 'pods.eks.amazonaws.com' } }]);
+      const clusterArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':eks:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':cluster/prod-a']] };
+      assert.deepEqual(trust('ClusterprodaForwarderRole').Statement, [
+        {
+          Action: ['sts:AssumeRole', 'sts:TagSession'],
+          Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnEquals: { 'aws:SourceArn': clusterArn } },
+          Effect: 'Allow',
+          Principal: { Service: 'pods.eks.amazonaws.com' },
+        },
+      ]);
       const issuer = 'oidc.eks.us-east-1.amazonaws.com/id/ABCDEF0123';
       assert.deepEqual(trust('ClusterprodbForwarderRole').Statement, [
         {
@@ -440,12 +458,19 @@ describe('LineupStack', () => {
       });
     });
 
-    it('lets outside forwarder roles touch only their cluster checkpoints through the table policy', () => {
+    it('lets outside forwarder roles touch only their own bookmarks through the table policy', () => {
       const table = onlyResource(template, 'AWS::DynamoDB::Table', 'Table').Properties;
       assert.deepEqual((table['ResourcePolicy'] as { PolicyDocument: { Statement: unknown[] } }).PolicyDocument.Statement, [
         {
-          Action: [...TableActions.forwarder],
-          Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [clusterPk('partner')] } },
+          Action: TableActions.forwarderBookmarkRead[0],
+          Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [forwarderPk('partner')] } },
+          Effect: 'Allow',
+          Principal: { AWS: FLEET.clusters[3].forwarderRoleArns[0] },
+          Resource: '*',
+        },
+        {
+          Action: TableActions.forwarderBookmarkWrite[0],
+          Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [forwarderPk('partner')], 'dynamodb:Attributes': [...BOOKMARK_ATTRIBUTES] } },
           Effect: 'Allow',
           Principal: { AWS: FLEET.clusters[3].forwarderRoleArns[0] },
           Resource: '*',

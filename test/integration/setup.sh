@@ -5,7 +5,7 @@
 # Idempotent: a second run takes about a second.
 #
 # 1. checks the tools: Go >= 1.26 (builds kube-apiserver 1.36), python3 with venv+ensurepip,
-#    flock; installs Debian's python3-venv with apt-get only if venv is unusable;
+#    flock, openssl; installs Debian's python3-venv with apt-get only if venv is unusable;
 # 2. builds kube-apiserver and etcd into ~/.cache/lineup/k8s (k8s-build/build.sh; about 4 min
 #    cold on 2 cores, 2.4 GB GOCACHE + 0.8 GB GOMODCACHE), unless KUBEBUILDER_ASSETS is set;
 #    then the control plane minus kubelet that runs on it (harness/controlPlane.ts):
@@ -33,6 +33,7 @@ go_version=$(go env GOVERSION)
 [[ $go_version =~ ^go1\.([0-9]+) ]] && ((BASH_REMATCH[1] >= 26)) \
   || die "$go_version is too old; kube-apiserver 1.36 needs Go >= 1.26.0"
 command -v flock >/dev/null || die "flock is not on PATH (Debian: apt-get install util-linux)"
+command -v openssl >/dev/null || die "openssl is not on PATH (Debian: apt-get install openssl); fleet/registryAttack.test.ts makes its servers' certificates with it"
 command -v python3 >/dev/null || die "python3 is not on PATH (Debian: apt-get install python3 python3-venv)"
 if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then

@@ -5,6 +5,7 @@
  * stay one table. If dynalite cannot start, the `before` hook fails and so does every test.
  */
 import { after, before, describe, it } from 'node:test';
+import { GetItemCommand, QueryCommand, type GetItemCommandOutput } from '@aws-sdk/client-dynamodb';
 import assert from 'node:assert/strict';
 import { AwsJsonClient, DYNAMODB } from '../../lib/aws/jsonClient.ts';
 import { CounterName, Counters } from '../../lib/counters.ts';
@@ -12,6 +13,7 @@ import { ErrorCode, LineupError } from '../../lib/errors.ts';
 import { DynamoBookmarkStore, fromItem } from '../../lib/store/bookmarkStore.ts';
 import { DynamoCheckpointStore } from '../../lib/store/dynamoStore.ts';
 import { ensureCheckpointTable, startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded.ts';
+import { BOOKMARK_ATTRIBUTES, KeyPart, TABLE_KEY, bookmarkSk, clusterPk, forwarderPk } from '../../lib/store/table.ts';
 import type { ClusterRecord } from '../../lib/store/types.ts';
 
 const TABLE = 'bookmark-store-test';
@@ -53,6 +55,21 @@ describe('store/bookmarkStore', () => {
     assert.deepEqual(await sdkStore.listBookmarks('shared'), [{ resource: 'jobsets', resourceVersion: '17', updatedAt: 5_000 }]);
     await sdkStore.putBookmark('shared', 'jobs', '99', 6_000);
     assert.equal(await store.getBookmark('shared', 'jobs'), '99');
+  });
+
+  it('keeps bookmarks under FORWARDER#<id>, holding BOOKMARK_ATTRIBUTES only (what the forwarder role may write), and nothing under CLUSTER#<id>', async () => {
+    assert.ok(dynamo);
+    await store.putBookmark('own', 'jobs', '5', 7_000);
+    await sdkStore.putBookmark('own', 'jobsets', '6', 8_000);
+    for (const resource of ['jobs', 'jobsets']) {
+      const output: GetItemCommandOutput = await dynamo.client.send(new GetItemCommand({ TableName: TABLE, Key: { [TABLE_KEY.partitionKey]: { S: forwarderPk('own') }, [TABLE_KEY.sortKey]: { S: bookmarkSk(resource) } }, ConsistentRead: true }));
+      assert.deepEqual(Object.keys(output.Item ?? {}).sort(), [...BOOKMARK_ATTRIBUTES].sort(), resource);
+    }
+    const underCluster = await dynamo.client.send(
+      new QueryCommand({ TableName: TABLE, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey }, ExpressionAttributeValues: { ':pk': { S: clusterPk('own') } }, ConsistentRead: true }),
+    );
+    assert.deepEqual(underCluster.Items, [], `nothing of the forwarder under ${clusterPk('own')}`);
+    assert.ok(forwarderPk('own').startsWith(KeyPart.forwarder) && !forwarderPk('own').startsWith(KeyPart.cluster));
   });
 
   it('reads a registry entry DynamoCheckpointStore wrote, nested auth included; an unknown cluster is undefined', async () => {

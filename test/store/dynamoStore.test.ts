@@ -19,9 +19,14 @@ import {
   RESYNC_INDEX,
   TABLE_KEY,
   TTL_ATTRIBUTE,
+  BOOKMARK_ATTRIBUTES,
+  bookmarkSk,
+  clusterPk,
+  forwarderPk,
   jobSetPk,
   tableDefinition,
 } from '../../lib/store/table.ts';
+import type { ClusterRecord } from '../../lib/store/types.ts';
 import { T0, TTL, describeStoreBehaviour, handleEvent, jobSet, makeJournalEntry } from './storeBehaviour.ts';
 
 let dynamo: EmbeddedDynamo | undefined;
@@ -141,6 +146,47 @@ describe('store/dynamoStore', () => {
       assert.equal(quiescent[RESYNC_INDEX.partitionKey], undefined);
       assert.equal(quiescent[RESYNC_INDEX.sortKey], undefined);
       assert.equal(quiescent[Attr.wakeAt], undefined);
+    });
+  });
+
+  describe('what a forwarder may write (issue 20)', () => {
+    it("keeps bookmarks under FORWARDER#<id>, and no longer reads one an earlier version wrote under CLUSTER#<id>", async () => {
+      const { store, tableName } = await freshStore();
+      const documents = DynamoDBDocumentClient.from(server().client);
+      await documents.send(new PutCommand({ TableName: tableName, Item: { pk: clusterPk('c1'), sk: bookmarkSk('jobs'), [Attr.resourceVersion]: '41', [Attr.updatedAt]: T0 } }));
+      assert.equal(await store.getBookmark('c1', 'jobs'), undefined, 'the old bookmark is not read: the forwarder lists once');
+      assert.deepEqual(await store.listBookmarks('c1'), []);
+      await store.putBookmark('c1', 'jobs', '42', T0 + 1);
+      const item = (await documents.send(new GetCommand({ TableName: tableName, Key: { pk: forwarderPk('c1'), sk: bookmarkSk('jobs') } }))).Item;
+      assert.deepEqual(item, { pk: forwarderPk('c1'), sk: bookmarkSk('jobs'), [Attr.resourceVersion]: '42', [Attr.updatedAt]: T0 + 1 });
+      assert.deepEqual(Object.keys(item ?? {}).sort(), [...BOOKMARK_ATTRIBUTES].sort());
+    });
+
+    it("takes no registry entry from the forwarder's partition, not even one listed in the `list` index", async () => {
+      const { store, tableName } = await freshStore();
+      const documents = DynamoDBDocumentClient.from(server().client);
+      const own: ClusterRecord = { id: 'c1', endpoint: 'https://c1.example.com', auth: { type: 'eks', clusterName: 'c1', region: 'eu-west-1' } };
+      await store.putCluster(own);
+      // A registry-shaped item at keys a forwarder of c1 may name: its own id and another's, with the index keys of a registry entry.
+      for (const id of ['c1', 'victim']) {
+        await documents.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              pk: forwarderPk('c1'),
+              sk: id === 'c1' ? KeyPart.registry : `${KeyPart.registry}#${id}`,
+              [LIST_INDEX.partitionKey]: KeyPart.listClusters,
+              [LIST_INDEX.sortKey]: id,
+              [Attr.id]: id,
+              [Attr.endpoint]: 'https://attacker.example.com',
+              [Attr.auth]: { type: 'eks', clusterName: 'victim-eks', region: 'eu-west-1' },
+            },
+          }),
+        );
+      }
+      assert.deepEqual(await store.getCluster('c1'), own);
+      assert.equal(await store.getCluster('victim'), undefined);
+      assert.deepEqual(await store.listClusters(), [own]);
     });
   });
 

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { MAX_JOURNAL_ITEM_CHARS } from '../../lib/constants.ts';
+import { HEARTBEAT_CLOCK_SKEW_MS } from '../../lib/store/rules.ts';
 import type { CheckpointStore, ClusterRecord, JournalEntry, JournalEvent, JobSetKey, Lease } from '../../lib/store/types.ts';
 
 /** StoreFactory: a fresh, empty store for one test. */
@@ -596,6 +597,24 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
         { resource: 'jobsets', resourceVersion: '150', updatedAt: T0 + 7 },
       ]);
     });
+
+    it("keeps a forwarder's bookmarks apart from its cluster's registry entry and heartbeat (issue 20)", async () => {
+      const store = await makeStore();
+      const record: ClusterRecord = { id: 'c1', endpoint: 'https://k8s.example.com', auth: { type: 'eks', clusterName: 'c1', region: 'eu-west-1' } };
+      const heartbeat = { cluster: 'c1', sentAt: T0, receivedAt: T0 + 10, intervalMs: 60_000 };
+      await store.putCluster(record);
+      await store.putHeartbeat(heartbeat);
+      await store.putBookmark('c1', 'jobsets', '100', T0 + 20);
+      await store.putBookmark('c1', 'registry', '200', T0 + 30);
+      await store.putBookmark('c1', 'heartbeat', '300', T0 + 40);
+      assert.deepEqual(await store.getCluster('c1'), record, 'no bookmark, whatever its resource, touches the registry entry');
+      assert.deepEqual(await store.getHeartbeat('c1'), heartbeat, 'nor the heartbeat');
+      assert.deepEqual(await store.listClusters(), [record]);
+      assert.deepEqual((await store.listBookmarks('c1')).map((bookmark) => bookmark.resource), ['heartbeat', 'jobsets', 'registry'], 'nor is either of them a bookmark');
+      await store.deleteCluster('c1');
+      assert.equal(await store.getBookmark('c1', 'jobsets'), '100');
+      assert.deepEqual(await store.getHeartbeat('c1'), heartbeat);
+    });
   });
 
   describe('heartbeats', () => {
@@ -613,6 +632,21 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       // Neither a bookmark nor a registry entry.
       assert.deepEqual(await store.listBookmarks('c1'), []);
       assert.deepEqual(await store.listClusters(), []);
+    });
+
+    it('replaces a stored heartbeat sent beyond the clock-skew allowance after the next one came, so a future time blocks no later heartbeat (issue 20)', async () => {
+      const store = await makeStore();
+      const future = { cluster: 'c1', sentAt: T0 + 365 * 24 * 3_600_000, receivedAt: T0 + 365 * 24 * 3_600_000, intervalMs: 60_000 };
+      assert.equal(await store.putHeartbeat(future), true);
+      // Sent before the stored one, but that one's send time is years after this one's receipt: not a time any forwarder sent at.
+      const genuine = { cluster: 'c1', sentAt: T0, receivedAt: T0 + 50, intervalMs: 60_000 };
+      assert.equal(await store.putHeartbeat(genuine), true);
+      assert.deepEqual(await store.getHeartbeat('c1'), genuine);
+      // Within the allowance, a stored send time ahead of a receipt is an ordinary reordering: kept.
+      const ahead = { cluster: 'c2', sentAt: T0 + HEARTBEAT_CLOCK_SKEW_MS, receivedAt: T0 + 10, intervalMs: 60_000 };
+      assert.equal(await store.putHeartbeat(ahead), true);
+      assert.equal(await store.putHeartbeat({ cluster: 'c2', sentAt: T0 - 60_000, receivedAt: T0, intervalMs: 60_000 }), false);
+      assert.deepEqual(await store.getHeartbeat('c2'), ahead);
     });
   });
 
