@@ -59,13 +59,20 @@ export const POD_IDENTITY_SERVICE = 'pods.eks.amazonaws.com';
 
 /**
  * podIdentityTrustConditions: the Pod Identity role's trust conditions — aws:SourceAccount the
- * stack's account and aws:SourceArn the EKS cluster's ARN
- * (arn:aws:eks:<region>:<account>:cluster/<name>), so the service assumes the role for no other
- * account's or cluster's association.
+ * stack's account, and the session tags EKS Pod Identity sets on every AssumeRole (the EKS user
+ * guide's "Create IAM role with trust policy required by EKS Pod Identity" and its session-tag
+ * list): `eks-cluster-arn` this cluster's ARN (arn:aws:eks:<region>:<account>:cluster/<name>),
+ * `kubernetes-namespace` and `kubernetes-service-account` the forwarder's. So the service hands
+ * the role to no other account's, cluster's or ServiceAccount's association, even one created by
+ * mistake.
  */
 export const podIdentityTrustConditions = (scope: Construct, cluster: ClusterConfig): Record<string, Record<string, string>> => ({
-  StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
-  ArnEquals: { 'aws:SourceArn': eksClusterArn(scope, eksClusterName(cluster), cluster.region ?? Aws.REGION) },
+  StringEquals: {
+    'aws:SourceAccount': Aws.ACCOUNT_ID,
+    'aws:RequestTag/eks-cluster-arn': eksClusterArn(scope, eksClusterName(cluster), cluster.region ?? Aws.REGION),
+    'aws:RequestTag/kubernetes-namespace': KubeName.namespace,
+    'aws:RequestTag/kubernetes-service-account': KubeName.forwarder,
+  },
 });
 
 /** oidcIssuer: the issuer host and path an IAM OIDC provider ARN names (what IRSA trust conditions key on). */

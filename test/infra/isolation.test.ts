@@ -189,13 +189,15 @@ describe('fleet isolation in the template (issue 20)', () => {
     }
   });
 
-  it('holds each Pod Identity role to the stack account and its EKS cluster by aws:SourceAccount and aws:SourceArn', () => {
+  it('holds each Pod Identity role to the stack account, its EKS cluster and the forwarder\'s ServiceAccount (aws:SourceAccount and Pod Identity\'s session tags)', () => {
     const roles = Object.entries(resources).filter(([id, resource]) => resource.Type === 'AWS::IAM::Role' && id.startsWith('ClusterpodsForwarderRole'));
     assert.equal(roles.length, 1);
     const [statement] = (roles[0]?.[1].Properties['AssumeRolePolicyDocument'] as { Statement: PolicyStatementJson[] }).Statement;
     assert.deepEqual(statement?.Principal, { Service: 'pods.eks.amazonaws.com' });
-    assert.deepEqual(statement?.Condition?.['StringEquals'], { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } });
-    assert.match(JSON.stringify(statement?.Condition?.['ArnEquals']?.['aws:SourceArn']), /":eks:",\{"Ref":"AWS::Region"\},":",\{"Ref":"AWS::AccountId"\},":cluster\/pods-eks"/);
+    const equals = statement?.Condition?.['StringEquals'] ?? {};
+    assert.deepEqual(equals['aws:SourceAccount'], { Ref: 'AWS::AccountId' });
+    assert.match(JSON.stringify(equals['aws:RequestTag/eks-cluster-arn']), /":eks:",\{"Ref":"AWS::Region"\},":",\{"Ref":"AWS::AccountId"\},":cluster\/pods-eks"/);
+    assert.deepEqual([equals['aws:RequestTag/kubernetes-namespace'], equals['aws:RequestTag/kubernetes-service-account']], ['lineup', 'lineup-forwarder']);
   });
 
   it('leaves the other table writes to the reconciler and the registry writer, which is held to CLUSTER# keys', () => {

@@ -418,7 +418,14 @@ describe('LineupStack', () => {
       assert.deepEqual(trust('ClusterprodaForwarderRole').Statement, [
         {
           Action: ['sts:AssumeRole', 'sts:TagSession'],
-          Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnEquals: { 'aws:SourceArn': clusterArn } },
+          Condition: {
+            StringEquals: {
+              'aws:SourceAccount': { Ref: 'AWS::AccountId' },
+              'aws:RequestTag/eks-cluster-arn': clusterArn,
+              'aws:RequestTag/kubernetes-namespace': 'lineup',
+              'aws:RequestTag/kubernetes-service-account': 'lineup-forwarder',
+            },
+          },
           Effect: 'Allow',
           Principal: { Service: 'pods.eks.amazonaws.com' },
         },
