@@ -132,7 +132,12 @@ export const EventReason = {
   PVCCreationFailed: 'PVCCreationFailed',
   /** Lineup: the Jobs of a replicatedJob were released (un-suspended) because its gate opened. */
   ReplicatedJobReleased: 'ReplicatedJobReleased',
+  /** Lineup: a pass created as many Jobs as one pass may (MAX_CREATES_PER_PASS); the next passes create the rest. */
+  CreatingJobs: 'CreatingJobs',
 } as const;
+
+/** CreatingJobs message: `created` of the JobSet's `total` Jobs exist (or finished) after this pass. */
+export const creatingJobsMessage = (created: number, total: number): string => `created ${created} of ${total} jobs; continuing`;
 
 /** Event action string upstream records with every event. */
 export const EVENT_ACTION = 'Reconciling';

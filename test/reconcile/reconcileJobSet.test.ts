@@ -7,6 +7,7 @@ import { InputsMemory } from '../../lib/reconcile/journal.ts';
 import { handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';
 import type { ClusterGateway } from '../../lib/reconcile/types.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
+import { makeJobSet } from '../builders.ts';
 import { CLUSTER, answeringGateway, detailFor, reconcileDeps, simWorld, story2 } from './fixtures.ts';
 
 const key = { cluster: CLUSTER, namespace: 'default', name: 'messagequeue-driver-worker' };
@@ -337,6 +338,31 @@ describe('reconcile/reconcileJobSet', () => {
       assert.equal(suspending?.timings.receivedAt, undefined, "its hops were the deferring invocation's");
       const state = await store.getState(key);
       assert.equal(state?.reconciled, state?.dirty);
+    });
+  });
+
+  describe('a JobSet bigger than one pass creates (MAX_CREATES_PER_PASS)', () => {
+    const big = () => makeJobSet('big').replicatedJob('leader', 1).replicatedJob('workers', 1_199).inOrder().obj();
+    const bigKey = { cluster: CLUSTER, namespace: 'default', name: 'big' };
+
+    it('runs the next pass at once while Jobs are missing: one event creates all 1,200, 500 + 500 + 200', async () => {
+      const world = simWorld([big()]);
+      const { gateway } = answeringGateway(world);
+      const store = new MemoryCheckpointStore();
+      const { deps, counters } = reconcileDeps(store, gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
+      assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor('big', { uid: 'uid-big' }) }, deps), 'reconciled');
+      assert.equal(world.cluster.jobsOf('default', 'big').length, 1_200);
+      const entries = await store.listJournal(bigKey);
+      assert.deepEqual(
+        entries.map((entry) => entry.actions.filter((action) => action.kind === 'CreateJob').length),
+        [500, 500, 200],
+      );
+      assert.equal(counters.get(CounterName.Passes), 3);
+      assert.deepEqual(
+        entries.map((entry) => entry.actions.filter((action) => action.code === 'CreationContinues').map((action) => action.message)),
+        [['a pass creates at most 500 jobs: 700 more in the next passes'], ['a pass creates at most 500 jobs: 200 more in the next passes'], []],
+      );
+      assert.equal((await store.getState(bigKey))?.lease, undefined, 'lease released');
     });
   });
 });
