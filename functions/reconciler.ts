@@ -28,7 +28,7 @@ const store = lambdaStore(config, counters);
 const batch = makeSqsBatchHandler({
   store,
   resolveCluster: lambdaClusters(config, store, counters),
-  planOptions: { controllerName: config.controllerName, claimUnmanaged: config.claimUnmanaged },
+  planOptions: { controllerName: config.controllerName, claimUnmanaged: config.claimUnmanaged, limits: config.jobSetLimits },
   owner: `reconciler-${process.env['AWS_LAMBDA_LOG_STREAM_NAME'] ?? process.pid}`,
   inputsMemory: new InputsMemory(),
   now: Date.now,

@@ -309,7 +309,7 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
   };
 
   // Lineup: an invalid JobSet starts nothing and says why (DESIGN §1), in a condition and an Event.
-  const errors = validateJobSet(jobSet);
+  const errors = validateJobSet(jobSet, options.limits);
   if (errors.length > 0) {
     const message = errors.map((error) => `${error.path}: ${error.message}`).join('; ');
     applyCondition(draft, { type: ConditionType.Rejected, status: 'True', reason: Reason.InvalidJobSet, message });

@@ -4,7 +4,7 @@ import { EventReason } from '../../lib/constants.ts';
 import { MAX_CREATES_PER_PASS } from '../../lib/plan/planner.ts';
 import type { Action, Plan } from '../../lib/plan/types.ts';
 import { fatalThenRestartJobSet, makeJobSet } from '../builders.ts';
-import { TestCluster } from './harness.ts';
+import { lineupOptions, TestCluster } from './harness.ts';
 
 /** upstream test/integration/controller fixture testJobSet: replicated-job-a (1) and replicated-job-b (3). */
 const testJobSet = () =>
@@ -713,5 +713,29 @@ describe('planner: a bounded number of creates a pass (MAX_CREATES_PER_PASS)', (
     assert.equal(createdNames(cluster.pass()).length, 500);
     assert.equal(createdNames(cluster.pass()).length, 200);
     assert.equal(cluster.suspendedNames().length, 700);
+  });
+});
+
+describe('planner: JobSets bigger than the controller accepts are rejected', () => {
+  it('rejects a JobSet of more Jobs than the default bound, naming the bound and its variable, and creates nothing', () => {
+    const cluster = new TestCluster(makeJobSet('huge').replicatedJob('a', 100_001).obj());
+    const result = cluster.pass();
+    assert.equal(result.actions.some((action) => action.kind === 'CreateJob'), false);
+    const rejected = cluster.condition('Rejected');
+    assert.equal(rejected?.status, 'True');
+    assert.equal(rejected?.reason, 'InvalidJobSet');
+    assert.equal(
+      rejected?.message,
+      'spec.replicatedJobs: JobSet makes 100001 Jobs and 100001 Pods, more than the 10000 Jobs (LINEUP_MAX_JOBS_PER_JOBSET) and 100000 Pods (LINEUP_MAX_PODS_PER_JOBSET) this controller accepts',
+    );
+    assert.deepEqual(cluster.events.map((event) => [event.eventType, event.reason]), [['Warning', 'InvalidJobSet']]);
+  });
+
+  it('takes the bound from the plan options: a deployment that accepts more creates it, 500 a pass', () => {
+    const jobSet = makeJobSet('huge').replicatedJob('a', 10_001).obj();
+    assert.equal(new TestCluster(jobSet).pass().reason.startsWith('rejected: spec.replicatedJobs: JobSet makes 10001 Jobs, more than the 10000 this controller accepts'), true);
+    const cluster = new TestCluster(jobSet, { ...lineupOptions, limits: { maxJobs: 20_000, maxPods: 20_000 } });
+    assert.equal(cluster.pass().actions.filter((action) => action.kind === 'CreateJob').length, MAX_CREATES_PER_PASS);
+    assert.notEqual(cluster.condition('Rejected')?.status, 'True');
   });
 });
