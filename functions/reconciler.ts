@@ -18,6 +18,7 @@ import { lambdaStore, lambdaClusters } from '../lib/hosts/lambdaDeps.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
 import { powertoolsLog, publishCounterDeltas, publishHeartbeat } from '../lib/hosts/powertools.ts';
 import { InputsMemory } from '../lib/reconcile/journal.ts';
+import { LAMBDA_LOOP_BUDGET_MS } from '../lib/reconcile/reconcileJobSet.ts';
 import { makeSqsBatchHandler } from '../lib/reconcile/sqsBatch.ts';
 
 const config = readLambdaConfig(process.env);
@@ -28,13 +29,14 @@ const store = lambdaStore(config, counters);
 const batch = makeSqsBatchHandler({
   store,
   resolveCluster: lambdaClusters(config, store, counters),
-  planOptions: { controllerName: config.controllerName, claimUnmanaged: config.claimUnmanaged },
+  planOptions: { controllerName: config.controllerName, claimUnmanaged: config.claimUnmanaged, limits: config.jobSetLimits },
   owner: `reconciler-${process.env['AWS_LAMBDA_LOG_STREAM_NAME'] ?? process.pid}`,
   inputsMemory: new InputsMemory(),
   now: Date.now,
   counters,
   log: powertoolsLog(logger),
   applyReplays: config.applyReplays,
+  loopBudgetMs: LAMBDA_LOOP_BUDGET_MS,
 }, undefined, (cluster) => publishHeartbeat(metrics, cluster));
 
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { DEFAULT_CONTROLLER_NAME, DEFAULT_STACK_NAME, MAX_MANAGED_BY_LENGTH } from '../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME, DEFAULT_MAX_JOBS_PER_JOBSET, DEFAULT_MAX_PODS_PER_JOBSET, DEFAULT_STACK_NAME, MAX_MANAGED_BY_LENGTH } from '../lib/constants.ts';
 import { CLUSTER_ID_PATTERN } from '../lib/events/schema.ts';
 
 /** CONFIG_CONTEXT_KEY: the CDK context key holding the configuration (an object, or its JSON text from `-c`). */
@@ -26,6 +26,7 @@ export const DEFAULT_RECONCILER_MAX_CONCURRENCY = 10;
 export const MIN_RECONCILER_MAX_CONCURRENCY = 2;
 /** MAX_RECONCILER_MAX_CONCURRENCY: the highest ScalingConfig.MaximumConcurrency Lambda accepts. */
 export const MAX_RECONCILER_MAX_CONCURRENCY = 1000;
+export { DEFAULT_MAX_JOBS_PER_JOBSET, DEFAULT_MAX_PODS_PER_JOBSET };
 /** DEFAULT_BATCHING_WINDOW_SECONDS: how long the event source gathers records before invoking the reconciler. */
 export const DEFAULT_BATCHING_WINDOW_SECONDS = 1;
 /** MAX_BATCHING_WINDOW_SECONDS: Lambda's limit on MaximumBatchingWindowInSeconds. */
@@ -203,6 +204,16 @@ export const LineupConfigSchema = z
     archiveRetentionDays: z.number().int().min(1).default(DEFAULT_ARCHIVE_RETENTION_DAYS),
     /** Most concurrent reconciler invocations. @default DEFAULT_RECONCILER_MAX_CONCURRENCY */
     reconcilerMaxConcurrency: z.number().int().min(MIN_RECONCILER_MAX_CONCURRENCY).max(MAX_RECONCILER_MAX_CONCURRENCY).default(DEFAULT_RECONCILER_MAX_CONCURRENCY),
+    /**
+     * The reconciler's reserved concurrency: a number at least reconcilerMaxConcurrency, or false to
+     * reserve none (an account whose concurrency quota cannot spare it: Lambda keeps 100 unreserved).
+     * @default reconcilerMaxConcurrency (see the transform below)
+     */
+    reconcilerReservedConcurrency: z.union([z.number().int().min(MIN_RECONCILER_MAX_CONCURRENCY), z.literal(false)]).optional(),
+    /** The most Jobs one JobSet may make; a bigger one is rejected (LINEUP_MAX_JOBS_PER_JOBSET). @default DEFAULT_MAX_JOBS_PER_JOBSET */
+    maxJobsPerJobSet: z.number().int().min(1).default(DEFAULT_MAX_JOBS_PER_JOBSET),
+    /** The most Pods one JobSet may run at once; a bigger one is rejected (LINEUP_MAX_PODS_PER_JOBSET). @default DEFAULT_MAX_PODS_PER_JOBSET */
+    maxPodsPerJobSet: z.number().int().min(1).default(DEFAULT_MAX_PODS_PER_JOBSET),
     /** Seconds the event source gathers a batch. @default DEFAULT_BATCHING_WINDOW_SECONDS */
     batchingWindowSeconds: z.number().int().min(0).max(MAX_BATCHING_WINDOW_SECONDS).default(DEFAULT_BATCHING_WINDOW_SECONDS),
     /** Minutes between resync runs. @default DEFAULT_RESYNC_MINUTES */
@@ -223,6 +234,14 @@ export const LineupConfigSchema = z
     vpc: VpcConfigSchema.optional(),
   })
   .superRefine((config, ctx) => {
+    const reserved = config.reconcilerReservedConcurrency;
+    if (typeof reserved === 'number' && reserved < config.reconcilerMaxConcurrency) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reconcilerReservedConcurrency'],
+        message: `reconcilerReservedConcurrency must be at least reconcilerMaxConcurrency (${config.reconcilerMaxConcurrency}), got ${reserved}: the event source would be throttled, and a throttled batch returns to the queue counting toward the dead-letter queue (or set false to reserve none)`,
+      });
+    }
     if (config.vpc?.createEndpoints === true && config.vpc.routeTableIds.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['vpc', 'routeTableIds'], message: 'createEndpoints needs the subnets\' routeTableIds for the DynamoDB gateway endpoint, got none (or set createEndpoints false when the VPC has its endpoints)' });
     }
@@ -232,7 +251,15 @@ export const LineupConfigSchema = z
       if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['clusters', index, 'id'], message: `duplicate cluster id ${JSON.stringify(cluster.id)}, already used by clusters[${first}]` });
       else seen.set(cluster.id, index);
     });
-  });
+  })
+  // The reconciler's reserved concurrency defaults to its event source's MaximumConcurrency.
+  // Reserved concurrency both guarantees the function that many concurrent executions (the
+  // account's other functions cannot take them) and caps it there (it cannot take theirs). The
+  // event source never invokes more than MaximumConcurrency, so reserving as many throttles none of
+  // its invocations and holds back no more than it uses; below it, the event source's invocations
+  // would be throttled, and a throttled batch goes back to the queue counting toward its records'
+  // receive count (docs/deploy.md "Concurrency").
+  .transform((config) => ({ ...config, reconcilerReservedConcurrency: config.reconcilerReservedConcurrency ?? config.reconcilerMaxConcurrency }));
 
 /** LineupConfig: the parsed configuration, every default filled in. */
 export type LineupConfig = z.infer<typeof LineupConfigSchema>;

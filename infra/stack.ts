@@ -81,9 +81,16 @@ export class LineupStack extends Stack {
       description: 'Lineup reconciler: SQS batches of JobSet change hints to lease, observe, plan, act',
       memorySize: FunctionSizing.reconciler.memoryMb,
       timeout: RECONCILER_TIMEOUT,
-      environment: { ...environment, [EnvVar.ApplyReplays]: String(config.applyReplays) },
+      environment: {
+        ...environment,
+        [EnvVar.ApplyReplays]: String(config.applyReplays),
+        [EnvVar.MaxJobsPerJobSet]: String(config.maxJobsPerJobSet),
+        [EnvVar.MaxPodsPerJobSet]: String(config.maxPodsPerJobSet),
+      },
       logRetentionDays: config.logRetentionDays,
       sourceMaps: config.sourceMaps,
+      // Its own share of the account's concurrency, at least the event source's cap (infra/config.ts).
+      reservedConcurrentExecutions: config.reconcilerReservedConcurrency === false ? undefined : config.reconcilerReservedConcurrency,
     });
     this.reconciler.role.addToPrincipalPolicy(reconcilerTableStatement(this.table.table.tableArn));
     this.reconciler.function.addEventSource(

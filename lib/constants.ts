@@ -25,6 +25,23 @@ export const MAX_VOLUME_CLAIM_ITEMS = 50;
 /** Upstream maxVolumeClaimLength: the longest name of a claim created from a template. */
 export const MAX_VOLUME_CLAIM_NAME_LENGTH = 63;
 
+/**
+ * DEFAULT_MAX_JOBS_PER_JOBSET / DEFAULT_MAX_PODS_PER_JOBSET: the largest JobSet the controller
+ * accepts — beyond either, validation rejects it (Rejected, as any invalid JobSet) instead of one
+ * tenant's JobSet holding the reconciler for minutes and the cluster's API server for 10,000s of
+ * creates. 10,000 Jobs is 20 passes of MAX_CREATES_PER_PASS (lib/plan/planner.ts), and as many as
+ * `lineup simulate` runs (SIMULATOR_MAX_JOBS); 100,000 Pods is about what one Kubernetes cluster
+ * schedules at all (its documented limit is 150,000 Pods). A deployment sets its own through
+ * JobSetLimitEnv (infra/config.ts `maxJobsPerJobSet`, `maxPodsPerJobSet`).
+ */
+export const DEFAULT_MAX_JOBS_PER_JOBSET = 10_000;
+export const DEFAULT_MAX_PODS_PER_JOBSET = 100_000;
+/** JobSetLimitEnv: the reconciler's environment variables that set the bounds above (lib/hosts/lambdaConfig.ts reads them; rejections name them). */
+export const JobSetLimitEnv = {
+  maxJobs: 'LINEUP_MAX_JOBS_PER_JOBSET',
+  maxPods: 'LINEUP_MAX_PODS_PER_JOBSET',
+} as const;
+
 /** Labels and annotations upstream writes on every child Job and its pod template. */
 export const Label = {
   JobSetName: 'jobset.sigs.k8s.io/jobset-name',
@@ -132,7 +149,12 @@ export const EventReason = {
   PVCCreationFailed: 'PVCCreationFailed',
   /** Lineup: the Jobs of a replicatedJob were released (un-suspended) because its gate opened. */
   ReplicatedJobReleased: 'ReplicatedJobReleased',
+  /** Lineup: a pass created as many Jobs as one pass may (MAX_CREATES_PER_PASS); the next passes create the rest. */
+  CreatingJobs: 'CreatingJobs',
 } as const;
+
+/** CreatingJobs message: `created` of the JobSet's `total` Jobs exist (or finished) after this pass. */
+export const creatingJobsMessage = (created: number, total: number): string => `created ${created} of ${total} jobs; continuing`;
 
 /** Event action string upstream records with every event. */
 export const EVENT_ACTION = 'Reconciling';
@@ -291,6 +313,14 @@ export const AdmissionMessage = {
     `spec will lead to invalid label value ${JSON.stringify(value)} for coordinator label ${JSON.stringify(Label.Coordinator)} (long JobSet / ReplicatedJob / SubDomain name?): ${errors.join(', ')}`,
 } as const;
 
+/** SizeOverBound: a count of a JobSet's Jobs or Pods past the bound the controller accepts, and the variable that sets that bound. */
+export interface SizeOverBound {
+  readonly count: number;
+  readonly unit: 'Jobs' | 'Pods';
+  readonly max: number;
+  readonly variable: string;
+}
+
 /**
  * ValidationMessage: Lineup's own create-time messages, for rules the API server enforces
  * with generic text (CRD schema, list-map keys) and for Lineup's deviations from upstream.
@@ -319,6 +349,14 @@ export const ValidationMessage = {
   unknownSpecField: (field: string): string =>
     `field not supported: spec.${field} is not in the JobSet v1alpha2 CRD Lineup ships (upstream v0.12.0), so Lineup cannot honour it; remove it or use a Lineup that supports it`,
   managedByEmpty: 'managedBy is an empty string, expected a domain-prefixed path (such as "acme.io/foo") or no managedBy at all',
+  /**
+   * Lineup: the JobSet makes more Jobs or Pods than the controller accepts (DEFAULT_MAX_JOBS_PER_JOBSET,
+   * DEFAULT_MAX_PODS_PER_JOBSET), one message naming every bound it passes and the variable that sets it.
+   */
+  tooBig: (first: SizeOverBound, second?: SizeOverBound): string =>
+    second === undefined
+      ? `JobSet makes ${first.count} ${first.unit}, more than the ${first.max} this controller accepts (${first.variable})`
+      : `JobSet makes ${first.count} ${first.unit} and ${second.count} ${second.unit}, more than the ${first.max} ${first.unit} (${first.variable}) and ${second.max} ${second.unit} (${second.variable}) this controller accepts`,
 } as const;
 
 /** The statuses a startup rule may wait for, as written in the annotation (Complete = Succeeded). */

@@ -80,6 +80,8 @@ export interface LineupFunctionProps {
   readonly logRetentionDays: number;
   /** Put the source map in the zip and run with --enable-source-maps (infra/config.ts `sourceMaps`). @default false */
   readonly sourceMaps?: boolean | undefined;
+  /** Concurrent executions reserved for the function, and its cap (ReservedConcurrentExecutions). @default none: the account's unreserved pool */
+  readonly reservedConcurrentExecutions?: number | undefined;
 }
 
 /** LineupFunction: the function (`Resource`), its log group (`LogGroup`) and its role (`Role`). */
@@ -116,6 +118,7 @@ export class LineupFunction extends Construct {
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: { ...(props.sourceMaps === true ? { NODE_OPTIONS: SOURCE_MAP_NODE_OPTIONS } : {}), ...props.environment },
       bundling: bundling(props.sourceMaps === true),
+      ...(props.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions } : {}),
     });
   }
 }

@@ -4,7 +4,8 @@
  * start with a clear message instead of mid-reconcile.
  */
 import * as z from 'zod';
-import { DEFAULT_CONTROLLER_NAME } from '../constants.ts';
+import { DEFAULT_CONTROLLER_NAME, DEFAULT_MAX_JOBS_PER_JOBSET, DEFAULT_MAX_PODS_PER_JOBSET, JobSetLimitEnv } from '../constants.ts';
+import type { JobSetLimits } from '../jobset/size.ts';
 import { HEARTBEAT_MISSING_MS } from '../fleet/status.ts';
 import { HEARTBEAT_INTERVAL_MS } from '../forwarder/heartbeat.ts';
 
@@ -23,6 +24,10 @@ export const EnvVar = {
   HeartbeatIntervalMs: 'LINEUP_HEARTBEAT_INTERVAL_MS',
   /** Milliseconds without a heartbeat after which the resync treats a cluster as unwatched. */
   HeartbeatMissingMs: 'LINEUP_HEARTBEAT_MISSING_MS',
+  /** The reconciler only: the most Jobs one JobSet may make (more is rejected as invalid). */
+  MaxJobsPerJobSet: JobSetLimitEnv.maxJobs,
+  /** The reconciler only: the most Pods one JobSet may run at once (more is rejected as invalid). */
+  MaxPodsPerJobSet: JobSetLimitEnv.maxPods,
 } as const;
 
 const flag = z.enum(['true', 'false']).default('false').transform((value) => value === 'true');
@@ -62,6 +67,8 @@ const LambdaEnvSchema = z.object({
   [EnvVar.ForwarderCluster]: z.string().min(1).optional(),
   [EnvVar.HeartbeatIntervalMs]: z.coerce.number().int().positive().default(HEARTBEAT_INTERVAL_MS),
   [EnvVar.HeartbeatMissingMs]: z.coerce.number().int().positive().default(HEARTBEAT_MISSING_MS),
+  [EnvVar.MaxJobsPerJobSet]: z.coerce.number().int().positive().default(DEFAULT_MAX_JOBS_PER_JOBSET),
+  [EnvVar.MaxPodsPerJobSet]: z.coerce.number().int().positive().default(DEFAULT_MAX_PODS_PER_JOBSET),
 });
 
 /** LambdaConfig: the parsed environment. */
@@ -77,6 +84,8 @@ export interface LambdaConfig {
   readonly heartbeatIntervalMs: number;
   /** The resync only: how long without a heartbeat makes a cluster unwatched. */
   readonly heartbeatMissingMs: number;
+  /** The reconciler only: the most Jobs and Pods one JobSet may make (the planner rejects a bigger one). */
+  readonly jobSetLimits: JobSetLimits;
 }
 
 /** readLambdaConfig: parse `env`; throws one error listing every bad variable. */
@@ -96,5 +105,6 @@ export const readLambdaConfig = (env: Readonly<Record<string, string | undefined
     forwarderCluster: data[EnvVar.ForwarderCluster],
     heartbeatIntervalMs: data[EnvVar.HeartbeatIntervalMs],
     heartbeatMissingMs: data[EnvVar.HeartbeatMissingMs],
+    jobSetLimits: { maxJobs: data[EnvVar.MaxJobsPerJobSet], maxPods: data[EnvVar.MaxPodsPerJobSet] },
   };
 };

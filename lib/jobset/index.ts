@@ -95,8 +95,8 @@ export { MAX_YAML_NESTING, tooDeeplyNested } from './nesting.ts';
 export type { NestingPosition } from './nesting.ts';
 
 // size.ts
-export { jobSetSize, podsPerJob } from './size.ts';
-export type { JobSetSize } from './size.ts';
+export { DEFAULT_JOBSET_LIMITS, jobSetSize, podsPerJob, sizeOverLimits } from './size.ts';
+export type { JobSetLimits, JobSetSize } from './size.ts';
 
 // issues.ts
 export { describeValue, errorDetail, formatFieldPath, zodIssueMessage, zodIssuesToFieldErrors } from './issues.ts';

@@ -3,7 +3,7 @@
  * spec as written (defaults filled in the way a cluster would: replicas 1, parallelism 1), so
  * callers can size a JobSet before anything is built for it.
  */
-import { JobSetDefault } from '../constants.ts';
+import { DEFAULT_MAX_JOBS_PER_JOBSET, DEFAULT_MAX_PODS_PER_JOBSET, JobSetDefault, JobSetLimitEnv, type SizeOverBound } from '../constants.ts';
 import type { JobSet, JobSpec } from './schema.ts';
 
 /** JobSetSize: the counts of one JobSet. */
@@ -45,3 +45,22 @@ export const jobSetSize = (jobSet: JobSet): JobSetSize => {
   }
   return { replicatedJobs: rjobs.length, jobs, pods };
 };
+
+/** JobSetLimits: the most Jobs and Pods one JobSet may make for the controller to accept it. */
+export interface JobSetLimits {
+  readonly maxJobs: number;
+  readonly maxPods: number;
+}
+
+/** DEFAULT_JOBSET_LIMITS: the bounds a controller, `lineup validate` and `lineup plan` apply unless told others. */
+export const DEFAULT_JOBSET_LIMITS: JobSetLimits = { maxJobs: DEFAULT_MAX_JOBS_PER_JOBSET, maxPods: DEFAULT_MAX_PODS_PER_JOBSET };
+
+/**
+ * sizeOverLimits: the counts of `size` past `limits` (Jobs first), each with the variable that
+ * sets its bound; empty when the JobSet is within both.
+ * @example sizeOverLimits({ replicatedJobs: 1, jobs: 100_001, pods: 100_001 }, DEFAULT_JOBSET_LIMITS) // Jobs and Pods
+ */
+export const sizeOverLimits = (size: JobSetSize, limits: JobSetLimits): SizeOverBound[] => [
+  ...(size.jobs > limits.maxJobs ? [{ count: size.jobs, unit: 'Jobs' as const, max: limits.maxJobs, variable: JobSetLimitEnv.maxJobs }] : []),
+  ...(size.pods > limits.maxPods ? [{ count: size.pods, unit: 'Pods' as const, max: limits.maxPods, variable: JobSetLimitEnv.maxPods }] : []),
+];

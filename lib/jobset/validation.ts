@@ -31,6 +31,7 @@ import type { FieldError } from '../errors.ts';
 import type { Container, FailurePolicyAction, FailurePolicyRule, JobSet, ReplicatedJob } from './schema.ts';
 import { DependsOnStatusSchema, JobSetSpecSchema } from './schema.ts';
 import { coordinatorEndpoint, jobName, volumeClaimName } from './keys.ts';
+import { DEFAULT_JOBSET_LIMITS, jobSetSize, sizeOverLimits, type JobSetLimits } from './size.ts';
 import { STARTUP_RULES_PATH, startupRulesOf } from './startupRules.ts';
 
 // Feature gates as they stand upstream at the snapshot Lineup follows (pkg/features/features.go):
@@ -493,12 +494,24 @@ const validateVolumeClaimPolicies = (jobSet: JobSet, rjobs: readonly ReplicatedJ
 };
 
 /**
+ * validateSize: Lineup's bound on how big one JobSet may be (DEFAULT_MAX_JOBS_PER_JOBSET,
+ * DEFAULT_MAX_PODS_PER_JOBSET, or the deployment's own): beyond it one JobSet would hold the
+ * reconciler and the cluster's API server for minutes of creates. Upstream has no such bound.
+ * One error naming every bound passed, so `lineup validate` says it in one line.
+ */
+const validateSize = (jobSet: JobSet, limits: JobSetLimits): FieldError[] => {
+  const [first, second] = sizeOverLimits(jobSetSize(jobSet), limits);
+  return first === undefined ? [] : [{ path: 'spec.replicatedJobs', message: ValidationMessage.tooBig(first, second) }];
+};
+
+/**
  * validateJobSet: every create-time error of a JobSet, empty when it is valid. Pass it a
  * JobSet that has been through applyDefaults, as upstream validates after its webhook has
  * defaulted: some rules read defaulted fields (an Indexed Job's completions, for one).
+ * `limits`: the most Jobs and Pods the controller accepts (the reconciler's are configurable).
  * @example validateJobSet(applyDefaults(jobSet)).map((e) => `${e.path}: ${e.message}`)
  */
-export const validateJobSet = (jobSet: JobSet): FieldError[] => {
+export const validateJobSet = (jobSet: JobSet, limits: JobSetLimits = DEFAULT_JOBSET_LIMITS): FieldError[] => {
   const rjobs = jobSet.spec.replicatedJobs ?? [];
   const names = new Set(rjobs.map((rjob) => rjob.name));
   return [
@@ -517,5 +530,6 @@ export const validateJobSet = (jobSet: JobSet): FieldError[] => {
     ...validateCoordinator(jobSet, rjobs),
     ...validateVolumeClaimPolicies(jobSet, rjobs),
     ...validateSpecFields(jobSet),
+    ...validateSize(jobSet, limits),
   ];
 };

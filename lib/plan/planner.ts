@@ -22,6 +22,7 @@ import {
   Message,
   Reason,
   UPSTREAM_CONTROLLER_NAME,
+  creatingJobsMessage,
 } from '../constants.ts';
 import { applyDefaults } from '../jobset/defaults.ts';
 import { jobName } from '../jobset/keys.ts';
@@ -47,6 +48,22 @@ import { podTemplateMerge } from './resume.ts';
 import { startupPolicySpecOf } from './startupSpec.ts';
 import type { Action, Observed, Plan, PlanOptions } from './types.ts';
 import { volumeClaims } from './volumeClaims.ts';
+
+/**
+ * MAX_CREATES_PER_PASS: the most Jobs one pass creates. The planner creates the first missing
+ * ones in the order it always has (replicatedJobs in spec order, index ascending), and the passes
+ * after it the rest: the reconcile loop runs the next pass at once, since its re-plan on this
+ * pass's writes finds Jobs still missing (lib/reconcile/reconcileJobSet.ts), and the created Jobs'
+ * watch events wake the JobSet too. Gates are unaffected: a gate reads the replicatedJob's replicas
+ * from the spec, so a Job not yet created keeps the gates after it closed.
+ * Why 500: a pass must end well within the reconciler's timeout (60 s, FunctionSizing) with its
+ * reads, its status write and its journal entry, a conflict's re-plan included. At upstream's
+ * client rate of 500 requests a second (its --kube-api-qps), 500 creates take 1 s; at a tenth of
+ * that — an API server under load, or the share its priority and fairness gives one client —
+ * 10 s, a sixth of the timeout. One pass's plan is then about 1.4 MB of actions, not the 299 MB
+ * a JobSet of 100,001 Jobs planned in one pass.
+ */
+export const MAX_CREATES_PER_PASS = 500;
 
 /** DEFAULT_PLAN_OPTIONS: Lineup's controller name, unmanaged JobSets left alone. */
 export const DEFAULT_PLAN_OPTIONS: PlanOptions = { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false };
@@ -292,7 +309,7 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
   };
 
   // Lineup: an invalid JobSet starts nothing and says why (DESIGN §1), in a condition and an Event.
-  const errors = validateJobSet(jobSet);
+  const errors = validateJobSet(jobSet, options.limits);
   if (errors.length > 0) {
     const message = errors.map((error) => `${error.path}: ${error.message}`).join('; ');
     applyCondition(draft, { type: ConditionType.Rejected, status: 'True', reason: Reason.InvalidJobSet, message });
@@ -415,6 +432,9 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
 
   const creates: Action[] = [];
   let createdGated = 0;
+  // Missing Jobs left to the next passes (MAX_CREATES_PER_PASS), and how many of them a gate holds back.
+  let deferred = 0;
+  let deferredGated = 0;
   // upstream §3.1: with BlockingRecreate nothing is built while any Job of an older attempt exists.
   const blocked = jobSet.spec.failurePolicy?.restartStrategy === 'BlockingRecreate' && children.previous.length > 0;
   if (!blocked) {
@@ -428,6 +448,11 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
         // DEVIATION (upstream issue 360, §8.6): a Job that finished and was deleted by its own TTL
         // is recorded, not re-created — its work is done and the gates it opened stay open.
         if (recordHas(record, 'succeeded', rjob.name, index) || recordHas(record, 'failed', rjob.name, index)) continue;
+        if (creates.length >= MAX_CREATES_PER_PASS) {
+          deferred += 1;
+          if (holdBack) deferredGated += 1;
+          continue;
+        }
         // DEVIATION (DESIGN §1, §8.8): every Job is created at once — also while the JobSet is
         // suspended, for dependsOn as for InOrder — and a gated one is created suspended.
         const reason = gateReason(rjob.name);
@@ -502,13 +527,24 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
     // conditions, not Suspended, show how far an in-order resume has come.
     applyCondition(draft, { type: ConditionType.Suspended, status: 'False', reason: Reason.ResumeJobs, message: Message.ResumeJobs });
     applyStartupConditions(draft, evaluation, {
-      stillComplete: createdGated === 0 && remainingSuspended === 0 && children.previous.length === 0,
+      stillComplete: createdGated === 0 && deferredGated === 0 && remainingSuspended === 0 && children.previous.length === 0,
     });
+  }
+  if (deferred > 0) {
+    // How far creation got, in an Event: upstream's status has no field for it.
+    draft.events.push(
+      tag(
+        { kind: 'EmitEvent', eventType: 'Normal', reason: EventReason.CreatingJobs, message: creatingJobsMessage(totalReplicas - deferred, totalReplicas) },
+        ActionReasonCode.CreationContinues,
+        `a pass creates at most ${MAX_CREATES_PER_PASS} jobs: ${deferred} more in the next passes`,
+      ),
+    );
   }
 
   const summary = [
     claims.length > 0 ? `created ${claims.length} volume claims` : undefined,
     creates.length > 0 ? `created ${creates.length} jobs (${createdGated + (suspended ? creates.length - createdGated : 0)} suspended)` : undefined,
+    deferred > 0 ? `${deferred} more jobs in the next passes (at most ${MAX_CREATES_PER_PASS} a pass)` : undefined,
     transitions.length > 0 ? `${suspended ? 'suspended' : 'resumed'} ${transitions.length} jobs` : undefined,
     evaluation.waitingOn && !suspended ? evaluation.waitingOn.message : undefined,
     suspended ? 'jobset suspended' : undefined,

@@ -33,6 +33,8 @@ export const ActionReasonCode = {
   PreviousAttempt: 'PreviousAttempt',
   /** The headless Service is missing. */
   ServiceMissing: 'ServiceMissing',
+  /** A pass created as many Jobs as one pass may (MAX_CREATES_PER_PASS): the next passes create the rest. */
+  CreationContinues: 'CreationContinues',
   /** Jobs are created that mount volumeClaimPolicies claims: the claims are created first. */
   VolumeClaimPolicy: 'VolumeClaimPolicy',
   /** The observed status differs from the one this pass computes. */

@@ -1,5 +1,6 @@
 /** The planner's contract: what it observes, and the plain-data actions it returns. */
 import type { Job, JobSet, JobSetStatus, PersistentVolumeClaim, Service, SchedulingGate, Toleration } from '../jobset/schema.ts';
+import type { JobSetLimits } from '../jobset/size.ts';
 import type { Gate, StartupForm } from '../policy/types.ts';
 import type { ActionReason } from './reasons.ts';
 
@@ -14,12 +15,14 @@ export interface Observed {
   readonly now: number;
 }
 
-/** PlanOptions: which JobSets are Lineup's. */
+/** PlanOptions: which JobSets are Lineup's, and how big a JobSet it accepts. */
 export interface PlanOptions {
   /** spec.managedBy value that makes a JobSet Lineup's. @default DEFAULT_CONTROLLER_NAME */
   readonly controllerName: string;
   /** Also take JobSets without spec.managedBy (clusters without the upstream controller). @default false */
   readonly claimUnmanaged: boolean;
+  /** The most Jobs and Pods one JobSet may make; a bigger one is rejected as invalid. @default DEFAULT_JOBSET_LIMITS */
+  readonly limits?: JobSetLimits | undefined;
 }
 
 /** Pod-template fields upstream merges into a Job on resume (merge, never delete). */

@@ -26,6 +26,15 @@ const MAX_CONFLICT_RETRIES = 5;
 export const DEFAULT_MAX_PASSES = 25;
 /** How long a lease lasts without renewal. */
 export const DEFAULT_LEASE_TTL_MS = 60_000;
+/**
+ * LAMBDA_LOOP_BUDGET_MS: in the reconciler Lambda (its timeout is one lease TTL, infra/sizing.ts),
+ * a pass loop starts no pass later than this after its event arrived. A pass creates at most
+ * MAX_CREATES_PER_PASS Jobs, about 10 s of writes against a slow API server, so a pass started
+ * by then ends well before the timeout; a JobSet with more to do is handed to the resync (within
+ * resyncMinutes) instead of the runtime killing the invocation, which would fail every record
+ * of its batch and leave the lease to expire.
+ */
+export const LAMBDA_LOOP_BUDGET_MS = DEFAULT_LEASE_TTL_MS / 2;
 
 /** ReconcileDeps: what the loop talks to, created once per host. */
 export interface ReconcileDeps {
@@ -45,6 +54,8 @@ export interface ReconcileDeps {
   readonly applyReplays?: boolean | undefined;
   readonly leaseTtlMs?: number | undefined;
   readonly maxPasses?: number | undefined;
+  /** Milliseconds after the event arrived (by `now`) past which the loop starts no pass but hands the JobSet to the resync. @default none: only maxPasses bounds a loop */
+  readonly loopBudgetMs?: number | undefined;
   /** Called after every pass that wrote (the ones journaled), for live timelines. */
   readonly onPass?: ((key: JobSetKey, plan: Plan, entry: JournalEntry) => void) | undefined;
   /** The observed state each JobSet's last pass loop left in this process (absent: every loop reads everything). */
@@ -383,8 +394,10 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
       // Plan when the last pass's answers left more to do, or unless the planner is settled on
       // what the loop knows and the events name nothing it does not hold.
       if (moreToDo || !(loop.settled && changed !== undefined && nothingChanged(changed))) {
-        if (passes >= maxPasses) {
-          await deps.store.failLease(key, owner, 'pass budget exhausted while events kept arriving; resync continues', deps.now(), loop.inputsDigest);
+        const overTime = deps.loopBudgetMs !== undefined && deps.now() - arrival.receivedAt >= deps.loopBudgetMs;
+        if (passes >= maxPasses || overTime) {
+          const spent = overTime ? `time budget of ${deps.loopBudgetMs ?? 0} ms spent` : `pass budget of ${maxPasses} passes exhausted`;
+          await deps.store.failLease(key, owner, `${spent} with work left (events arriving, or Jobs still to create); resync continues`, deps.now(), loop.inputsDigest);
           deps.inputsMemory?.forget(key);
           return 'handed-to-resync';
         }

@@ -63,6 +63,23 @@ describe('cli/validate', () => {
         wantStderr: '',
       },
       {
+        name: 'a JobSet bigger than the controller accepts is invalid (exit 1), in one line naming the bound and its variable',
+        files: { 'huge.yaml': jobSetYaml('huge', [rjob('driver'), rjob('workers', '    replicas: 100000\n')]) },
+        args: ['huge.yaml'],
+        wantExit: 1,
+        wantStdout:
+          'huge.yaml: spec.replicatedJobs: JobSet makes 100001 Jobs and 100001 Pods, more than the 10000 Jobs (LINEUP_MAX_JOBS_PER_JOBSET) and 100000 Pods (LINEUP_MAX_PODS_PER_JOBSET) this controller accepts\n',
+        wantStderr: '',
+      },
+      {
+        name: 'a JobSet at the default bound of 10,000 Jobs is valid',
+        files: { 'edge.yaml': jobSetYaml('edge', [rjob('workers', '    replicas: 10000\n')]) },
+        args: ['edge.yaml'],
+        wantExit: 0,
+        wantStdout: 'edge.yaml: valid: 1 replicatedJob, 10000 Jobs, 10000 Pods\n',
+        wantStderr: '',
+      },
+      {
         name: 'a file that is not YAML is unusable input (exit 2)',
         files: { 'bad.yaml': 'kind: JobSet\nspec: [unclosed\n' },
         args: ['bad.yaml'],

@@ -20,6 +20,8 @@ import {
   DEFAULT_HEARTBEAT_MISSING_MINUTES,
   DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS,
   DEFAULT_RECONCILER_MAX_CONCURRENCY,
+  DEFAULT_MAX_JOBS_PER_JOBSET,
+  DEFAULT_MAX_PODS_PER_JOBSET,
   DEFAULT_RESYNC_MINUTES,
   configFromContext,
   parseConfig,
@@ -140,13 +142,15 @@ describe('LineupStack', () => {
       for (const [id] of lineupFunctions()) for (const name of Object.keys(envOf(id))) assert.ok(known.has(name), `${id}: ${name} is not an EnvVar`);
     });
 
-    it('gives the reconciler the table, the bus, the controller name and both flags', () => {
+    it('gives the reconciler the table, the bus, the controller name, both flags and the JobSet size bounds', () => {
       assert.deepEqual(envOf(ids.reconciler), {
         [EnvVar.TableName]: { Ref: ids.table },
         [EnvVar.EventBusName]: { Ref: ids.bus },
         [EnvVar.ControllerName]: DEFAULT_CONTROLLER_NAME,
         [EnvVar.ClaimUnmanaged]: 'false',
         [EnvVar.ApplyReplays]: 'false',
+        [EnvVar.MaxJobsPerJobSet]: String(DEFAULT_MAX_JOBS_PER_JOBSET),
+        [EnvVar.MaxPodsPerJobSet]: String(DEFAULT_MAX_PODS_PER_JOBSET),
       });
     });
 
@@ -155,6 +159,16 @@ describe('LineupStack', () => {
       custom.hasResourceProperties('AWS::Lambda::Function', {
         Environment: { Variables: Match.objectLike({ [EnvVar.ControllerName]: 'example.com/lineup', [EnvVar.ClaimUnmanaged]: 'true', [EnvVar.ApplyReplays]: 'true' }) },
       });
+    });
+
+    it('passes maxJobsPerJobSet and maxPodsPerJobSet to the reconciler only', () => {
+      const { template: custom } = synthStack({ maxJobsPerJobSet: 20_000, maxPodsPerJobSet: 250_000 });
+      const reconciler = logicalIdOf(custom, 'AWS::Lambda::Function', 'Reconciler');
+      const variables = (id: string): Record<string, unknown> =>
+        ((resourcesOf(custom, 'AWS::Lambda::Function')[id]?.Properties['Environment'] as { Variables: Record<string, unknown> } | undefined)?.Variables ?? {});
+      assert.equal(variables(reconciler)[EnvVar.MaxJobsPerJobSet], '20000');
+      assert.equal(variables(reconciler)[EnvVar.MaxPodsPerJobSet], '250000');
+      assert.equal(envOf(ids.resync)[EnvVar.MaxJobsPerJobSet], undefined);
     });
 
     it('names its cluster in the Lambda forwarder only', () => {
@@ -180,6 +194,22 @@ describe('LineupStack', () => {
         MaximumBatchingWindowInSeconds: DEFAULT_BATCHING_WINDOW_SECONDS,
         ScalingConfig: { MaximumConcurrency: DEFAULT_RECONCILER_MAX_CONCURRENCY },
       });
+    });
+
+    it('reserves the reconciler as much concurrency as its event source may use, and no other function any', () => {
+      const reserved = (t: typeof template): Record<string, unknown> =>
+        Object.fromEntries(
+          Object.entries(resourcesOf(t, 'AWS::Lambda::Function'))
+            .filter(([id]) => !id.startsWith('AWS679f53fac002430cb0da5b7982bd2287'))
+            .map(([id, fn]) => [id.replace(/[0-9A-F]{8}$/, ''), fn.Properties['ReservedConcurrentExecutions']]),
+        );
+      assert.deepEqual(reserved(template), { Reconciler: DEFAULT_RECONCILER_MAX_CONCURRENCY, Resync: undefined, Clusteredge1Forwarder: undefined });
+      // It follows reconcilerMaxConcurrency, or is set on its own (at least as high), or not at all.
+      assert.equal(reserved(synthStack({ reconcilerMaxConcurrency: 40 }).template)['Reconciler'], 40);
+      const both = synthStack({ reconcilerMaxConcurrency: 40, reconcilerReservedConcurrency: 45 }).template;
+      assert.equal(reserved(both)['Reconciler'], 45);
+      both.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 40 } });
+      assert.equal(reserved(synthStack({ reconcilerReservedConcurrency: false }).template)['Reconciler'], undefined);
     });
 
     it('gives each function its own log group and no managed policy', () => {
@@ -564,6 +594,13 @@ describe('LineupStack', () => {
       { name: 'an endpoint without its CA', config: { clusters: [{ id: 'a', clusterName: 'a', endpoint: 'https://x.example.com' }] }, message: /endpoint and caData go together/ },
       { name: 'pod-identity without manageAccess', config: { clusters: [{ id: 'a', clusterName: 'a', manageAccess: false }] }, message: /forwarder pod-identity needs manageAccess/ },
       { name: 'a concurrency cap below Lambda minimum', config: { reconcilerMaxConcurrency: 1 }, message: /reconcilerMaxConcurrency/ },
+      {
+        name: 'a reserved concurrency below the event source cap',
+        config: { reconcilerMaxConcurrency: 20, reconcilerReservedConcurrency: 10 },
+        message: /reconcilerReservedConcurrency: reconcilerReservedConcurrency must be at least reconcilerMaxConcurrency \(20\), got 10/,
+      },
+      { name: 'a reserved concurrency of 0 (a function that never runs)', config: { reconcilerReservedConcurrency: 0 }, message: /reconcilerReservedConcurrency/ },
+      { name: 'a JobSet bound of 0 Jobs', config: { maxJobsPerJobSet: 0 }, message: /maxJobsPerJobSet/ },
       { name: 'an unknown field', config: { cluster: [] }, message: /Unrecognized key/ },
     ];
     for (const tc of cases) {

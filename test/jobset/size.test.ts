@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jobSetSize, podsPerJob } from '../../lib/jobset/size.ts';
+import { DEFAULT_JOBSET_LIMITS, jobSetSize, podsPerJob, sizeOverLimits } from '../../lib/jobset/size.ts';
 import type { JobSpec } from '../../lib/jobset/schema.ts';
 import { makeJobSet } from '../builders.ts';
 
@@ -46,6 +46,27 @@ describe('jobset/size', () => {
     it('counts a huge JobSet without building anything', () => {
       const jobSet = makeJobSet('huge').replicatedJob('a', 100_000_000, { parallelism: 8, completions: 8 }).obj();
       assert.deepEqual(jobSetSize(jobSet), { replicatedJobs: 1, jobs: 100_000_000, pods: 800_000_000 });
+    });
+  });
+
+  describe('sizeOverLimits', () => {
+    const size = (jobs: number, pods: number) => ({ replicatedJobs: 1, jobs, pods });
+
+    it('defaults to 10,000 Jobs and 100,000 Pods', () => {
+      assert.deepEqual(DEFAULT_JOBSET_LIMITS, { maxJobs: 10_000, maxPods: 100_000 });
+    });
+
+    it('finds nothing at the bounds themselves', () => {
+      assert.deepEqual(sizeOverLimits(size(10_000, 100_000), DEFAULT_JOBSET_LIMITS), []);
+    });
+
+    it('names each count past its bound, Jobs first, with the variable that sets the bound', () => {
+      assert.deepEqual(sizeOverLimits(size(10_001, 10_001), DEFAULT_JOBSET_LIMITS), [{ count: 10_001, unit: 'Jobs', max: 10_000, variable: 'LINEUP_MAX_JOBS_PER_JOBSET' }]);
+      assert.deepEqual(sizeOverLimits(size(100, 100_001), DEFAULT_JOBSET_LIMITS), [{ count: 100_001, unit: 'Pods', max: 100_000, variable: 'LINEUP_MAX_PODS_PER_JOBSET' }]);
+      assert.deepEqual(sizeOverLimits(size(3, 9), { maxJobs: 2, maxPods: 8 }), [
+        { count: 3, unit: 'Jobs', max: 2, variable: 'LINEUP_MAX_JOBS_PER_JOBSET' },
+        { count: 9, unit: 'Pods', max: 8, variable: 'LINEUP_MAX_PODS_PER_JOBSET' },
+      ]);
     });
   });
 });

@@ -939,4 +939,35 @@ describe('jobset/validation', () => {
       );
     });
   });
+
+  describe('size: the most Jobs and Pods the controller accepts (Lineup)', () => {
+    it('rejects more Jobs than the default 10,000 in one error naming the bound and its variable', () => {
+      const jobSet = makeJobSet('big').replicatedJob('a', 10_001).obj();
+      assert.deepEqual(rendered(validateJobSet(applyDefaults(jobSet))), [
+        'spec.replicatedJobs: JobSet makes 10001 Jobs, more than the 10000 this controller accepts (LINEUP_MAX_JOBS_PER_JOBSET)',
+      ]);
+    });
+
+    it('rejects more Pods than the default 100,000, counting parallelism', () => {
+      const jobSet = makeJobSet('wide').replicatedJob('a', 2, { parallelism: 50_001, completions: 50_001 }).obj();
+      assert.deepEqual(rendered(validateJobSet(applyDefaults(jobSet))), [
+        'spec.replicatedJobs: JobSet makes 100002 Pods, more than the 100000 this controller accepts (LINEUP_MAX_PODS_PER_JOBSET)',
+      ]);
+    });
+
+    it('says both bounds in one line when both are passed', () => {
+      const jobSet = makeJobSet('huge').replicatedJob('a', 100_001).obj();
+      assert.deepEqual(rendered(validateJobSet(applyDefaults(jobSet))), [
+        'spec.replicatedJobs: JobSet makes 100001 Jobs and 100001 Pods, more than the 10000 Jobs (LINEUP_MAX_JOBS_PER_JOBSET) and 100000 Pods (LINEUP_MAX_PODS_PER_JOBSET) this controller accepts',
+      ]);
+    });
+
+    it('accepts a JobSet at the bounds, and applies the bounds it is given', () => {
+      const jobSet = makeJobSet('edge').replicatedJob('a', 9_000).replicatedJob('b', 1_000, { parallelism: 91, completions: 91 }).obj();
+      assert.deepEqual(validateJobSet(applyDefaults(jobSet)), []);
+      assert.deepEqual(rendered(validateJobSet(applyDefaults(jobSet), { maxJobs: 9_999, maxPods: 1_000_000 })), [
+        'spec.replicatedJobs: JobSet makes 10000 Jobs, more than the 9999 this controller accepts (LINEUP_MAX_JOBS_PER_JOBSET)',
+      ]);
+    });
+  });
 });

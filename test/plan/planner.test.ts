@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Action } from '../../lib/plan/types.ts';
+import { EventReason } from '../../lib/constants.ts';
+import { MAX_CREATES_PER_PASS } from '../../lib/plan/planner.ts';
+import type { Action, Plan } from '../../lib/plan/types.ts';
 import { fatalThenRestartJobSet, makeJobSet } from '../builders.ts';
-import { TestCluster } from './harness.ts';
+import { lineupOptions, TestCluster } from './harness.ts';
 
 /** upstream test/integration/controller fixture testJobSet: replicated-job-a (1) and replicated-job-b (3). */
 const testJobSet = () =>
@@ -620,5 +622,120 @@ describe('planner: Lineup behaviour', () => {
     const result = cluster.pass();
     assert.equal(result.skipped, 'Deleting');
     assert.deepEqual(kinds(result.actions), ['RemoveJobFinalizer']);
+  });
+});
+
+describe('planner: a bounded number of creates a pass (MAX_CREATES_PER_PASS)', () => {
+  const createdNames = (result: Plan): string[] => result.actions.flatMap((action) => (action.kind === 'CreateJob' ? [action.job.metadata.name ?? ''] : []));
+  const creatingEvents = (result: Plan): string[] => result.actions.flatMap((action) => (action.kind === 'EmitEvent' && action.reason === EventReason.CreatingJobs ? [action.message] : []));
+  const names = (rjob: string, from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `big-${rjob}-${from + i}`);
+
+  it('is 500, the figure its comment reasons about', () => {
+    assert.equal(MAX_CREATES_PER_PASS, 500);
+  });
+
+  it('creates a JobSet of 1,200 Jobs in 3 passes of 500 + 500 + 200, in spec order and index order, the gates holding', () => {
+    // InOrder: leader (1) before workers (1,199). The first pass creates the leader running and
+    // the first 499 workers suspended behind its gate; the next two create the other workers, suspended.
+    const cluster = new TestCluster(makeJobSet('big').replicatedJob('leader', 1).replicatedJob('workers', 1_199).inOrder().obj());
+    const first = cluster.pass();
+    assert.deepEqual(createdNames(first), ['big-leader-0', ...names('workers', 0, 499)]);
+    assert.deepEqual(creatingEvents(first), ['created 500 of 1200 jobs; continuing']);
+    assert.match(first.reason, /^created 500 jobs \(499 suspended\); 700 more jobs in the next passes \(at most 500 a pass\)/);
+    const eventReason = first.reasons[first.actions.findIndex((action) => action.kind === 'EmitEvent' && action.reason === EventReason.CreatingJobs)];
+    assert.deepEqual(eventReason, { code: 'CreationContinues', message: 'a pass creates at most 500 jobs: 700 more in the next passes' });
+    // The status counts what exists after the pass: 1 leader, 499 suspended workers.
+    assert.deepEqual(
+      cluster.jobSet?.status?.replicatedJobsStatus?.map((s) => [s.name, s.suspended]),
+      [
+        ['workers', 499],
+        ['leader', 0],
+      ],
+    );
+    assert.match(cluster.condition('StartupPolicyInProgress')?.message ?? '', /waiting for leader to be Ready: 0\/1 jobs ready$/);
+
+    const second = cluster.pass();
+    assert.deepEqual(createdNames(second), names('workers', 499, 999));
+    assert.deepEqual(creatingEvents(second), ['created 1000 of 1200 jobs; continuing']);
+    const third = cluster.pass();
+    assert.deepEqual(createdNames(third), names('workers', 999, 1_199));
+    assert.deepEqual(creatingEvents(third), []);
+    assert.equal(third.reason.includes('more jobs in the next passes'), false);
+
+    // Every Job exists once; the leader runs, every worker waits behind the leader's gate.
+    assert.equal(cluster.jobs.size, 1_200);
+    assert.deepEqual(cluster.runningNames(), ['big-leader-0']);
+    assert.equal(cluster.suspendedNames().length, 1_199);
+    assert.deepEqual(cluster.settle().at(-1)?.actions, []);
+
+    // The gate opens as it always did: the leader Ready resumes every worker in one pass.
+    cluster.ready('big-leader-0');
+    const released = cluster.pass();
+    assert.equal(released.actions.filter((action) => action.kind === 'ResumeJob').length, 1_199);
+    cluster.readyAll('workers');
+    cluster.settle();
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status, 'True');
+  });
+
+  it('keeps a later replicatedJob closed while an earlier one is not all created: its gate counts the spec’s replicas', () => {
+    // a (600) must be all Ready before b starts: after the first pass a has 500 Jobs, all ready,
+    // which must not open b's gate.
+    const cluster = new TestCluster(makeJobSet('big').replicatedJob('a', 600).replicatedJob('b', 2).inOrder().obj());
+    cluster.pass();
+    cluster.readyAll('a');
+    const second = cluster.pass();
+    assert.deepEqual(createdNames(second), [...names('a', 500, 600), 'big-b-0', 'big-b-1']);
+    assert.deepEqual(cluster.suspendedNames(), ['big-b-0', 'big-b-1']);
+    assert.equal(second.actions.some((action) => action.kind === 'ResumeJob'), false);
+    assert.equal(cluster.condition('StartupPolicyCompleted')?.status ?? 'absent', 'absent');
+  });
+
+  it('creates a JobSet of exactly 500 Jobs in one pass and says nothing of continuing', () => {
+    const cluster = new TestCluster(makeJobSet('big').replicatedJob('a', 500).obj());
+    const first = cluster.pass();
+    assert.equal(createdNames(first).length, 500);
+    assert.deepEqual(creatingEvents(first), []);
+    assert.equal(cluster.events.some((event) => event.reason === EventReason.CreatingJobs), false);
+  });
+
+  it('counts Jobs that exist and finished Jobs recorded as gone toward "created N of M"', () => {
+    const cluster = new TestCluster(makeJobSet('big').replicatedJob('a', 1_100).obj());
+    cluster.pass();
+    // A user deletes 10 of the first 500 before the second pass: they are missing again, created first.
+    for (let i = 0; i < 10; i += 1) cluster.jobs.delete(`big-a-${i}`);
+    const second = cluster.pass();
+    assert.deepEqual(createdNames(second), [...names('a', 0, 10), ...names('a', 500, 990)]);
+    assert.deepEqual(creatingEvents(second), ['created 990 of 1100 jobs; continuing']);
+  });
+
+  it('creates suspended Jobs of a suspended JobSet in bounded passes too', () => {
+    const cluster = new TestCluster(makeJobSet('big').replicatedJob('a', 700).suspend().obj());
+    assert.equal(createdNames(cluster.pass()).length, 500);
+    assert.equal(createdNames(cluster.pass()).length, 200);
+    assert.equal(cluster.suspendedNames().length, 700);
+  });
+});
+
+describe('planner: JobSets bigger than the controller accepts are rejected', () => {
+  it('rejects a JobSet of more Jobs than the default bound, naming the bound and its variable, and creates nothing', () => {
+    const cluster = new TestCluster(makeJobSet('huge').replicatedJob('a', 100_001).obj());
+    const result = cluster.pass();
+    assert.equal(result.actions.some((action) => action.kind === 'CreateJob'), false);
+    const rejected = cluster.condition('Rejected');
+    assert.equal(rejected?.status, 'True');
+    assert.equal(rejected?.reason, 'InvalidJobSet');
+    assert.equal(
+      rejected?.message,
+      'spec.replicatedJobs: JobSet makes 100001 Jobs and 100001 Pods, more than the 10000 Jobs (LINEUP_MAX_JOBS_PER_JOBSET) and 100000 Pods (LINEUP_MAX_PODS_PER_JOBSET) this controller accepts',
+    );
+    assert.deepEqual(cluster.events.map((event) => [event.eventType, event.reason]), [['Warning', 'InvalidJobSet']]);
+  });
+
+  it('takes the bound from the plan options: a deployment that accepts more creates it, 500 a pass', () => {
+    const jobSet = makeJobSet('huge').replicatedJob('a', 10_001).obj();
+    assert.equal(new TestCluster(jobSet).pass().reason.startsWith('rejected: spec.replicatedJobs: JobSet makes 10001 Jobs, more than the 10000 this controller accepts'), true);
+    const cluster = new TestCluster(jobSet, { ...lineupOptions, limits: { maxJobs: 20_000, maxPods: 20_000 } });
+    assert.equal(cluster.pass().actions.filter((action) => action.kind === 'CreateJob').length, MAX_CREATES_PER_PASS);
+    assert.notEqual(cluster.condition('Rejected')?.status, 'True');
   });
 });

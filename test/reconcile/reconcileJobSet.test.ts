@@ -4,9 +4,11 @@ import { CounterName } from '../../lib/counters.ts';
 import { ConflictError, NotFoundError, UnavailableError } from '../../lib/errors.ts';
 import type { Action } from '../../lib/plan/types.ts';
 import { InputsMemory } from '../../lib/reconcile/journal.ts';
-import { handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';
+import { DEFAULT_LEASE_TTL_MS, LAMBDA_LOOP_BUDGET_MS, handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';
 import type { ClusterGateway } from '../../lib/reconcile/types.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
+import { needsResync } from '../../lib/store/rules.ts';
+import { makeJobSet } from '../builders.ts';
 import { CLUSTER, answeringGateway, detailFor, reconcileDeps, simWorld, story2 } from './fixtures.ts';
 
 const key = { cluster: CLUSTER, namespace: 'default', name: 'messagequeue-driver-worker' };
@@ -337,6 +339,62 @@ describe('reconcile/reconcileJobSet', () => {
       assert.equal(suspending?.timings.receivedAt, undefined, "its hops were the deferring invocation's");
       const state = await store.getState(key);
       assert.equal(state?.reconciled, state?.dirty);
+    });
+  });
+
+  describe('a JobSet bigger than one pass creates (MAX_CREATES_PER_PASS)', () => {
+    const big = () => makeJobSet('big').replicatedJob('leader', 1).replicatedJob('workers', 1_199).inOrder().obj();
+    const bigKey = { cluster: CLUSTER, namespace: 'default', name: 'big' };
+
+    it('runs the next pass at once while Jobs are missing: one event creates all 1,200, 500 + 500 + 200', async () => {
+      const world = simWorld([big()]);
+      const { gateway } = answeringGateway(world);
+      const store = new MemoryCheckpointStore();
+      const { deps, counters } = reconcileDeps(store, gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
+      assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor('big', { uid: 'uid-big' }) }, deps), 'reconciled');
+      assert.equal(world.cluster.jobsOf('default', 'big').length, 1_200);
+      const entries = await store.listJournal(bigKey);
+      assert.deepEqual(
+        entries.map((entry) => entry.actions.filter((action) => action.kind === 'CreateJob').length),
+        [500, 500, 200],
+      );
+      assert.equal(counters.get(CounterName.Passes), 3);
+      assert.deepEqual(
+        entries.map((entry) => entry.actions.filter((action) => action.code === 'CreationContinues').map((action) => action.message)),
+        [['a pass creates at most 500 jobs: 700 more in the next passes'], ['a pass creates at most 500 jobs: 200 more in the next passes'], []],
+      );
+      assert.equal((await store.getState(bigKey))?.lease, undefined, 'lease released');
+    });
+
+    it('in the Lambda, starts no pass later than half its timeout (one lease TTL) after the event arrived', () => {
+      assert.equal(LAMBDA_LOOP_BUDGET_MS, 30_000);
+      assert.equal(LAMBDA_LOOP_BUDGET_MS, DEFAULT_LEASE_TTL_MS / 2);
+    });
+
+    it('starts no pass past loopBudgetMs: the JobSet goes to the resync, whose event creates the rest', async () => {
+      const world = simWorld([big()]);
+      const answering = answeringGateway(world);
+      // Each create takes 40 ms of the clock: a pass of 500 creates takes 20 s.
+      let clock = world.now();
+      const gateway: ClusterGateway = {
+        observe: answering.gateway.observe,
+        apply: async (namespace, name, action, now) => {
+          if (action.kind === 'CreateJob') clock += 40;
+          return answering.gateway.apply(namespace, name, action, now);
+        },
+      };
+      const store = new MemoryCheckpointStore();
+      const { deps } = reconcileDeps(store, gateway, () => clock, 'owner', { inputsMemory: new InputsMemory(), loopBudgetMs: 30_000 });
+      // Pass 1 starts at 0 s, pass 2 at 20 s; pass 3 would start at 40 s, past the budget.
+      assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor('big', { uid: 'uid-big' }) }, deps), 'handed-to-resync');
+      assert.equal(world.cluster.jobsOf('default', 'big').length, 1_000);
+      const state = await store.getState(bigKey);
+      assert.match(state?.lastError ?? '', /^time budget of 30000 ms spent with work left .*; resync continues$/);
+      assert.ok(needsResync(state ?? assert.fail('no state'), clock), 'the resync picks it up');
+      // The resync's event: a new loop, a new budget.
+      assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor('big', { uid: 'uid-big', watchType: 'SYNC' }) }, deps), 'reconciled');
+      assert.equal(world.cluster.jobsOf('default', 'big').length, 1_200);
+      assert.equal((await store.getState(bigKey))?.lastError, undefined);
     });
   });
 });

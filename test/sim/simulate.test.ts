@@ -277,6 +277,30 @@ describe('sim/simulate', () => {
     assert.equal(result.final.terminalState, null);
   });
 
+  it('completes a JobSet of 1,200 Jobs created 500 a pass, the workers starting only once the leader is ready', () => {
+    const jobSet = makeJobSet('big').replicatedJob('leader', 1).replicatedJob('workers', 1_199).inOrder().obj();
+    const result = run(jobSet);
+    assert.equal(result.final.terminalState, 'Completed');
+    // Each create-pass at t=0 creates at most MAX_CREATES_PER_PASS; together they create every Job once.
+    const createPasses = result.passes.filter((pass) => pass.actions.includes('CreateJob'));
+    assert.deepEqual(
+      createPasses.map((pass) => [pass.at, pass.actions.filter((kind) => kind === 'CreateJob').length]),
+      [
+        [0, 500],
+        [0, 500],
+        [0, 200],
+      ],
+    );
+    assert.equal(result.counters.actions.CreateJob, 1_200);
+    assert.equal(new Set(result.timeline.filter((e) => e.type === 'JobCreated').map((e) => e.job)).size, 1_200);
+    // InOrder holds: no worker runs before the leader is ready.
+    const leaderReady = reachedAt(result.timeline, 'leader', 'Ready');
+    assert.ok(leaderReady !== undefined);
+    const firstWorker = starts(result.timeline, 'workers')[0];
+    assert.ok(firstWorker !== undefined && firstWorker.at >= leaderReady, `a worker started at ${firstWorker?.at ?? '?'}, before the leader was ready at ${leaderReady}`);
+    assert.equal(starts(result.timeline, 'workers').length, 1_199);
+  });
+
   it('counts passes, writes and actions by kind', () => {
     const result = run(example('story2-messagequeue-driver-worker.yaml'));
     assert.ok(result.counters.passes > 0);
