@@ -35,6 +35,7 @@ const batch = makeSqsBatchHandler({
   counters,
   log: powertoolsLog(logger),
   applyReplays: config.applyReplays,
+  journalKeepEnv: config.journalKeepEnv,
 }, undefined, (cluster) => publishHeartbeat(metrics, cluster));
 
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()

@@ -23,6 +23,8 @@ export const EnvVar = {
   HeartbeatIntervalMs: 'LINEUP_HEARTBEAT_INTERVAL_MS',
   /** Milliseconds without a heartbeat after which the resync treats a cluster as unwatched. */
   HeartbeatMissingMs: 'LINEUP_HEARTBEAT_MISSING_MS',
+  /** `true`: the reconciler's journal keeps containers' environment values (lib/reconcile/redact.ts); default: redacted. */
+  JournalKeepEnv: 'LINEUP_JOURNAL_KEEP_ENV',
 } as const;
 
 const flag = z.enum(['true', 'false']).default('false').transform((value) => value === 'true');
@@ -62,6 +64,7 @@ const LambdaEnvSchema = z.object({
   [EnvVar.ForwarderCluster]: z.string().min(1).optional(),
   [EnvVar.HeartbeatIntervalMs]: z.coerce.number().int().positive().default(HEARTBEAT_INTERVAL_MS),
   [EnvVar.HeartbeatMissingMs]: z.coerce.number().int().positive().default(HEARTBEAT_MISSING_MS),
+  [EnvVar.JournalKeepEnv]: flag,
 });
 
 /** LambdaConfig: the parsed environment. */
@@ -77,6 +80,8 @@ export interface LambdaConfig {
   readonly heartbeatIntervalMs: number;
   /** The resync only: how long without a heartbeat makes a cluster unwatched. */
   readonly heartbeatMissingMs: number;
+  /** The reconciler only: keep containers' environment values in the journal. */
+  readonly journalKeepEnv: boolean;
 }
 
 /** readLambdaConfig: parse `env`; throws one error listing every bad variable. */
@@ -96,5 +101,6 @@ export const readLambdaConfig = (env: Readonly<Record<string, string | undefined
     forwarderCluster: data[EnvVar.ForwarderCluster],
     heartbeatIntervalMs: data[EnvVar.HeartbeatIntervalMs],
     heartbeatMissingMs: data[EnvVar.HeartbeatMissingMs],
+    journalKeepEnv: data[EnvVar.JournalKeepEnv],
   };
 };

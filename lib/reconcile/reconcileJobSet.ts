@@ -17,7 +17,7 @@ import type { Observed, Plan, PlanOptions } from '../plan/types.ts';
 import type { CheckpointStore, HeldLease, JobSetKey, JournalEntry, JournalEvent, JournalTimings, LoopRelease } from '../store/types.ts';
 import { trimPending } from '../store/rules.ts';
 import { executePlan, type ExecutionResult } from './execute.ts';
-import { inputsDigest, inputsOf, journalEntryOf, type InputsMemory } from './journal.ts';
+import { inputsDigest, journalEntryOf, journalInputsOf, type InputsMemory } from './journal.ts';
 import { afterWrites, changedSince, CREATE_ACTIONS, freshSince, knownOf, nothingChanged } from './snapshot.ts';
 import type { ClusterGateway, ClusterResolver, ObserveSince } from './types.ts';
 
@@ -50,6 +50,11 @@ export interface ReconcileDeps {
   readonly onPass?: ((key: JobSetKey, plan: Plan, entry: JournalEntry) => void) | undefined;
   /** The observed state each JobSet's last pass loop left in this process (absent: every loop reads everything). */
   readonly inputsMemory?: InputsMemory | undefined;
+  /**
+   * Keep containers' environment values in journal entries' inputs (lib/reconcile/redact.ts);
+   * default: redacted, the journal keeping only what replay needs.
+   */
+  readonly journalKeepEnv?: boolean | undefined;
 }
 
 /** The event as the loop needs it. */
@@ -242,10 +247,10 @@ const changedFromOutside = (before: Observed | undefined, now: Observed, trigger
  * first one to see it finished (its inputs differ from the last entry's) — since every entry's
  * inputs are what a pass saw before its writes.
  */
-const showsOutcome = (observed: Observed, lastDigest: string | undefined): boolean => {
+const showsOutcome = (observed: Observed, lastDigest: string | undefined, keepEnv: boolean): boolean => {
   const status = observed.jobSet.status;
   const finished = status?.terminalState !== undefined || (status?.conditions ?? []).some((c) => (c.type === ConditionType.Completed || c.type === ConditionType.Failed) && c.status === 'True');
-  return finished && inputsDigest(inputsOf(observed)) !== lastDigest;
+  return finished && inputsDigest(journalInputsOf(observed, keepEnv)) !== lastDigest;
 };
 
 /**
@@ -275,7 +280,7 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, since: ObserveSi
       const before = loop.snapshot;
       loop.snapshot = observed;
       loop.settled = true;
-      if (!showsOutcome(observed, loop.inputsDigest) && !changedFromOutside(before, observed, loop.untaken)) return true;
+      if (!showsOutcome(observed, loop.inputsDigest, deps.journalKeepEnv === true) && !changedFromOutside(before, observed, loop.untaken)) return true;
     }
     const result: ExecutionResult = plan.actions.length === 0 ? { applied: 0, written: [], eventsSkipped: 0 } : await executePlan(gateway, plan, observed, now);
     const triggers = loop.untaken;
@@ -284,6 +289,7 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, since: ObserveSi
         key,
         observed,
         planOptions: deps.planOptions,
+        keepEnv: deps.journalKeepEnv,
         plan,
         applied: true,
         triggers,
@@ -325,7 +331,7 @@ const evaluateReplay = async (gateway: ClusterGateway, key: JobSetKey, replayNam
   const plan = planPass(observed, deps.planOptions);
   const triggers = arrival.triggers;
   const entry = journalEntryOf(
-    { key, observed, planOptions: deps.planOptions, plan, applied: false, triggers, timings: timingsOf(arrival, triggers, now, deps.now()), replayName },
+    { key, observed, planOptions: deps.planOptions, plan, applied: false, triggers, timings: timingsOf(arrival, triggers, now, deps.now()), replayName, keepEnv: deps.journalKeepEnv },
     undefined,
   );
   await deps.store.appendJournal(entry);
