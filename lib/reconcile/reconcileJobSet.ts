@@ -147,9 +147,9 @@ interface Loop {
   /** Triggers no journal entry has taken yet, the handled event's first while it is among them. */
   untaken: JournalEvent[];
   /**
-   * The lease's pending triggers the loop has taken in, by identity (sameTrigger): the store may
-   * rewrite the list in place (coalescing, trimming: lib/store/rules.ts trimPending), so a count
-   * of those seen would skip new ones.
+   * The lease's pending list as the loop last took it in, matched by identity (sameTrigger) with
+   * the next one: the store may rewrite the list in place (coalescing, trimming:
+   * lib/store/rules.ts trimPending), so a count of those seen would skip new ones.
    */
   taken: JournalEvent[];
   /** The lease's pendingDropped the loop has answered with a full read. */
@@ -170,8 +170,15 @@ interface Loop {
  * what changed); returns them.
  */
 const takeIn = (loop: Loop, lease: HeldLease): { fresh: JournalEvent[]; overflowed: boolean } => {
-  const fresh = lease.pending.filter((trigger) => !loop.taken.some((taken) => sameTrigger(taken, trigger)));
-  loop.taken.push(...fresh);
+  // Each trigger taken before stands for one equal trigger of the list (a redelivered event is
+  // queued twice: its second note is new).
+  const unmatched = [...loop.taken];
+  const fresh = lease.pending.filter((trigger) => {
+    const index = unmatched.findIndex((taken) => sameTrigger(taken, trigger));
+    if (index >= 0) unmatched.splice(index, 1);
+    return index < 0;
+  });
+  loop.taken = [...lease.pending];
   for (const trigger of fresh) if (!loop.untaken.some((taken) => sameTrigger(taken, trigger))) loop.untaken.push(trigger);
   // The next entry names them: as many as a state item's pending list, each object's newest.
   loop.untaken = trimPending(loop.untaken).pending;

@@ -8,6 +8,8 @@ import { handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';
 import type { ClusterGateway } from '../../lib/reconcile/types.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
 import { MAX_PENDING_TRIGGERS } from '../../lib/store/rules.ts';
+import { jobSetPk } from '../../lib/store/table.ts';
+import type { JournalEvent } from '../../lib/store/types.ts';
 import { CLUSTER, answeringGateway, detailFor, reconcileDeps, simWorld, story2 } from './fixtures.ts';
 
 const key = { cluster: CLUSTER, namespace: 'default', name: 'messagequeue-driver-worker' };
@@ -323,6 +325,42 @@ describe('reconcile/reconcileJobSet', () => {
       // Assess
       assert.deepEqual(reads, { full: 2, jobSet: 0, jobLists: 0 }, 'a full read, not a LIST of the Job the kept trigger names');
       assert.ok(world.cluster.jobsOf('default', NAME).some((job) => job.metadata.name?.includes('driver') && job.spec.suspend === false), 'and the pass decided on it: the drivers resumed');
+    });
+
+    it('takes in a trigger the store coalesced into a list of the same length (matched by identity, not counted by position)', async () => {
+      // Prepare: settled after the creation and its echoes.
+      const world = simWorld([story2()]);
+      const { gateway, reads } = answeringGateway(world);
+      class CoalescingStore extends MemoryCheckpointStore {
+        /** When set: before the loop's release, the messagequeue turns ready, and its event is noted and coalesced over the loop's own trigger. */
+        coalesceOver: (() => JournalEvent) | undefined;
+        override async releaseLease(...args: Parameters<MemoryCheckpointStore['releaseLease']>) {
+          const change = this.coalesceOver;
+          if (change !== undefined) {
+            this.coalesceOver = undefined;
+            const newer = change();
+            assert.equal((await this.noteEvent(key, [newer], 'other', world.now(), 30_000)).outcome, 'deferred');
+            const record = this.table.getState(jobSetPk(key)) ?? assert.fail('the state item');
+            this.table.putState(jobSetPk(key), { ...record, pending: [newer] });
+          }
+          return super.releaseLease(...args);
+        }
+      }
+      const store = new CoalescingStore();
+      const { deps } = reconcileDeps(store, gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
+      await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME), id: 'created' }, deps);
+      for (const job of world.cluster.jobsOf('default', NAME)) await handleEvent(jobEvent(world, job.metadata.name ?? '', `echo-${job.metadata.name}`), deps);
+      const driver = `${NAME}-driver-0`;
+      world.cluster.writeJobStatus('default', driver, { ...world.cluster.getJob('default', driver)?.status, conditions: [{ type: 'Suspended', status: 'True' }] }, world.queue.now());
+      store.coalesceOver = () => {
+        world.cluster.writeJobStatus('default', MQ, { ...world.cluster.getJob('default', MQ)?.status, active: 1, ready: 1 }, world.queue.now());
+        return { id: 'mq-ready', detailType: 'Job Changed', kind: 'Job', name: MQ, resourceVersion: world.cluster.getJob('default', MQ)?.metadata.resourceVersion ?? '', watchType: 'MODIFIED' };
+      };
+      // Act: the driver's change, whose loop finds the list rewritten to one trigger, as long as the one it took.
+      assert.equal(await handleEvent(jobEvent(world, driver, 'driver-suspended'), deps), 'reconciled');
+      // Assess
+      assert.deepEqual(reads, { full: 1, jobSet: 0, jobLists: 2 }, 'a LIST for the driver, then one for the messagequeue');
+      assert.ok(world.cluster.jobsOf('default', NAME).some((job) => job.metadata.name === driver && job.spec.suspend === false), 'the messagequeue turned ready: the drivers resumed');
     });
 
     it('counts and logs the triggers a state item coalesced or dropped while another reconciler held its lease', async () => {
