@@ -37,6 +37,7 @@ const batch = makeSqsBatchHandler({
   log: powertoolsLog(logger),
   applyReplays: config.applyReplays,
   loopBudgetMs: LAMBDA_LOOP_BUDGET_MS,
+  journalKeepEnv: config.journalKeepEnv,
 }, undefined, (cluster) => publishHeartbeat(metrics, cluster));
 
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()

@@ -34,6 +34,10 @@ export const CounterName = {
   Deferred: 'reconciler.deferred',
   /** Events whose object the state item already knew at their resourceVersion (echoes of Lineup's own writes). */
   Echoes: 'reconciler.echoes',
+  /** Pending triggers a state item left out because a newer one names the same object (lib/store/rules.ts trimPending). */
+  PendingCoalesced: 'reconciler.pendingCoalesced',
+  /** Pending triggers a state item dropped over MAX_PENDING_TRIGGERS objects: the JobSet's next pass reads everything. */
+  PendingDropped: 'reconciler.pendingDropped',
   /** DynamoDB requests, suffixed by operation: dynamodb.UpdateItem, dynamodb.GetItem, … */
   DynamoPrefix: 'dynamodb.',
   /** Entries refused because one alone is over EventBridge's entry limit (logged with its size, never cut). */

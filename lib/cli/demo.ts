@@ -30,6 +30,8 @@ export interface DemoFlags {
   readonly verbose?: boolean | undefined;
   /** Keep the journal here (as lineup run does) for lineup history, export and replay. */
   readonly stateDir?: string | undefined;
+  /** Keep containers' environment values in the journal (default: redacted). */
+  readonly journalKeepEnv?: boolean | undefined;
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`.padStart(7);
@@ -181,6 +183,7 @@ const demoRun = async ({ jobSets, behaviour, realMsPerVirtualSecond, until, stat
     onEntry: (name, entry) => io.stdout(`${seconds(entry.at)}  ${name.padEnd(width)}  ${entry.type.padEnd(16)}  ${describeEntry(name, entry)}\n`),
     log,
     keptState: state?.database,
+    journalKeepEnv: flags.journalKeepEnv === true,
   });
   io.stdout(`${summaryLines(summary).join('\n')}\n`);
   if (flags.stateDir !== undefined) io.stdout(`${DemoMessage.journalKept(flags.stateDir, DEMO_CLUSTER, jobSets[0]?.metadata.namespace ?? 'default', jobSets[0]?.metadata.name ?? '')}\n`);

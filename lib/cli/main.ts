@@ -23,6 +23,8 @@ import { HEARTBEAT_MISSING_MS } from '../fleet/status.ts';
 
 /** What `--until never` means, in the help of the commands that take it. */
 const UNTIL_NEVER_HELP = UntilNeverText.help(formatDuration(UNTIL_NEVER_LIMIT_MS));
+/** --journal-keep-env: the opt-in to keep what the journal redacts by default (lib/reconcile/redact.ts). */
+const JOURNAL_KEEP_ENV_HELP = 'keep containers\' environment values in the journal and its exports (default: redacted, as LINEUP_JOURNAL_KEEP_ENV=true keeps them in the deployed reconciler)';
 
 /** processIo: the CliIo of a real process. */
 const processIo: CliIo = {
@@ -48,8 +50,9 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--behaviour <file>', 'when Jobs become ready, succeed or fail, and outside actions (as for simulate)')
     .option('--verbose', 'print every log line of the pipeline')
     .option('--state-dir <dir>', 'keep the journal here, as lineup run does, for lineup history, export and replay (cluster id: local)')
+    .option('--journal-keep-env', JOURNAL_KEEP_ENV_HELP)
     .addHelpText('after', '\nExit codes: 0 ran; 1 a JobSet was rejected (the others still ran); 2 unusable input.')
-    .action(async (files: string[], options: { speed: string; until: string; behaviour?: string; verbose?: boolean; stateDir?: string }) =>
+    .action(async (files: string[], options: { speed: string; until: string; behaviour?: string; verbose?: boolean; stateDir?: string; journalKeepEnv?: boolean }) =>
       exit(await runDemoCommand(files, options, io)),
     );
 
@@ -62,8 +65,9 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--state-dir <dir>', 'where the embedded DynamoDB-API server keeps its data', DEFAULT_STATE_DIR)
     .option('--controller-name <name>', 'spec.managedBy value that makes a JobSet Lineup\'s', DEFAULT_CONTROLLER_NAME)
     .option('--claim-unmanaged', 'also manage JobSets without spec.managedBy (clusters without the upstream controller)')
+    .option('--journal-keep-env', JOURNAL_KEEP_ENV_HELP)
     .option('--verbose', 'print debug log lines')
-    .action(async (options: { kubeconfig?: string; context?: string; cluster: string; stateDir: string; controllerName: string; claimUnmanaged?: boolean; verbose?: boolean }) => {
+    .action(async (options: { kubeconfig?: string; context?: string; cluster: string; stateDir: string; controllerName: string; claimUnmanaged?: boolean; journalKeepEnv?: boolean; verbose?: boolean }) => {
       const abort = new AbortController();
       const stop = (): void => abort.abort();
       process.once('SIGINT', stop);

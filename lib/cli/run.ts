@@ -25,6 +25,7 @@ export interface RunFlags {
   readonly stateDir: string;
   readonly controllerName: string;
   readonly claimUnmanaged?: boolean | undefined;
+  readonly journalKeepEnv?: boolean | undefined;
   readonly verbose?: boolean | undefined;
 }
 
@@ -47,6 +48,7 @@ export const runCommand = async (flags: RunFlags, io: CliIo, signal: AbortSignal
       context: flags.context,
       stateDir: flags.stateDir,
       planOptions: { controllerName: flags.controllerName, claimUnmanaged: flags.claimUnmanaged === true },
+      journalKeepEnv: flags.journalKeepEnv === true,
       log,
       signal,
       onPass: (key, plan) => io.stdout(`${clock(Date.now())}  ${key.namespace}/${key.name}  ${plan.reason}\n`),

@@ -22,8 +22,16 @@ export const EventBridgeEnvelopeSchema = z.object({
   'replay-name': z.string().optional(),
 });
 
+/**
+ * Bounds on what of the envelope a JobSet's state item keeps with each trigger: an EventBridge
+ * event id is a UUID (36 characters), a replay name at most 64 characters (EventBridge's limit).
+ */
+export const EnvelopeBound = { id: 128, replayName: 64 } as const;
+
 /** LineupEventBridgeSchema: a whole EventBridge event carrying a Lineup detail. */
 export const LineupEventBridgeSchema = EventBridgeEnvelopeSchema.extend({
+  id: z.string().max(EnvelopeBound.id),
+  'replay-name': z.string().max(EnvelopeBound.replayName).optional(),
   // Lineup never reads the account; moto's EventBridge (the test tier's server) omits it.
   account: z.string().optional(),
   'detail-type': z.enum(DETAIL_TYPES),

@@ -23,6 +23,34 @@ export const EVENT_SOURCE_PREFIX = 'lineup.';
 /** Cluster ids: what may follow the source prefix (also used in IAM conditions and DynamoDB keys). */
 export const CLUSTER_ID_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
+/**
+ * Bounds on the names and versions an event carries, as Kubernetes has them (a longer value can
+ * only come from a forged or broken sender: the event is refused, and the reconciler drops it as a
+ * poison record, lib/reconcile/sqsBatch.ts). They bound what a trigger adds to a JobSet's state
+ * item (lib/store/rules.ts MAX_PENDING_TRIGGERS) and its table keys, and the patterns keep the
+ * `#` that separates key parts (lib/store/table.ts) out of names.
+ */
+export const EventBound = {
+  /** A namespace: a DNS-1123 label (Kubernetes ValidateNamespaceName). */
+  namespace: 63,
+  /**
+   * A JobSet's name: its child Jobs carry it as the jobset-name label value (at most 63
+   * characters), and upstream's webhook requires every generated Job name to be a DNS-1035 label
+   * (lib/jobset/validation.ts validateGeneratedNames), so no workable JobSet has a longer one.
+   */
+  jobSet: 63,
+  /** An object's name: a DNS-1123 subdomain, what Kubernetes allows any object (child Jobs are at most 63 by the rule above). */
+  name: 253,
+  /** A uid: a UUID (36) as the API server assigns it, with room. */
+  uid: 128,
+  /** A resourceVersion: opaque to clients, an etcd revision (at most 20 digits) on every server Lineup knows, with room. */
+  resourceVersion: 64,
+} as const;
+
+/** DNS-1123 label (namespaces) and subdomain (object names), Kubernetes' patterns. */
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
 /** eventSource: the EventBridge source of a cluster's events. */
 export const eventSource = (clusterId: string): string => `${EVENT_SOURCE_PREFIX}${clusterId}`;
 
@@ -75,9 +103,9 @@ export const MAX_OBJECTS_PER_EVENT = 32;
  */
 export const ObjectChangeSchema = z.object({
   kind: z.enum(['JobSet', 'Job']),
-  name: z.string().min(1),
-  uid: z.string(),
-  resourceVersion: z.string(),
+  name: z.string().min(1).max(EventBound.name).regex(DNS1123_SUBDOMAIN, 'name must be a DNS-1123 subdomain'),
+  uid: z.string().max(EventBound.uid),
+  resourceVersion: z.string().max(EventBound.resourceVersion),
   watchType: z.enum(['ADDED', 'MODIFIED', 'DELETED', 'SYNC']),
   observed: z.discriminatedUnion('kind', [SlimJobSetSchema, SlimJobSchema]).optional(),
 });
@@ -85,8 +113,8 @@ export const ObjectChangeSchema = z.object({
 /** The `detail` of every Lineup event. */
 export const LineupEventDetailSchema = z.object({
   cluster: z.string().regex(CLUSTER_ID_PATTERN, 'cluster id must be a DNS label'),
-  namespace: z.string().min(1),
-  jobSet: z.string().min(1),
+  namespace: z.string().min(1).max(EventBound.namespace).regex(DNS1123_LABEL, 'namespace must be a DNS-1123 label'),
+  jobSet: z.string().min(1).max(EventBound.jobSet).regex(DNS1123_SUBDOMAIN, 'jobSet must be a DNS-1123 subdomain'),
   /** The event's own object: kind, name, uid, resourceVersion, watchType, observed. */
   ...ObjectChangeSchema.shape,
   /** When the forwarder saw the change (epoch ms; the earliest, when the event names several), for the journal's per-hop latency; absent from older forwarders. */

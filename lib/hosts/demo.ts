@@ -61,6 +61,8 @@ export interface DemoOptions {
    * directory taken for writing: lib/hosts/stateDir.ts) and closes it. @default in memory, gone when the demo ends
    */
   readonly keptState?: StateDatabase | undefined;
+  /** Keep containers' environment values in the journal (lib/reconcile/redact.ts). @default false: redacted */
+  readonly journalKeepEnv?: boolean | undefined;
 }
 
 /** Outcome of one JobSet in the demo. */
@@ -168,6 +170,7 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
       now,
       counters,
       log: options.log,
+      journalKeepEnv: options.journalKeepEnv,
     });
     const liveBus = new InProcessBus({ pattern: reconcilerRulePattern(), handler, log: options.log, now, redelivery: 'manual' });
     bus = liveBus;

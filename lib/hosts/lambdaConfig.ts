@@ -28,6 +28,8 @@ export const EnvVar = {
   MaxJobsPerJobSet: JobSetLimitEnv.maxJobs,
   /** The reconciler only: the most Pods one JobSet may run at once (more is rejected as invalid). */
   MaxPodsPerJobSet: JobSetLimitEnv.maxPods,
+  /** `true`: the reconciler's journal keeps containers' environment values (lib/reconcile/redact.ts); default: redacted. */
+  JournalKeepEnv: 'LINEUP_JOURNAL_KEEP_ENV',
 } as const;
 
 const flag = z.enum(['true', 'false']).default('false').transform((value) => value === 'true');
@@ -69,6 +71,7 @@ const LambdaEnvSchema = z.object({
   [EnvVar.HeartbeatMissingMs]: z.coerce.number().int().positive().default(HEARTBEAT_MISSING_MS),
   [EnvVar.MaxJobsPerJobSet]: z.coerce.number().int().positive().default(DEFAULT_MAX_JOBS_PER_JOBSET),
   [EnvVar.MaxPodsPerJobSet]: z.coerce.number().int().positive().default(DEFAULT_MAX_PODS_PER_JOBSET),
+  [EnvVar.JournalKeepEnv]: flag,
 });
 
 /** LambdaConfig: the parsed environment. */
@@ -86,6 +89,8 @@ export interface LambdaConfig {
   readonly heartbeatMissingMs: number;
   /** The reconciler only: the most Jobs and Pods one JobSet may make (the planner rejects a bigger one). */
   readonly jobSetLimits: JobSetLimits;
+  /** The reconciler only: keep containers' environment values in the journal. */
+  readonly journalKeepEnv: boolean;
 }
 
 /** readLambdaConfig: parse `env`; throws one error listing every bad variable. */
@@ -106,5 +111,6 @@ export const readLambdaConfig = (env: Readonly<Record<string, string | undefined
     heartbeatIntervalMs: data[EnvVar.HeartbeatIntervalMs],
     heartbeatMissingMs: data[EnvVar.HeartbeatMissingMs],
     jobSetLimits: { maxJobs: data[EnvVar.MaxJobsPerJobSet], maxPods: data[EnvVar.MaxPodsPerJobSet] },
+    journalKeepEnv: data[EnvVar.JournalKeepEnv],
   };
 };

@@ -46,6 +46,8 @@ export interface LocalRunOptions {
   readonly signal: AbortSignal;
   /** Retries of the first contact with the API server. @default KUBE_RETRY */
   readonly accessCheckRetry?: RetryTuning | undefined;
+  /** Keep containers' environment values in the journal (lib/reconcile/redact.ts). @default false: redacted */
+  readonly journalKeepEnv?: boolean | undefined;
 }
 
 /** defaultKubeconfig: where kubectl would look. */
@@ -107,6 +109,7 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
       now: Date.now,
       counters,
       log: options.log,
+      journalKeepEnv: options.journalKeepEnv,
       onPass: (key, plan, decision) => {
         if (plan.actions.length > 0) options.onPass(key, plan, decision);
       },

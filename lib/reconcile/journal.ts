@@ -4,6 +4,11 @@
  * objects that changed since the JobSet's previous entry, or a reference by digest when nothing
  * did — issue 11), the planner version, and every action with its reason. Also the way back: a
  * recorded entry's inputs as the planner's Observed, rebuilt from its keyframe forward.
+ *
+ * The inputs are kept without the tenant data no decision reads (./redact.ts: containers'
+ * environment values, kubectl's last-applied annotation) unless the host opts in (keepEnv), and
+ * each action's digest is taken over its redacted form either way, so a replay of redacted
+ * inputs decides exactly what was recorded (issue 20).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
@@ -15,6 +20,7 @@ import type { Action, Observed, Plan, PlanOptions } from '../plan/types.ts';
 import { PLANNER_VERSION } from '../plan/version.ts';
 import { MAX_JOURNAL_ITEM_CHARS } from '../constants.ts';
 import { journalItemChars } from '../store/items.ts';
+import { redactTenantData } from './redact.ts';
 import type { InputsKept, JobSetKey, JournalAction, JournalEntry, JournalEvent, JournalTimings } from '../store/types.ts';
 
 /** Hex characters kept of an inputs digest. */
@@ -49,6 +55,14 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 
 /** inputsOf: what the planner saw, without its clock. */
 export const inputsOf = (observed: Observed): RecordedInputs => ({ jobSet: observed.jobSet, jobs: observed.jobs, service: observed.service });
+
+/**
+ * journalInputsOf: the inputs a journal entry keeps of what the planner saw — without the tenant
+ * data no decision reads (./redact.ts: containers' environment values) unless `keepEnv`. The
+ * entry's inputsDigest is taken over them, so it is the digest of what the entry stores.
+ */
+export const journalInputsOf = (observed: Observed, keepEnv = false): RecordedInputs =>
+  keepEnv ? inputsOf(observed) : redactTenantData(inputsOf(observed));
 
 /** inputsDigest: digest of the planner inputs' content (every field, not just resourceVersions). */
 export const inputsDigest = (inputs: RecordedInputs): string => sha256(canonicalJson(inputs)).slice(0, INPUTS_DIGEST_CHARS);
@@ -328,7 +342,17 @@ const targetOf = (action: Action): string => {
   }
 };
 
-/** journalActionsOf: every action of a plan with its reason and a digest of the whole action. */
+/**
+ * actionDigest: the digest of an action without the tenant data no decision reads (./redact.ts),
+ * whether or not its entry keeps that data: a replay of inputs without it (the planner copies
+ * the pod template as it finds it) digests the same. Any other field changed shows.
+ */
+export const actionDigest = (action: Action): string => sha256(canonicalJson(redactTenantData(action))).slice(0, ACTION_DIGEST_CHARS);
+
+/** wholeActionDigest: the digest of the whole action, as entries written before environment values were redacted took it. */
+export const wholeActionDigest = (action: Action): string => sha256(canonicalJson(action)).slice(0, ACTION_DIGEST_CHARS);
+
+/** journalActionsOf: every action of a plan with its reason and its actionDigest. */
 export const journalActionsOf = (plan: Plan): JournalAction[] =>
   plan.actions.map((action, index) => {
     const reason = plan.reasons[index];
@@ -337,7 +361,7 @@ export const journalActionsOf = (plan: Plan): JournalAction[] =>
       target: targetOf(action),
       code: reason?.code ?? 'Unexplained',
       message: reason?.message ?? '',
-      digest: sha256(canonicalJson(action)).slice(0, ACTION_DIGEST_CHARS),
+      digest: actionDigest(action),
     };
   });
 
@@ -444,6 +468,8 @@ export interface PassRecord {
   readonly timings: JournalTimings;
   readonly replayName?: string | undefined;
   readonly error?: string | undefined;
+  /** Keep the containers' environment values in the inputs (journalInputsOf); default: redacted. */
+  readonly keepEnv?: boolean | undefined;
 }
 
 /**
@@ -455,7 +481,7 @@ export interface PassRecord {
  * entry may build on it.
  */
 export const journalEntryOf = (pass: PassRecord, previousDigest: string | undefined, memory?: InputsMemory): JournalEntry => {
-  const inputs = inputsOf(pass.observed);
+  const inputs = journalInputsOf(pass.observed, pass.keepEnv === true);
   const digest = inputsDigest(inputs);
   const previous = memory?.chainAfter(pass.key, previousDigest);
   // Without a memory every entry is a keyframe (a replayed event's): no digests needed.

@@ -15,8 +15,9 @@ import { conditionIsTrue } from '../plan/conditions.ts';
 import { plan as planPass } from '../plan/planner.ts';
 import type { Observed, Plan, PlanOptions } from '../plan/types.ts';
 import type { CheckpointStore, HeldLease, JobSetKey, JournalEntry, JournalEvent, JournalTimings, LoopRelease } from '../store/types.ts';
+import { trimPending } from '../store/rules.ts';
 import { executePlan, type ExecutionResult } from './execute.ts';
-import { inputsDigest, inputsOf, journalEntryOf, type InputsMemory } from './journal.ts';
+import { inputsDigest, journalEntryOf, journalInputsOf, type InputsMemory } from './journal.ts';
 import { afterWrites, changedSince, CREATE_ACTIONS, freshSince, knownOf, nothingChanged } from './snapshot.ts';
 import type { ClusterGateway, ClusterResolver, ObserveSince } from './types.ts';
 
@@ -60,6 +61,11 @@ export interface ReconcileDeps {
   readonly onPass?: ((key: JobSetKey, plan: Plan, entry: JournalEntry) => void) | undefined;
   /** The observed state each JobSet's last pass loop left in this process (absent: every loop reads everything). */
   readonly inputsMemory?: InputsMemory | undefined;
+  /**
+   * Keep containers' environment values in journal entries' inputs (lib/reconcile/redact.ts);
+   * default: redacted, the journal keeping only what replay needs.
+   */
+  readonly journalKeepEnv?: boolean | undefined;
 }
 
 /** The event as the loop needs it. */
@@ -111,6 +117,15 @@ export const journalEventsOf = (event: IncomingEvent): JournalEvent[] => {
 /** Triggers of passes that changed nothing, carried on the state item to the JobSet's next journal entry. */
 export const MAX_CARRIED_TRIGGERS = 8;
 
+/**
+ * MAX_ERROR_CHARS: most characters of an error message a journal entry and a state item keep (an
+ * API server's message, an admission webhook's among them, has no bound of its own).
+ */
+export const MAX_ERROR_CHARS = 2_048;
+
+/** boundedError: `message` within MAX_ERROR_CHARS, cut with an ellipsis. */
+export const boundedError = (message: string): string => (message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS - 1)}…` : message);
+
 /** Arrival: the handled event as the journal keeps it (a trigger per object it names), and when it was received. */
 interface Arrival {
   readonly triggers: readonly JournalEvent[];
@@ -142,8 +157,14 @@ interface Loop {
   settled: boolean;
   /** Triggers no journal entry has taken yet, the handled event's first while it is among them. */
   untaken: JournalEvent[];
-  /** How many of the lease's pending triggers the loop has taken in. */
-  consumed: number;
+  /**
+   * The lease's pending list as the loop last took it in, matched by identity (sameTrigger) with
+   * the next one: the store may rewrite the list in place (coalescing, trimming:
+   * lib/store/rules.ts trimPending), so a count of those seen would skip new ones.
+   */
+  taken: JournalEvent[];
+  /** The lease's pendingDropped the loop has answered with a full read. */
+  dropped: number;
   /** inputsDigest of the JobSet's last journal entry. */
   inputsDigest: string | undefined;
   /** When the JobSet wants a pass without events (the last plan's requeueAfterMs). */
@@ -154,12 +175,28 @@ interface Loop {
   moreToDo: boolean;
 }
 
-/** takeIn: the lease's pending triggers the loop has not seen yet, added to the untaken ones; returns them. */
-const takeIn = (loop: Loop, pending: readonly JournalEvent[]): JournalEvent[] => {
-  const fresh = pending.slice(loop.consumed);
-  loop.consumed = pending.length;
+/**
+ * takeIn: the lease's pending triggers the loop has not taken in yet, added to the untaken ones,
+ * and whether the store dropped triggers since the loop last looked (then no trigger list says
+ * what changed); returns them.
+ */
+const takeIn = (loop: Loop, lease: HeldLease): { fresh: JournalEvent[]; overflowed: boolean } => {
+  // Each trigger taken before stands for one equal trigger of the list (a redelivered event is
+  // queued twice: its second note is new).
+  const unmatched = [...loop.taken];
+  const fresh = lease.pending.filter((trigger) => {
+    const index = unmatched.findIndex((taken) => sameTrigger(taken, trigger));
+    if (index >= 0) unmatched.splice(index, 1);
+    return index < 0;
+  });
+  loop.taken = [...lease.pending];
   for (const trigger of fresh) if (!loop.untaken.some((taken) => sameTrigger(taken, trigger))) loop.untaken.push(trigger);
-  return fresh;
+  // The next entry names them: as many as a state item's pending list, each object's newest.
+  loop.untaken = trimPending(loop.untaken).pending;
+  const dropped = lease.pendingDropped ?? 0;
+  const overflowed = dropped > loop.dropped;
+  loop.dropped = dropped;
+  return { fresh, overflowed };
 };
 
 /**
@@ -228,10 +265,10 @@ const changedFromOutside = (before: Observed | undefined, now: Observed, trigger
  * first one to see it finished (its inputs differ from the last entry's) — since every entry's
  * inputs are what a pass saw before its writes.
  */
-const showsOutcome = (observed: Observed, lastDigest: string | undefined): boolean => {
+const showsOutcome = (observed: Observed, lastDigest: string | undefined, keepEnv: boolean): boolean => {
   const status = observed.jobSet.status;
   const finished = status?.terminalState !== undefined || (status?.conditions ?? []).some((c) => (c.type === ConditionType.Completed || c.type === ConditionType.Failed) && c.status === 'True');
-  return finished && inputsDigest(inputsOf(observed)) !== lastDigest;
+  return finished && inputsDigest(journalInputsOf(observed, keepEnv)) !== lastDigest;
 };
 
 /**
@@ -261,7 +298,7 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, since: ObserveSi
       const before = loop.snapshot;
       loop.snapshot = observed;
       loop.settled = true;
-      if (!showsOutcome(observed, loop.inputsDigest) && !changedFromOutside(before, observed, loop.untaken)) return true;
+      if (!showsOutcome(observed, loop.inputsDigest, deps.journalKeepEnv === true) && !changedFromOutside(before, observed, loop.untaken)) return true;
     }
     const result: ExecutionResult = plan.actions.length === 0 ? { applied: 0, written: [], eventsSkipped: 0 } : await executePlan(gateway, plan, observed, now);
     const triggers = loop.untaken;
@@ -270,11 +307,12 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, since: ObserveSi
         key,
         observed,
         planOptions: deps.planOptions,
+        keepEnv: deps.journalKeepEnv,
         plan,
         applied: true,
         triggers,
         timings: timingsOf(arrival, triggers, now, deps.now()),
-        ...(result.error ? { error: result.error.message } : {}),
+        ...(result.error ? { error: boundedError(result.error.message) } : {}),
       },
       loop.inputsDigest,
       deps.inputsMemory,
@@ -311,7 +349,7 @@ const evaluateReplay = async (gateway: ClusterGateway, key: JobSetKey, replayNam
   const plan = planPass(observed, deps.planOptions);
   const triggers = arrival.triggers;
   const entry = journalEntryOf(
-    { key, observed, planOptions: deps.planOptions, plan, applied: false, triggers, timings: timingsOf(arrival, triggers, now, deps.now()), replayName },
+    { key, observed, planOptions: deps.planOptions, plan, applied: false, triggers, timings: timingsOf(arrival, triggers, now, deps.now()), replayName, keepEnv: deps.journalKeepEnv },
     undefined,
   );
   await deps.store.appendJournal(entry);
@@ -367,6 +405,11 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
     deps.counters.add(CounterName.Echoes);
     return 'echo';
   }
+  if (note.trimmed !== undefined) {
+    if (note.trimmed.coalesced > 0) deps.counters.add(CounterName.PendingCoalesced, note.trimmed.coalesced);
+    if (note.trimmed.dropped > 0) deps.counters.add(CounterName.PendingDropped, note.trimmed.dropped);
+    if (note.trimmed.dropped > 0) deps.log('warn', 'pending triggers dropped: the jobset\'s next pass reads everything', { ...fields, ...note.trimmed });
+  }
   if (note.outcome === 'deferred') {
     deps.counters.add(CounterName.Deferred);
     return 'deferred';
@@ -377,7 +420,8 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
     snapshot: recalled?.observed,
     settled: recalled?.settled ?? false,
     untaken: [...arrival.triggers, ...lease.carried.filter((trigger) => !isArrival(arrival, trigger))],
-    consumed: 0,
+    taken: [],
+    dropped: 0,
     inputsDigest: lease.checkpoint.inputsDigest,
     wakeAt: recalled?.wakeAt,
     finished: false,
@@ -387,8 +431,8 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
   try {
     for (let passes = 0; ; ) {
       const target = lease.dirty;
-      const fresh = takeIn(loop, lease.pending);
-      const changed = loop.snapshot === undefined ? undefined : changedSince(loop.snapshot, fresh);
+      const { fresh, overflowed } = takeIn(loop, lease);
+      const changed = loop.snapshot === undefined || overflowed ? undefined : changedSince(loop.snapshot, fresh);
       const moreToDo = loop.moreToDo;
       loop.moreToDo = false;
       // Plan when the last pass's answers left more to do, or unless the planner is settled on
@@ -403,7 +447,7 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
         }
         passes += 1;
         const since: ObserveSince | 'fresh' | undefined =
-          loop.snapshot !== undefined && changed !== undefined ? { observed: loop.snapshot, ...changed } : passes === 1 && isFirstEver(lease, loop.untaken) ? 'fresh' : undefined;
+          loop.snapshot !== undefined && changed !== undefined ? { observed: loop.snapshot, ...changed } : passes === 1 && !overflowed && isFirstEver(lease, loop.untaken) ? 'fresh' : undefined;
         // Gone: forget its state (decisions stay until their TTL); if the lease moved on, the new holder decides.
         if (!(await runPass(gateway, key, since, loop, arrival, deps))) {
           deps.inputsMemory?.forget(key);
@@ -423,7 +467,7 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     deps.inputsMemory?.forget(key);
-    await deps.store.failLease(key, owner, message, deps.now(), loop.inputsDigest);
+    await deps.store.failLease(key, owner, boundedError(message), deps.now(), loop.inputsDigest);
     throw error;
   }
 };

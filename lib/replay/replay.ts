@@ -6,7 +6,7 @@
 import { plan as currentPlanner } from '../plan/planner.ts';
 import type { Observed, Plan, PlanOptions } from '../plan/types.ts';
 import { PLANNER_VERSION } from '../plan/version.ts';
-import { journalActionsOf } from '../reconcile/journal.ts';
+import { journalActionsOf, wholeActionDigest } from '../reconcile/journal.ts';
 import type { JournalAction } from '../store/types.ts';
 import { observedOfPass, type Recording } from './recording.ts';
 
@@ -70,6 +70,18 @@ export interface ReplayOptions {
 }
 
 /**
+ * replayedActions: the actions `plan` makes, as the journal keeps them, to compare with `recorded`:
+ * an action whose recorded digest is that of the whole action (an entry written before the
+ * journal redacted environment values, journal.ts actionDigest) is compared on that digest.
+ */
+const replayedActions = (plan: Plan, recorded: readonly JournalAction[]): JournalAction[] =>
+  journalActionsOf(plan).map((action, index) => {
+    const before = recorded[index]?.digest;
+    const whole = plan.actions[index];
+    return before !== undefined && before !== action.digest && whole !== undefined && before === wholeActionDigest(whole) ? { ...action, digest: before } : action;
+  });
+
+/**
  * replayRecording: each pass re-planned with its recorded inputs and options. A recorded pass
  * whose actions were cut to fit its item (actionsOmitted) is compared on the actions it kept.
  */
@@ -78,7 +90,7 @@ export const replayRecording = (recording: Recording, options: ReplayOptions = {
   const passes = recording.passes.map((pass, index): PassOutcome => {
     const observed = observedOfPass(recording, index);
     if (typeof observed === 'string') return { pass: index + 1, at: pass.at, result: 'unreplayable', why: observed };
-    const replayedAll = journalActionsOf(planner(observed, pass.planOptions));
+    const replayedAll = replayedActions(planner(observed, pass.planOptions), pass.actions);
     const replayed = pass.actionsOmitted !== undefined ? replayedAll.slice(0, pass.actions.length) : replayedAll;
     const differences = actionDifferences(pass.actions, replayed);
     return differences.length === 0

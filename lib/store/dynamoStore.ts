@@ -32,8 +32,20 @@ import {
   stateFromItem,
   type Item,
 } from './items.ts';
-import { HEARTBEAT_CLOCK_SKEW_MS, compareClusters, compareJobSetKeys, definedOnly, journalExpiresAt, mayBeEcho, journalSuffix, journalEntryToKeep, needsResync } from './rules.ts';
-import { isConditionalCheckFailed, toStoreError } from './sdkErrors.ts';
+import {
+  HEARTBEAT_CLOCK_SKEW_MS,
+  MAX_PENDING_TRIGGERS,
+  compareClusters,
+  compareJobSetKeys,
+  definedOnly,
+  journalExpiresAt,
+  mayBeEcho,
+  journalSuffix,
+  journalEntryToKeep,
+  needsResync,
+  trimPending as trimPendingList,
+} from './rules.ts';
+import { isConditionalCheckFailed, isItemTooLarge, toStoreError } from './sdkErrors.ts';
 import {
   Attr,
   KeyPart,
@@ -199,9 +211,32 @@ export class DynamoCheckpointStore implements CheckpointStore {
    * and `SET leaseOwner = if_not_exists(leaseOwner, :me)` (with its expiry likewise) — releases
    * and failLease remove both, so the lease is taken exactly when nobody holds it. The ALL_NEW
    * image says whose it is. Only a lease whose holder let it lapse costs a second write: the
-   * conditional takeover of tryAcquireLease.
+   * conditional takeover of tryAcquireLease; and only a pending list the append took over
+   * MAX_PENDING_TRIGGERS, the trim (trimPending). An item DynamoDB refuses to grow (over 400 KB:
+   * written before pending was bounded) is trimmed first, read and rewritten, then noted.
    */
   async noteEvent(key: JobSetKey, triggers: readonly JournalEvent[], owner: string, now: number, ttlMs: number): Promise<EventNote> {
+    let attributes: Item | undefined;
+    try {
+      attributes = await this.appendTriggers(key, triggers, owner, now, ttlMs);
+    } catch (error) {
+      if (!isItemTooLarge(error)) throw error;
+      await this.makeRoom(key, triggers.length);
+      attributes = await this.appendTriggers(key, triggers, owner, now, ttlMs);
+    }
+    if (attributes === undefined) return { outcome: 'echo' };
+    const trim = await this.trimPending(key, attributes);
+    if (trim !== undefined) attributes = trim.attributes;
+    const trimmed = trim === undefined ? {} : { trimmed: { coalesced: trim.coalesced, dropped: trim.dropped } };
+    if (attributes[Attr.leaseOwner] === owner) return { outcome: 'leased', lease: heldLeaseFromItem(attributes, owner, Number(attributes[Attr.leaseExpiresAt])), ...trimmed };
+    const holderExpiresAt = attributes[Attr.leaseExpiresAt];
+    if (typeof holderExpiresAt === 'number' && holderExpiresAt > now) return { outcome: 'deferred', ...trimmed };
+    const taken = await this.tryAcquireLease(key, owner, now, ttlMs);
+    return taken === undefined ? { outcome: 'deferred', ...trimmed } : { outcome: 'leased', lease: taken, ...trimmed };
+  }
+
+  /** appendTriggers: noteEvent's one conditional UpdateItem; the ALL_NEW image, or undefined for an echo. */
+  private async appendTriggers(key: JobSetKey, triggers: readonly JournalEvent[], owner: string, now: number, ttlMs: number): Promise<Item | undefined> {
     const update = [
       `ADD #${Attr.dirty} :one`,
       `SET #${Attr.reconciled} = if_not_exists(#${Attr.reconciled}, :zero), ${IDENTITY_SETS},`,
@@ -219,7 +254,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
     const refValues = Object.fromEntries(triggers.map((trigger, index) => [`:rv${index}`, trigger.resourceVersion]));
     const names = echoable ? { ...expressionNames(update, condition ?? ''), ...refNames } : expressionNames(update);
     const expiresAt = now + ttlMs;
-    const attributes = await this.update(
+    return this.update(
       {
         TableName: this.tableName,
         Key: stateKey(key),
@@ -242,12 +277,56 @@ export class DynamoCheckpointStore implements CheckpointStore {
       },
       { conditional: true },
     );
-    if (attributes === undefined) return { outcome: 'echo' };
-    if (attributes[Attr.leaseOwner] === owner) return { outcome: 'leased', lease: heldLeaseFromItem(attributes, owner, Number(attributes[Attr.leaseExpiresAt])) };
-    const holderExpiresAt = attributes[Attr.leaseExpiresAt];
-    if (typeof holderExpiresAt === 'number' && holderExpiresAt > now) return { outcome: 'deferred' };
-    const taken = await this.tryAcquireLease(key, owner, now, ttlMs);
-    return taken === undefined ? { outcome: 'deferred' } : { outcome: 'leased', lease: taken };
+  }
+
+  /**
+   * trimPending: when `image` (the item after a note) holds more than MAX_PENDING_TRIGGERS pending
+   * triggers, writeTrimmed; the new image and what was left out, or undefined when nothing was
+   * trimmed (the list fits, or the item moved on: the note that moved it took the longer list and
+   * trims it itself).
+   */
+  private async trimPending(key: JobSetKey, image: Item): Promise<{ attributes: Item; coalesced: number; dropped: number } | undefined> {
+    const seen = heldLeaseFromItem(image, '', 0);
+    return seen.pending.length <= MAX_PENDING_TRIGGERS ? undefined : this.writeTrimmed(key, seen, MAX_PENDING_TRIGGERS);
+  }
+
+  /**
+   * makeRoom: the item refused to grow by `incoming` triggers (400 KB): read it and writeTrimmed
+   * its pending list to leave room for them (a failed condition: somebody wrote it since, and the
+   * retried note sees what they did).
+   */
+  private async makeRoom(key: JobSetKey, incoming: number): Promise<void> {
+    const item = await this.getItem(stateKey(key));
+    if (item !== undefined) await this.writeTrimmed(key, heldLeaseFromItem(item, '', 0), Math.max(0, MAX_PENDING_TRIGGERS - incoming));
+  }
+
+  /**
+   * writeTrimmed: one UpdateItem writing the pending list `seen` shows trimmed to `max` (rules.ts
+   * trimPending), adding the dropped triggers to `pendingDropped`, conditional on the item being as
+   * `seen` shows it — its dirty counter (no note since) and its list's length (no release since).
+   */
+  private async writeTrimmed(key: JobSetKey, seen: HeldLease, max: number): Promise<{ attributes: Item; coalesced: number; dropped: number } | undefined> {
+    const trim = trimPendingList(seen.pending, max);
+    const update = `SET #${Attr.pending} = :kept${trim.dropped > 0 ? ` ADD #${Attr.pendingDropped} :dropped` : ''}`;
+    const condition = `#${Attr.dirty} = :dirty AND size(#${Attr.pending}) = :length`;
+    const attributes = await this.update(
+      {
+        TableName: this.tableName,
+        Key: stateKey(key),
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: expressionNames(update, condition),
+        ExpressionAttributeValues: {
+          ':kept': trim.pending.map((trigger) => definedOnly({ ...trigger })),
+          ':dirty': seen.dirty,
+          ':length': seen.pending.length,
+          ...(trim.dropped > 0 ? { ':dropped': trim.dropped } : {}),
+        },
+        ReturnValues: 'ALL_NEW',
+      },
+      { conditional: true },
+    );
+    return attributes === undefined ? undefined : { attributes, coalesced: trim.coalesced, dropped: trim.dropped };
   }
 
   /** tryAcquireLease: one UpdateItem conditional on the lease being free, lapsed or already `owner`'s; a failed condition is undefined. */
@@ -309,6 +388,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
     };
     const removed = [
       `#${Attr.pending}`,
+      `#${Attr.pendingDropped}`,
       carry === undefined ? `#${Attr.carried}` : '',
       loop.known === undefined ? `#${Attr.known}` : '',
       loop.snapshot === undefined ? `#${Attr.snapshot}` : '',

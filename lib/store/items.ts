@@ -42,6 +42,7 @@ export const JournalEventSchema = z.object({
 /** LoopItemSchema: what a state item carries for the pass loop (HeldLease's pending and checkpoint). */
 const LoopItemSchema = z.object({
   [Attr.pending]: z.array(JournalEventSchema).optional(),
+  [Attr.pendingDropped]: z.number().optional(),
   [Attr.carried]: z.array(JournalEventSchema).optional(),
   [Attr.known]: z.record(z.string(), z.string()).optional(),
   [Attr.snapshot]: z.string().optional(),
@@ -171,6 +172,7 @@ export const heldLeaseFromItem = (item: Item, owner: string, expiresAt: number):
     expiresAt,
     dirty: parsed[Attr.dirty] ?? 0,
     pending: (parsed[Attr.pending] ?? []).map((trigger) => definedOnly(trigger)),
+    ...((parsed[Attr.pendingDropped] ?? 0) > 0 ? { pendingDropped: parsed[Attr.pendingDropped] } : {}),
     carried: (parsed[Attr.carried] ?? []).map((trigger) => definedOnly(trigger)),
     checkpoint: {
       ...(known !== undefined ? { known } : {}),

@@ -20,6 +20,7 @@ import {
   journalSuffix,
   leaseIsFree,
   needsResync,
+  trimPending,
 } from './rules.ts';
 import { jobSetPk, journalSk } from './table.ts';
 import type {
@@ -49,6 +50,8 @@ export interface StateRecord {
   finished: boolean;
   updatedAt: number;
   pending: JournalEvent[];
+  /** Triggers trimPending dropped from `pending` since the last release. */
+  pendingDropped: number;
   carried: JournalEvent[];
   known: Record<string, string> | undefined;
   snapshot: string | undefined;
@@ -123,6 +126,7 @@ const heldLease = (record: StateRecord, owner: string, expiresAt: number): HeldL
   expiresAt,
   dirty: record.dirty,
   pending: structuredClone(record.pending),
+  ...(record.pendingDropped > 0 ? { pendingDropped: record.pendingDropped } : {}),
   carried: structuredClone(record.carried),
   checkpoint: definedOnly({
     known: record.known === undefined ? undefined : { ...record.known },
@@ -155,6 +159,7 @@ const newStateRecord = (key: JobSetKey, now: number): StateRecord => ({
   finished: false,
   updatedAt: now,
   pending: [],
+  pendingDropped: 0,
   carried: [],
   known: undefined,
   snapshot: undefined,
@@ -196,11 +201,19 @@ export class RecordCheckpointStore implements CheckpointStore {
       record.dirty += 1;
       record.updatedAt = now;
       for (const trigger of triggers) record.pending.push(structuredClone(definedOnly({ ...trigger })));
+      // DynamoDB trims with a second, conditional write.
+      const trim = trimPending(record.pending);
+      if (trim.coalesced + trim.dropped > 0) {
+        this.count('UpdateItem');
+        record.pending = trim.pending;
+        record.pendingDropped += trim.dropped;
+      }
       this.table.putState(pk, record);
       // DynamoDB takes a lapsed lease with a second, conditional write.
       if (existing?.lease !== undefined && existing.lease.owner !== owner && existing.lease.expiresAt <= now) this.count('UpdateItem');
       const taken = this.acquire(key, owner, now, ttlMs);
-      return taken === undefined ? { outcome: 'deferred' } : { outcome: 'leased', lease: taken };
+      const trimmed = trim.coalesced + trim.dropped > 0 ? { trimmed: { coalesced: trim.coalesced, dropped: trim.dropped } } : {};
+      return taken === undefined ? { outcome: 'deferred', ...trimmed } : { outcome: 'leased', lease: taken, ...trimmed };
     });
   }
 
@@ -235,6 +248,7 @@ export class RecordCheckpointStore implements CheckpointStore {
         record.finished = loop.finished === true;
         record.updatedAt = now;
         record.pending = [];
+        record.pendingDropped = 0;
         record.carried = structuredClone((loop.carry ?? []).map((trigger) => definedOnly({ ...trigger })));
         record.known = loop.known === undefined ? undefined : { ...loop.known };
         record.snapshot = loop.snapshot;

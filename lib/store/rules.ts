@@ -63,6 +63,54 @@ export const HEARTBEAT_CLOCK_SKEW_MS = 2 * 60_000;
 export const heartbeatReplaces = (stored: Pick<ClusterHeartbeat, 'sentAt'> | undefined, incoming: Pick<ClusterHeartbeat, 'sentAt' | 'receivedAt'>): boolean =>
   stored === undefined || stored.sentAt < incoming.sentAt || stored.sentAt > incoming.receivedAt + HEARTBEAT_CLOCK_SKEW_MS;
 
+/**
+ * MAX_PENDING_TRIGGERS: most triggers a state item's `pending` list holds. Events keep arriving
+ * while a loop holds the lease, and a failed loop leaves its list for the next one, so without a
+ * bound a JobSet whose passes keep failing grows its item to DynamoDB's 400 KB limit and wedges.
+ * Two events' worth (an event names at most MAX_OBJECTS_PER_EVENT objects); with the event
+ * schema's name bounds a full list is under 40 KB (test/store/itemBounds.test.ts).
+ */
+export const MAX_PENDING_TRIGGERS = 64;
+
+/** What trimming a pending list did. */
+export interface PendingTrim {
+  /** The list kept, oldest first. */
+  readonly pending: JournalEvent[];
+  /** Triggers left out because a newer one names the same object the same way (nothing is lost: the newer one says it changed). */
+  readonly coalesced: number;
+  /** Triggers left out after coalescing, the oldest first: the objects they named may have changed without any trigger saying so. */
+  readonly dropped: number;
+}
+
+/**
+ * coalescingKey: triggers of one key say the same thing to the pass loop (lib/reconcile/snapshot.ts
+ * changedSince), so the newest stands for all: every Sync asks for everything, a deletion makes
+ * its object be read again whatever its version, and any other change does when its version is not
+ * the one the loop holds.
+ */
+const coalescingKey = (trigger: JournalEvent): string =>
+  trigger.watchType === 'SYNC' ? 'SYNC' : `${objectRef(trigger.kind, trigger.name)}${trigger.watchType === 'DELETED' ? ' DELETED' : ''}`;
+
+/**
+ * trimPending: a pending list (oldest first) within `max` triggers — unchanged when it fits; else
+ * each coalescingKey's newest trigger only, where it stands, and if those are still too many the
+ * newest `max` of them. Every store applies it the same way (lib/store/types.ts noteEvent), and a
+ * loop whose lease shows dropped triggers reads everything.
+ */
+export const trimPending = (all: readonly JournalEvent[], max: number = MAX_PENDING_TRIGGERS): PendingTrim => {
+  if (all.length <= max) return { pending: [...all], coalesced: 0, dropped: 0 };
+  const seen = new Set<string>();
+  const newestFirst: JournalEvent[] = [];
+  for (let index = all.length - 1; index >= 0; index -= 1) {
+    const trigger = all[index];
+    if (trigger === undefined || seen.has(coalescingKey(trigger))) continue;
+    seen.add(coalescingKey(trigger));
+    newestFirst.push(trigger);
+  }
+  const kept = newestFirst.slice(0, Math.max(0, max)).reverse();
+  return { pending: kept, coalesced: all.length - newestFirst.length, dropped: newestFirst.length - kept.length };
+};
+
 /** compareJobSetKeys: listing order — cluster, then namespace, then name. */
 export const compareJobSetKeys = (a: JobSetKey, b: JobSetKey): number =>
   compareStrings(a.cluster, b.cluster) || compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name);

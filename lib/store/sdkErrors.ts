@@ -38,6 +38,16 @@ const TRANSPORT_NAMES: ReadonlySet<string> = new Set(['TimeoutError', 'AbortErro
 export const isConditionalCheckFailed = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
+/**
+ * isItemTooLarge: DynamoDB refused a write because the item would pass its 400 KB limit
+ * (ValidationException "Item size to update has exceeded the maximum allowed size"), as thrown
+ * by the SDK or as the store's StoreInvalidError around it.
+ */
+export const isItemTooLarge = (error: unknown): boolean => {
+  const cause = error instanceof Error && error.name !== 'ValidationException' && error.cause instanceof Error ? error.cause : error;
+  return cause instanceof Error && cause.name === 'ValidationException' && /exceeded the maximum allowed size/i.test(cause.message);
+};
+
 /** isResourceNotFound: the table (or index) named does not exist. */
 export const isResourceNotFound = (error: unknown): boolean => error instanceof Error && error.name === 'ResourceNotFoundException';
 

@@ -70,6 +70,8 @@ export const Attr = {
   updatedAt: 'updatedAt',
   /** Triggers of the events noted since the last release (list of maps). */
   pending: 'pending',
+  /** Triggers trimmed out of `pending` since the last release (lib/store/rules.ts trimPending); absent: none. */
+  pendingDropped: 'pendingDropped',
   /** Triggers handled by pass loops that wrote no journal entry (list of maps). */
   carried: 'carried',
   /** objectRef → resourceVersion the last pass loop ended knowing (map). */

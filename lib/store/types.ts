@@ -47,9 +47,21 @@ export const objectRef = (kind: 'JobSet' | 'Job', name: string): string => `${ki
 export interface HeldLease extends Lease {
   /** The triggers of the events noted since the last release, oldest first: the objects that may have changed. */
   readonly pending: readonly JournalEvent[];
+  /**
+   * Triggers left out of `pending` since the last release to keep it within MAX_PENDING_TRIGGERS
+   * (lib/store/rules.ts trimPending), absent when none: the objects they named may have changed
+   * without `pending` saying so, so the loop reads everything.
+   */
+  readonly pendingDropped?: number | undefined;
   /** Triggers earlier loops handled without a journal entry: the next entry names them too. */
   readonly carried: readonly JournalEvent[];
   readonly checkpoint: LoopCheckpoint;
+}
+
+/** How many triggers noting an event left out of the pending list (lib/store/rules.ts trimPending); absent from a note when none. */
+export interface PendingTrimmed {
+  readonly coalesced: number;
+  readonly dropped: number;
 }
 
 /** What noting one event did. */
@@ -57,9 +69,9 @@ export type EventNote =
   /** The state item already knows the event's object at its resourceVersion: nothing was written. */
   | { readonly outcome: 'echo' }
   /** Counted and queued for the holder of the lease. */
-  | { readonly outcome: 'deferred' }
+  | { readonly outcome: 'deferred'; readonly trimmed?: PendingTrimmed | undefined }
   /** Counted, queued, and the lease is the caller's. */
-  | { readonly outcome: 'leased'; readonly lease: HeldLease };
+  | { readonly outcome: 'leased'; readonly lease: HeldLease; readonly trimmed?: PendingTrimmed | undefined };
 
 /** The per-JobSet state item. */
 export interface JobSetState {
@@ -222,7 +234,9 @@ export interface CheckpointStore {
    * `triggers` name (one per object) at its resourceVersion ('echo', nothing written): bump the
    * dirty counter, append the triggers to the pending list, and take the lease when nobody holds
    * it or it expired ('leased', with what the item carries) — else 'deferred' (the holder's next
-   * release sees the bump).
+   * release sees the bump). A list over MAX_PENDING_TRIGGERS is trimmed (rules.ts trimPending:
+   * coalesced by object, then the oldest dropped and counted in `pendingDropped` until the next
+   * release), which the note reports as `trimmed`.
    */
   noteEvent(key: JobSetKey, triggers: readonly JournalEvent[], owner: string, now: number, ttlMs: number): Promise<EventNote>;
   /** markDirty: bump the JobSet's dirty counter (creating its item); returns the new value. */

@@ -56,10 +56,14 @@ describe('events/merge', () => {
     const entryOf = (detail: LineupEventDetail) => toPutEventsEntry({ source: 'lineup.dev', detailType: DetailType.JobChanged, detail });
     const merged = mergeEntries(entryOf(jobChange('train-workers-0', '1', 0)), entryOf(jobChange('train-workers-1', '2', 1)));
     assert.deepEqual(merged === undefined ? [] : summary(LineupEventDetailSchema.parse(JSON.parse(merged.Detail))), ['Job/train-workers-1@2', 'Job/train-workers-0@1']);
-    const big = (name: string) => ({ ...jobChange(name, '3', 0), jobSet: `train-${'x'.repeat(40)}` });
+    // Names are bounded (lib/events/schema.ts EventBound): the bulk is a long condition reason.
+    const big = (name: string) => {
+      const change = { ...jobChange(name, '3', 0), jobSet: `train-${'x'.repeat(40)}` };
+      return change.observed?.kind === 'Job' ? { ...change, observed: { ...change.observed, conditions: [{ type: 'Failed', status: 'True', reason: 'y'.repeat(3_000) }] } } : change;
+    };
     let entry = entryOf(big('j-0'));
     let index = 1;
-    for (let next = mergeEntries(entry, entryOf(big(`j-${'y'.repeat(3_000)}-${index}`))); next !== undefined; next = mergeEntries(entry, entryOf(big(`j-${'y'.repeat(3_000)}-${index}`)))) {
+    for (let next = mergeEntries(entry, entryOf(big(`j-${index}`))); next !== undefined; next = mergeEntries(entry, entryOf(big(`j-${index}`)))) {
       entry = next;
       index += 1;
     }

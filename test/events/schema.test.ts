@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EventTooLargeError, LineupEventBridgeSchema, entrySize, toPutEventsEntry } from '../../lib/events/envelope.ts';
+import { EnvelopeBound, EventTooLargeError, LineupEventBridgeSchema, entrySize, toPutEventsEntry } from '../../lib/events/envelope.ts';
 import { matchesPattern, reconcilerRulePattern } from '../../lib/events/pattern.ts';
-import { DetailType, LineupEventDetailSchema, MAX_EVENT_BYTES, clusterOfSource, eventSource } from '../../lib/events/schema.ts';
+import { DetailType, EventBound, LineupEventDetailSchema, MAX_EVENT_BYTES, clusterOfSource, eventSource } from '../../lib/events/schema.ts';
 import { changeDigest, slimJob, slimJobSet } from '../../lib/events/slim.ts';
 import type { Job } from '../../lib/jobset/schema.ts';
 import { makeJobSet } from '../builders.ts';
@@ -117,6 +117,43 @@ describe('events/envelope', () => {
     assert.equal(parsed.detail.name, 'js-workers-0');
     assert.equal(LineupEventBridgeSchema.safeParse({ ...delivered, 'detail-type': 'Pod Changed' }).success, false);
     assert.equal(LineupEventBridgeSchema.safeParse({ ...delivered, detail: { ...detail, cluster: 'Bad_Id' } }).success, false);
+  });
+
+  it('bounds every name and version a trigger keeps, as Kubernetes does, and refuses one longer', () => {
+    const delivered = {
+      version: '0',
+      id: 'e1',
+      'detail-type': 'Job Changed',
+      source: 'lineup.prod-eu',
+      time: '2026-01-01T00:00:00Z',
+      region: 'eu-west-1',
+      resources: [],
+      detail,
+    };
+    const accepts = (event: Record<string, unknown>): boolean => LineupEventBridgeSchema.safeParse(event).success;
+    const withDetail = (fields: Record<string, unknown>): Record<string, unknown> => ({ ...delivered, detail: { ...detail, ...fields } });
+    const label = (length: number): string => 'a'.repeat(length);
+    // A DNS-1123 subdomain of `length` characters: labels of at most 63 joined by dots.
+    const subdomain = (length: number): string => Array.from({ length }, (_, i) => ((i + 1) % 64 === 0 ? '.' : 'a')).join('');
+    const also = (name: string) => [{ kind: 'Job', name, uid: 'u2', resourceVersion: '8', watchType: 'MODIFIED' }];
+    const cases: [string, Record<string, unknown>, Record<string, unknown>][] = [
+      ['namespace', withDetail({ namespace: label(EventBound.namespace) }), withDetail({ namespace: label(EventBound.namespace + 1) })],
+      ['jobSet', withDetail({ jobSet: label(EventBound.jobSet) }), withDetail({ jobSet: label(EventBound.jobSet + 1) })],
+      ['name', withDetail({ name: subdomain(EventBound.name) }), withDetail({ name: subdomain(EventBound.name + 1) })],
+      ['also[].name', withDetail({ also: also(subdomain(EventBound.name)) }), withDetail({ also: also(subdomain(EventBound.name + 1)) })],
+      ['uid', withDetail({ uid: 'u'.repeat(EventBound.uid) }), withDetail({ uid: 'u'.repeat(EventBound.uid + 1) })],
+      ['resourceVersion', withDetail({ resourceVersion: '9'.repeat(EventBound.resourceVersion) }), withDetail({ resourceVersion: '9'.repeat(EventBound.resourceVersion + 1) })],
+      ['id', { ...delivered, id: 'e'.repeat(EnvelopeBound.id) }, { ...delivered, id: 'e'.repeat(EnvelopeBound.id + 1) }],
+      ['replay-name', { ...delivered, 'replay-name': 'r'.repeat(EnvelopeBound.replayName) }, { ...delivered, 'replay-name': 'r'.repeat(EnvelopeBound.replayName + 1) }],
+    ];
+    for (const [field, atBound, over] of cases) {
+      assert.equal(accepts(atBound), true, `${field} at its bound is accepted`);
+      assert.equal(accepts(over), false, `${field} one over its bound is refused`);
+    }
+    // The key separator and anything else Kubernetes refuses in a name.
+    for (const fields of [{ namespace: 'a#b' }, { jobSet: 'a#b' }, { name: 'js#0' }, { namespace: 'Team' }, { jobSet: 'a_b' }, { name: '' }]) {
+      assert.equal(accepts(withDetail(fields)), false, `${JSON.stringify(fields)} is refused`);
+    }
   });
 
   it('reads the cluster back from a source, and nothing from a foreign one', () => {

@@ -52,4 +52,11 @@ describe('functions/reconciler', () => {
     assert.deepEqual([config.heartbeatIntervalMs, config.heartbeatMissingMs], [15_000, 120_000]);
     assert.deepEqual([readLambdaConfig({ LINEUP_TABLE_NAME: 't' }).heartbeatIntervalMs, readLambdaConfig({ LINEUP_TABLE_NAME: 't' }).heartbeatMissingMs], [60_000, 300_000]);
   });
+
+  it('redacts environment values in the journal unless LINEUP_JOURNAL_KEEP_ENV=true, and refuses another value', async () => {
+    const { readLambdaConfig } = await import('../../lib/hosts/lambdaConfig.ts');
+    assert.equal(readLambdaConfig({ LINEUP_TABLE_NAME: 't' }).journalKeepEnv, false);
+    assert.equal(readLambdaConfig({ LINEUP_TABLE_NAME: 't', LINEUP_JOURNAL_KEEP_ENV: 'true' }).journalKeepEnv, true);
+    assert.throws(() => readLambdaConfig({ LINEUP_TABLE_NAME: 't', LINEUP_JOURNAL_KEEP_ENV: 'yes' }), /LINEUP_JOURNAL_KEEP_ENV/);
+  });
 });

@@ -7,7 +7,9 @@ import { InputsMemory } from '../../lib/reconcile/journal.ts';
 import { DEFAULT_LEASE_TTL_MS, LAMBDA_LOOP_BUDGET_MS, handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';
 import type { ClusterGateway } from '../../lib/reconcile/types.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
-import { needsResync } from '../../lib/store/rules.ts';
+import { MAX_PENDING_TRIGGERS, needsResync } from '../../lib/store/rules.ts';
+import { jobSetPk } from '../../lib/store/table.ts';
+import type { JournalEvent } from '../../lib/store/types.ts';
 import { makeJobSet } from '../builders.ts';
 import { CLUSTER, answeringGateway, detailFor, reconcileDeps, simWorld, story2 } from './fixtures.ts';
 
@@ -297,6 +299,88 @@ describe('reconcile/reconcileJobSet', () => {
       assert.deepEqual(crashed.reads, { full: 1, jobSet: 1, jobLists: 0 }, 'the JobSet, then everything after AlreadyExists');
       assert.deepEqual(world.cluster.jobsOf('default', NAME).map((job) => job.metadata.uid), uids, 'no Job created twice');
       assert.ok(counters.get(CounterName.Passes) >= 2);
+    });
+
+    it('reads everything when its lease shows pending triggers dropped, whatever the kept ones name', async () => {
+      // Prepare: the JobSet created and settled; the store then reports a dropped trigger once.
+      const world = simWorld([story2()]);
+      const { gateway, reads } = answeringGateway(world);
+      class DroppingStore extends MemoryCheckpointStore {
+        dropNext = false;
+        override async noteEvent(...args: Parameters<MemoryCheckpointStore['noteEvent']>) {
+          const note = await super.noteEvent(...args);
+          if (note.outcome !== 'leased' || !this.dropNext) return note;
+          this.dropNext = false;
+          return { ...note, lease: { ...note.lease, pendingDropped: 1 } };
+        }
+      }
+      const store = new DroppingStore();
+      const { deps } = reconcileDeps(store, gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
+      await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME), id: 'created' }, deps);
+      for (const job of world.cluster.jobsOf('default', NAME)) await handleEvent(jobEvent(world, job.metadata.name ?? '', `echo-${job.metadata.name}`), deps);
+      assert.deepEqual(reads, { full: 1, jobSet: 0, jobLists: 0 });
+      world.cluster.writeJobStatus('default', MQ, { ...world.cluster.getJob('default', MQ)?.status, active: 1, ready: 1 }, world.queue.now());
+      // Act
+      store.dropNext = true;
+      assert.equal(await handleEvent(jobEvent(world, MQ, 'mq-ready'), deps), 'reconciled');
+      // Assess
+      assert.deepEqual(reads, { full: 2, jobSet: 0, jobLists: 0 }, 'a full read, not a LIST of the Job the kept trigger names');
+      assert.ok(world.cluster.jobsOf('default', NAME).some((job) => job.metadata.name?.includes('driver') && job.spec.suspend === false), 'and the pass decided on it: the drivers resumed');
+    });
+
+    it('takes in a trigger the store coalesced into a list of the same length (matched by identity, not counted by position)', async () => {
+      // Prepare: settled after the creation and its echoes.
+      const world = simWorld([story2()]);
+      const { gateway, reads } = answeringGateway(world);
+      class CoalescingStore extends MemoryCheckpointStore {
+        /** When set: before the loop's release, the messagequeue turns ready, and its event is noted and coalesced over the loop's own trigger. */
+        coalesceOver: (() => JournalEvent) | undefined;
+        override async releaseLease(...args: Parameters<MemoryCheckpointStore['releaseLease']>) {
+          const change = this.coalesceOver;
+          if (change !== undefined) {
+            this.coalesceOver = undefined;
+            const newer = change();
+            assert.equal((await this.noteEvent(key, [newer], 'other', world.now(), 30_000)).outcome, 'deferred');
+            const record = this.table.getState(jobSetPk(key)) ?? assert.fail('the state item');
+            this.table.putState(jobSetPk(key), { ...record, pending: [newer] });
+          }
+          return super.releaseLease(...args);
+        }
+      }
+      const store = new CoalescingStore();
+      const { deps } = reconcileDeps(store, gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
+      await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME), id: 'created' }, deps);
+      for (const job of world.cluster.jobsOf('default', NAME)) await handleEvent(jobEvent(world, job.metadata.name ?? '', `echo-${job.metadata.name}`), deps);
+      const driver = `${NAME}-driver-0`;
+      world.cluster.writeJobStatus('default', driver, { ...world.cluster.getJob('default', driver)?.status, conditions: [{ type: 'Suspended', status: 'True' }] }, world.queue.now());
+      store.coalesceOver = () => {
+        world.cluster.writeJobStatus('default', MQ, { ...world.cluster.getJob('default', MQ)?.status, active: 1, ready: 1 }, world.queue.now());
+        return { id: 'mq-ready', detailType: 'Job Changed', kind: 'Job', name: MQ, resourceVersion: world.cluster.getJob('default', MQ)?.metadata.resourceVersion ?? '', watchType: 'MODIFIED' };
+      };
+      // Act: the driver's change, whose loop finds the list rewritten to one trigger, as long as the one it took.
+      assert.equal(await handleEvent(jobEvent(world, driver, 'driver-suspended'), deps), 'reconciled');
+      // Assess
+      assert.deepEqual(reads, { full: 1, jobSet: 0, jobLists: 2 }, 'a LIST for the driver, then one for the messagequeue');
+      assert.ok(world.cluster.jobsOf('default', NAME).some((job) => job.metadata.name === driver && job.spec.suspend === false), 'the messagequeue turned ready: the drivers resumed');
+    });
+
+    it('counts and logs the triggers a state item coalesced or dropped while another reconciler held its lease', async () => {
+      const world = simWorld([story2()]);
+      const store = new MemoryCheckpointStore();
+      const { deps, counters, lines } = reconcileDeps(store, world.gateway, world.now);
+      // A holder that never comes back before these events: every one is deferred.
+      await store.tryAcquireLease(key, 'stuck', world.now(), 600_000);
+      const event = (job: string, resourceVersion: string) => ({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME, { kind: 'Job', name: job, resourceVersion }), id: `${job}@${resourceVersion}`, detailType: 'Job Changed' });
+      const outcomes: string[] = [];
+      for (let index = 0; index < MAX_PENDING_TRIGGERS; index += 1) outcomes.push(await handleEvent(event(`${NAME}-w-${index}`, '1'), deps));
+      outcomes.push(await handleEvent(event(`${NAME}-w-0`, '2'), deps));
+      for (let index = 0; index < 3; index += 1) outcomes.push(await handleEvent(event(`${NAME}-x-${index}`, '1'), deps));
+      assert.deepEqual(new Set(outcomes), new Set(['deferred']));
+      assert.equal(counters.get(CounterName.PendingCoalesced), 1, 'w-0@1 gave way to w-0@2');
+      assert.equal(counters.get(CounterName.PendingDropped), 3, 'three objects over the bound: the three oldest dropped');
+      const warned = lines.filter((line) => line.message.startsWith('pending triggers dropped'));
+      assert.deepEqual(warned.map((line) => [line.level, line.fields?.['dropped']]), [['warn', 1], ['warn', 1], ['warn', 1]]);
+      assert.equal((await store.tryAcquireLease(key, 'stuck', world.now(), 600_000))?.pendingDropped, 3);
     });
 
     it('a deferred event is taken into the holder\'s next pass, and named by the entry that pass writes', async () => {

@@ -73,6 +73,36 @@ describe('reconcile/sqsBatch', () => {
     assert.equal(state?.reconciled, state?.dirty, 'both copies of the duplicate were absorbed');
   });
 
+  it('drops an event naming a namespace, JobSet or object longer than Kubernetes allows as poison, before the store sees it', async () => {
+    // Prepare
+    const world = simWorld([story2()]);
+    const store = await freshStore();
+    const { deps, lines, counters } = reconcileDeps(store, world.gateway, world.now);
+    const outcomes = new Map<string, string>();
+    const handler = makeSqsBatchHandler(deps, (record, outcome) => outcomes.set(record.messageId, outcome instanceof Error ? `error: ${outcome.message}` : outcome));
+    const long = `${NAME}-${'x'.repeat(300)}`;
+    // Act
+    const response = await handler(
+      sqsEvent([
+        JSON.stringify(eventBridgeEvent(detailFor(NAME, { namespace: 'n'.repeat(64) }))),
+        JSON.stringify(eventBridgeEvent(detailFor(NAME, { jobSet: long.slice(0, 64) }))),
+        JSON.stringify(eventBridgeEvent(detailFor(NAME, { kind: 'Job', name: long }))),
+        JSON.stringify(eventBridgeEvent(detailFor(NAME, { resourceVersion: '1'.repeat(65) }))),
+      ]),
+    );
+    // Assess
+    assert.deepEqual(response.batchItemFailures, [], 'nothing is retried');
+    assert.deepEqual(['m0', 'm1', 'm2', 'm3'].map((id) => outcomes.get(id)), Array(4).fill('poison-dropped'));
+    assert.equal(counters.get(CounterName.PoisonRecords), 4);
+    const reasons = lines.filter((line) => line.message === 'poison record dropped, not retried: it can never be handled').map((line) => String(line.fields?.['reason']));
+    assert.deepEqual(
+      reasons.map((reason) => /detail\.(namespace|jobSet|name|resourceVersion): Too big/.exec(reason)?.[1]).sort(),
+      ['jobSet', 'name', 'namespace', 'resourceVersion'],
+    );
+    assert.equal(await store.getState(key), undefined, 'no state item was written');
+    assert.deepEqual(await store.listJobSets(CLUSTER), []);
+  });
+
   it('cuts the body a poison line keeps', async () => {
     const world = simWorld([story2()]);
     const { deps, lines } = reconcileDeps(await freshStore(), world.gateway, world.now);

@@ -28,6 +28,12 @@ import {
 } from '../../lib/store/table.ts';
 import type { ClusterRecord } from '../../lib/store/types.ts';
 import { T0, TTL, describeStoreBehaviour, handleEvent, jobSet, makeJournalEntry } from './storeBehaviour.ts';
+import { dynamoItemBytes } from '../../lib/store/itemSize.ts';
+import { MAX_PENDING_TRIGGERS } from '../../lib/store/rules.ts';
+import type { JournalEvent } from '../../lib/store/types.ts';
+
+/** DynamoDB's item size limit, 400 KB. */
+const DYNAMO_MAX_ITEM_BYTES = 400 * 1024;
 
 let dynamo: EmbeddedDynamo | undefined;
 let tables = 0;
@@ -341,6 +347,29 @@ describe('store/dynamoStore', () => {
       // An item over DynamoDB's 400 KB limit.
       const record = { id: 'big', endpoint: 'https://x', caData: 'x'.repeat(500 * 1024), auth: { type: 'token' as const } };
       await rejectsWithCode(store.putCluster(record), ErrorCode.STORE_INVALID);
+    });
+
+    it('un-wedges a state item at the 400 KB limit (pending unbounded before): the note trims it first, then counts', async () => {
+      // Prepare: an item a Lineup without the pending bound grew to just under the limit.
+      const counters = new Counters();
+      const { store, tableName } = await freshStore(counters);
+      const key = jobSet('js');
+      const stale = (index: number): JournalEvent => ({ id: `e${index}`, detailType: 'Job Changed', kind: 'Job', name: `js-${index}-${'x'.repeat(2_000)}`, resourceVersion: String(index), watchType: 'MODIFIED' });
+      const item: Record<string, unknown> = { pk: jobSetPk(key), sk: KeyPart.state, [Attr.cluster]: key.cluster, [Attr.namespace]: key.namespace, [Attr.name]: key.name, [Attr.dirty]: 500, [Attr.reconciled]: 0, [Attr.pending]: [] };
+      const pending: JournalEvent[] = [];
+      while (dynamoItemBytes({ ...item, [Attr.pending]: [...pending, stale(pending.length)] }) < DYNAMO_MAX_ITEM_BYTES - 100) pending.push(stale(pending.length));
+      await DynamoDBDocumentClient.from(server().client).send(new PutCommand({ TableName: tableName, Item: { ...item, [Attr.pending]: pending } }));
+      const fresh: JournalEvent = { id: 'new', detailType: 'Job Changed', kind: 'Job', name: `js-new-${'y'.repeat(240)}`, resourceVersion: '9', watchType: 'MODIFIED' };
+      // Act
+      const note = await store.noteEvent(key, [fresh], 'r1', T0, TTL);
+      // Assess
+      assert.equal(note.outcome, 'leased');
+      const lease = note.outcome === 'leased' ? note.lease : undefined;
+      assert.equal(lease?.pending.length, MAX_PENDING_TRIGGERS);
+      assert.deepEqual(lease?.pending.at(-1), fresh);
+      assert.equal(lease?.pendingDropped, pending.length - (MAX_PENDING_TRIGGERS - 1), 'every stale trigger but the newest 63 dropped and counted');
+      assert.equal(lease?.dirty, 501);
+      assert.deepEqual(counters.snapshot(), { 'dynamodb.GetItem': 1, 'dynamodb.UpdateItem': 3 }, 'the refused note, the read and trim, the note');
     });
 
     it('reports an item that does not parse as a StoreInvalidError naming it', async () => {

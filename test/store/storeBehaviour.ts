@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { MAX_JOURNAL_ITEM_CHARS } from '../../lib/constants.ts';
-import { HEARTBEAT_CLOCK_SKEW_MS } from '../../lib/store/rules.ts';
+import { HEARTBEAT_CLOCK_SKEW_MS, MAX_PENDING_TRIGGERS } from '../../lib/store/rules.ts';
 import type { CheckpointStore, ClusterRecord, JournalEntry, JournalEvent, JobSetKey, Lease } from '../../lib/store/types.ts';
 
 /** StoreFactory: a fresh, empty store for one test. */
@@ -220,6 +220,68 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       const note = await store.noteEvent(key, [trigger('js-a-0', '7')], 'r3', T0 + 40, TTL);
       assert.equal(note.outcome, 'leased');
       assert.deepEqual(note.outcome === 'leased' ? note.lease.checkpoint : undefined, { inputsDigest: 'digest-of-the-failed-pass' });
+    });
+  });
+
+  describe('pending triggers', () => {
+    const change = (name: string, resourceVersion: string, watchType = 'MODIFIED'): JournalEvent => ({
+      id: `event-${name}-${resourceVersion}-${watchType}`,
+      detailType: 'Job Changed',
+      kind: 'Job',
+      name,
+      resourceVersion,
+      watchType,
+      time: T0,
+    });
+    const sync = (id: string): JournalEvent => ({ id, detailType: 'JobSet Sync', kind: 'JobSet', name: 'js', resourceVersion: '', watchType: 'SYNC' });
+    const names = (pending: readonly JournalEvent[]): string[] => pending.map((trigger) => `${trigger.name}@${trigger.resourceVersion}${trigger.watchType === 'MODIFIED' ? '' : ` ${trigger.watchType}`}`);
+
+    it(`keeps at most ${MAX_PENDING_TRIGGERS}, the newest trigger of each object where it stands, then drops the oldest objects and counts them until a release`, async () => {
+      // Prepare: r1 holds the lease and never looks; the list fills with one trigger per Job.
+      const store = await makeStore();
+      const key = jobSet('js');
+      assert.equal((await store.noteEvent(key, [change('js-a-0', '1')], 'r1', T0, TTL)).outcome, 'leased');
+      for (let index = 1; index < MAX_PENDING_TRIGGERS; index += 1) {
+        assert.deepEqual(await store.noteEvent(key, [change(`js-a-${index}`, '1')], 'r2', T0 + 1, TTL), { outcome: 'deferred' }, 'a list that fits is not trimmed');
+      }
+      // Act: a newer version of a queued Job, then a Job not queued yet, then two Syncs and a deletion.
+      const newer = await store.noteEvent(key, [change('js-a-5', '2')], 'r2', T0 + 2, TTL);
+      const another = await store.noteEvent(key, [change('js-b-0', '1')], 'r2', T0 + 3, TTL);
+      const syncs = [await store.noteEvent(key, [sync('s1')], 'r2', T0 + 4, TTL), await store.noteEvent(key, [sync('s2')], 'r2', T0 + 5, TTL)];
+      const deletion = await store.noteEvent(key, [change('js-a-7', '3', 'DELETED')], 'r2', T0 + 6, TTL);
+      const renewed = await store.releaseLease(key, 'r1', 1, T0 + 7, TTL);
+      // Assess
+      assert.deepEqual(newer, { outcome: 'deferred', trimmed: { coalesced: 1, dropped: 0 } }, 'the older version of js-a-5 goes: the newer says it changed');
+      assert.deepEqual(another, { outcome: 'deferred', trimmed: { coalesced: 0, dropped: 1 } }, 'one object too many: the oldest goes, counted');
+      assert.deepEqual(syncs[0], { outcome: 'deferred', trimmed: { coalesced: 0, dropped: 1 } });
+      assert.deepEqual(syncs[1], { outcome: 'deferred', trimmed: { coalesced: 1, dropped: 0 } }, 'a Sync stands for every earlier one');
+      assert.deepEqual(deletion, { outcome: 'deferred', trimmed: { coalesced: 0, dropped: 1 } }, 'a deletion is not folded into a change of its object');
+      assert.equal(renewed.outcome, 'dirty');
+      const pending = renewed.lease?.pending ?? [];
+      assert.equal(pending.length, MAX_PENDING_TRIGGERS);
+      assert.deepEqual(names(pending).slice(-4), ['js-a-5@2', 'js-b-0@1', 'js@ SYNC', 'js-a-7@3 DELETED']);
+      assert.deepEqual(names(pending).slice(0, 2), ['js-a-3@1', 'js-a-4@1'], 'js-a-0, js-a-1 and js-a-2 were dropped, oldest first');
+      assert.equal(pending.find((trigger) => trigger.watchType === 'SYNC')?.id, 's2');
+      assert.ok(pending.some((trigger) => trigger.name === 'js-a-7' && trigger.watchType === 'MODIFIED'), 'the change before the deletion stays beside it');
+      assert.equal(renewed.lease?.pendingDropped, 3);
+      assert.equal((await store.getState(key))?.dirty, MAX_PENDING_TRIGGERS + 5);
+    });
+
+    it('keeps the trimmed list and its count through a failed loop, and a release clears both', async () => {
+      const store = await makeStore();
+      const key = jobSet('js');
+      await store.noteEvent(key, [change('js-a-0', '1')], 'r1', T0, TTL);
+      for (let index = 1; index <= MAX_PENDING_TRIGGERS + 1; index += 1) await store.noteEvent(key, [change(`js-a-${index}`, '1')], 'r2', T0 + 1, TTL);
+      await store.failLease(key, 'r1', 'boom', T0 + 2);
+      const next = await store.noteEvent(key, [change('js-a-0', '2')], 'r3', T0 + 3, TTL);
+      assert.equal(next.outcome, 'leased');
+      const lease = next.outcome === 'leased' ? next.lease : undefined;
+      assert.equal(lease?.pending.length, MAX_PENDING_TRIGGERS);
+      assert.equal(lease?.pendingDropped, 3, 'two dropped before the failure, one by this note');
+      assert.deepEqual(next.outcome === 'leased' ? next.trimmed : undefined, { coalesced: 0, dropped: 1 });
+      assert.deepEqual(await store.releaseLease(key, 'r3', lease?.dirty ?? 0, T0 + 4, TTL), { outcome: 'released' });
+      const after = await store.noteEvent(key, [change('js-a-9', '2')], 'r4', T0 + 5, TTL);
+      assert.deepEqual(after.outcome === 'leased' ? [names(after.lease.pending), after.lease.pendingDropped, after.trimmed] : after, [['js-a-9@2'], undefined, undefined]);
     });
   });
 
