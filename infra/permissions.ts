@@ -55,7 +55,7 @@ export const resyncTableStatements = (tableArn: string, indexArns: readonly stri
 
 /**
  * forwarderBookmarkStatements: a cluster's forwarder reads and writes only its own bookmarks
- * (issue 20): GetItem and PutItem of items whose partition key is `FORWARDER#<id>`
+ * (docs/security.md): GetItem and PutItem of items whose partition key is `FORWARDER#<id>`
  * (dynamodb:LeadingKeys), and a PutItem may name BOOKMARK_ATTRIBUTES only (dynamodb:Attributes),
  * so it can give no item of its partition an index key (`listPk`, `resyncShard`) or a registry
  * entry's fields. Nothing under `CLUSTER#<id>` (the registry entry the reconciler trusts, the

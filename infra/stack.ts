@@ -1,5 +1,5 @@
 /**
- * LineupStack: the whole serverless controller in one stack (DESIGN §2):
+ * LineupStack: the whole serverless controller in one stack (docs/deploy.md):
  *
  *   forwarders ──PutEvents──▶ Bus (+ Archive) ──ReconcilerRule──▶ Queue ──▶ Reconciler λ ──▶ clusters
  *   Schedules ──▶ Resync λ ──PutEvents (JobSet Sync)──▶ Bus          Table: checkpoints, registry

@@ -149,7 +149,7 @@ export class LineupCluster extends Construct {
     if (cluster.forwarder === ForwarderMode.PodIdentity) {
       // Only the Pod Identity association below (this cluster, namespace and ServiceAccount) hands
       // this role out; the confused-deputy conditions let the service assume it for this stack's
-      // account and this EKS cluster only (issue 20).
+      // account and this EKS cluster only (docs/security.md).
       assumedBy = new iam.SessionTagsPrincipal(new iam.ServicePrincipal(POD_IDENTITY_SERVICE)).withConditions(podIdentityTrustConditions(this, cluster));
     } else if (cluster.forwarder === ForwarderMode.Irsa && cluster.oidcProviderArn !== undefined) {
       const issuer = oidcIssuer(cluster.oidcProviderArn);

@@ -1,5 +1,5 @@
 /**
- * The local hosts' stand-in for EventBridge → rule → SQS → Lambda (DESIGN §5): PutEvents
+ * The local hosts' stand-in for EventBridge → rule → SQS → Lambda (docs/deploy.md): PutEvents
  * entries become EventBridge events, the same rule pattern the infrastructure deploys decides
  * what reaches the queue, and the queue invokes the same SQS batch handler with batches of up
  * to 10 records, redelivering reported failures after a backoff and moving a record to the

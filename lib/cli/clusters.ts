@@ -1,5 +1,5 @@
 /**
- * `lineup clusters list | add | remove | status` (issue 13): the cluster registry and the fleet's
+ * `lineup clusters list | add | remove | status`: the cluster registry and the fleet's
  * health, from a local state directory or the deployed table (`--table NAME --region R`), as
  * `history` reads them (lib/cli/journalSource.ts).
  */

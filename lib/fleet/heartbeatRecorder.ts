@@ -1,11 +1,11 @@
 /**
- * The reconciler's side of the forwarders' heartbeats (issue 13): a `Heartbeat` record from the
+ * The reconciler's side of the forwarders' heartbeats: a `Heartbeat` record from the
  * queue becomes the cluster's newest heartbeat item (one conditional PutItem; a redelivered or
  * reordered one changes nothing) and, in the Lambda, one `Heartbeats` metric per cluster that the
  * stack's per-cluster alarm watches. A heartbeat replayed from the archive says nothing about now
  * and is dropped; so is one whose source is not its cluster's (a forwarder speaks for itself only),
  * and one sent more than HEARTBEAT_CLOCK_SKEW_MS ahead of the reconciler's clock (a forwarder's
- * clock gone wrong, or a forged time: issue 20). The item keeps the reconciler's own receipt time,
+ * clock gone wrong, or a forged time: docs/security.md). The item keeps the reconciler's own receipt time,
  * `receivedAt`, which alone says whether the cluster is watched (lib/fleet/status.ts watchState);
  * no forwarder may write it (infra/permissions.ts).
  */

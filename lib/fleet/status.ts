@@ -1,5 +1,5 @@
 /**
- * What `lineup clusters status` says about a cluster (issue 13), computed from what the store
+ * What `lineup clusters status` says about a cluster, computed from what the store
  * keeps — pure: the facts and `now` go in, the status comes out. A forwarder's last heartbeat,
  * by the time the reconciler received it, says whether the cluster is watched; its newest
  * bookmark's age is the forwarder's lag; the journal gives the last hour's events, passes and
@@ -21,7 +21,7 @@ export type WatchState = 'watched' | 'unwatched' | 'never';
 /**
  * heartbeatAheadOfClock: whether a heartbeat claims times no genuine one can have — received more
  * than HEARTBEAT_CLOCK_SKEW_MS after `now`, or sent that long after it was received — so it is not
- * believed: a forged or broken time must not keep a cluster watched (issue 20).
+ * believed: a forged or broken time must not keep a cluster watched (docs/security.md).
  */
 export const heartbeatAheadOfClock = (heartbeat: ClusterHeartbeat, now: number): boolean =>
   heartbeat.receivedAt > now + HEARTBEAT_CLOCK_SKEW_MS || heartbeat.sentAt > heartbeat.receivedAt + HEARTBEAT_CLOCK_SKEW_MS;

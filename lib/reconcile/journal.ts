@@ -8,7 +8,7 @@
  * The inputs are kept without the tenant data no decision reads (./redact.ts: containers'
  * environment values, kubectl's last-applied annotation) unless the host opts in (keepEnv), and
  * each action's digest is taken over its redacted form either way, so a replay of redacted
- * inputs decides exactly what was recorded (issue 20).
+ * inputs decides exactly what was recorded (docs/security.md).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';

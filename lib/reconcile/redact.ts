@@ -1,5 +1,5 @@
 /**
- * What the journal leaves out of the objects it keeps (issue 20): tenant data no decision reads.
+ * What the journal leaves out of the objects it keeps (docs/security.md): tenant data no decision reads.
  * The planner copies a replicatedJob's pod template into the Jobs it creates and decides nothing
  * on the values of its containers' environment, so a replay decides the same on inputs without
  * them — provided action digests are taken over the same redacted form (journal.ts

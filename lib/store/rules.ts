@@ -50,7 +50,7 @@ export const isEcho = (known: Readonly<Record<string, string>> | undefined, trig
  * forwarder's `sentAt` ahead of the reconciler's receipt, a recorded `receivedAt` ahead of the
  * resync's or `lineup clusters status`'s now) and still be believed. Hosts keep time by NTP, so
  * more than this is a clock gone wrong or a forged time: it must neither keep a cluster watched
- * nor stop later heartbeats from being kept (issue 20).
+ * nor stop later heartbeats from being kept (docs/security.md).
  */
 export const HEARTBEAT_CLOCK_SKEW_MS = 2 * 60_000;
 

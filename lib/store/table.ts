@@ -13,7 +13,7 @@
  * | cluster registry entry | `CLUSTER#<id>` | `REGISTRY` |
  * | forwarder heartbeat (the newest) | `CLUSTER#<id>` | `HEARTBEAT` |
  *
- * Who writes what (issue 20; infra/permissions.ts grants it): the partition key is the only part
+ * Who writes what (infra/permissions.ts grants it; docs/security.md): the partition key is the only part
  * of a key IAM can scope (dynamodb:LeadingKeys), so each writer's items have a partition key of
  * their own kind. A forwarder writes only its bookmarks, under `FORWARDER#<id>` (PutItem scoped to
  * that key and to BOOKMARK_ATTRIBUTES); everything under `CLUSTER#<id>` — the registry entry the

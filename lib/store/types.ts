@@ -214,7 +214,7 @@ export interface BookmarkRecord {
 }
 
 /**
- * The last heartbeat a cluster's forwarder sent that reached the reconciler (issue 13). Written by
+ * The last heartbeat a cluster's forwarder sent that reached the reconciler. Written by
  * the reconciler only; liveness is judged by `receivedAt`, the reconciler's own clock.
  */
 export interface ClusterHeartbeat {

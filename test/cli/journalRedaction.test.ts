@@ -1,5 +1,5 @@
 /**
- * Tenant data in the journal (issue 20), through the CLI's main(): `lineup demo --state-dir D` of
+ * Tenant data in the journal, through the CLI's main(): `lineup demo --state-dir D` of
  * a JobSet whose pod templates carry DB_PASSWORD=s3cr3t-value (and kubectl's last-applied
  * annotation repeating it), then `lineup export` and `lineup replay` of the recording. By default
  * the value is in no pass of the export, the inputs gunzipped included, and the replay still finds
@@ -66,7 +66,7 @@ const exported = async (stateDir: string): Promise<{ text: string; inputs: strin
   return { text: result.stdout, inputs };
 };
 
-describe('the journal and its exports keep what replay needs, not environment values (issue 20)', () => {
+describe('the journal and its exports keep what replay needs, not environment values', () => {
   let scratch = '';
   let file = '';
 

@@ -71,7 +71,7 @@ const settle = async (store: CheckpointStore, cluster: string): Promise<JobSetKe
   return key;
 };
 
-describe('fleet liveness from the reconciler clock (issue 20)', () => {
+describe('fleet liveness from the reconciler clock', () => {
   let scratch = '';
   let stateDir = '';
   /** withStore: the state directory's store, as its one writer, for `work`. */
@@ -123,7 +123,7 @@ describe('fleet liveness from the reconciler clock (issue 20)', () => {
     stateDir = join(scratch, 'forged');
     await withStore(async (store) => {
       await settle(store, 'forged');
-      // What a forwarder could PutItem under CLUSTER#<id> before issue 20: sent and received a year ahead.
+      // What a forwarder could PutItem under CLUSTER#<id> when its bookmarks shared the registry's partition: sent and received a year ahead.
       assert.equal(await store.putHeartbeat({ cluster: 'forged', sentAt: T + YEAR_MS, receivedAt: T + YEAR_MS, intervalMs: 60_000 }), true);
       assert.deepEqual(await polled(store, T), { synced: ['forged/ns/js'], unwatched: ['forged'] });
     });

@@ -24,7 +24,7 @@ describe('fleet/status', () => {
     assert.equal(watchState(undefined, T, 300_000), 'never');
   });
 
-  it('watchState: a heartbeat received or sent beyond the clock-skew allowance ahead is not believed (issue 20)', () => {
+  it('watchState: a heartbeat received or sent beyond the clock-skew allowance ahead is not believed', () => {
     const ahead = { cluster: 'c1', sentAt: T + 1_000, receivedAt: T + HEARTBEAT_CLOCK_SKEW_MS + 1, intervalMs: 60_000 };
     assert.equal(watchState(ahead, T, 300_000), 'unwatched', 'received after now: not the reconciler clock of a heartbeat that came');
     assert.equal(watchState({ ...ahead, receivedAt: T + HEARTBEAT_CLOCK_SKEW_MS }, T, 300_000), 'watched', 'within the allowance: clocks differ a little');

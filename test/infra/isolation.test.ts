@@ -1,5 +1,5 @@
 /**
- * Fleet isolation in the synthesized template (issue 20): in a stack with a forwarder of every
+ * Fleet isolation in the synthesized template (docs/security.md): in a stack with a forwarder of every
  * kind — an EKS cluster with the Pod Identity forwarder, one with the Lambda forwarder, one with
  * IRSA, a token cluster with its Lambda forwarder — and a partner account's forwarder role, no
  * forwarder or partner grant can write an item that the stack's registration, `lineup clusters add`
@@ -138,7 +138,7 @@ const protectedKeys = (forwarder: string): string[] => [
   `${KeyPart.jobSet}${forwarder}`,
 ];
 
-describe('fleet isolation in the template (issue 20)', () => {
+describe('fleet isolation in the template', () => {
   const grants = [...identityGrants(), ...tableGrants()];
   const forwarderGrants = grants.filter((grant) => forwarderOf(grant.who) !== undefined);
 

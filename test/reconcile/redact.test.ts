@@ -1,5 +1,5 @@
 /**
- * What the journal leaves out (lib/reconcile/redact.ts, issue 20): containers' environment values
+ * What the journal leaves out (lib/reconcile/redact.ts): containers' environment values
  * and kubectl's last-applied annotation, wherever a JobSet, a Job or an action holds them — and
  * that a journal of redacted inputs still replays: the inputs digest is the stored form's, the
  * action digests are the redacted form's whether the values were kept or not, and entries written

@@ -155,7 +155,7 @@ describe('store/dynamoStore', () => {
     });
   });
 
-  describe('what a forwarder may write (issue 20)', () => {
+  describe('what a forwarder may write', () => {
     it("keeps bookmarks under FORWARDER#<id>, and no longer reads one an earlier version wrote under CLUSTER#<id>", async () => {
       const { store, tableName } = await freshStore();
       const documents = DynamoDBDocumentClient.from(server().client);

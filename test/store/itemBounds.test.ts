@@ -1,5 +1,5 @@
 /**
- * The items Lineup writes stay under DynamoDB's 400 KB item limit at their bounds (issue 20): a
+ * The items Lineup writes stay under DynamoDB's 400 KB item limit at their bounds (docs/security.md): a
  * JobSet's state item with a full pending list of triggers with every field at its longest (the
  * event schema's bounds), the most carried triggers, the largest `known` map, the longest error;
  * a journal entry with inputs, actions, triggers and error at their worst. Measured as DynamoDB
@@ -121,7 +121,7 @@ const journalItem = (entry: JournalEntry): Record<string, unknown> => ({
   [TTL_ATTRIBUTE]: Math.ceil(LATEST / 1000),
 });
 
-describe('store item bounds: under 400 KB at every bound (issue 20)', () => {
+describe('store item bounds: under 400 KB at every bound', () => {
   describe('from the bounds alone', () => {
     it('a state item with every attribute at its bound at once', () => {
       const bytes = dynamoItemBytes(worstStateItem());

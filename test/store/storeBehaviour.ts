@@ -660,7 +660,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       ]);
     });
 
-    it("keeps a forwarder's bookmarks apart from its cluster's registry entry and heartbeat (issue 20)", async () => {
+    it("keeps a forwarder's bookmarks apart from its cluster's registry entry and heartbeat", async () => {
       const store = await makeStore();
       const record: ClusterRecord = { id: 'c1', endpoint: 'https://k8s.example.com', auth: { type: 'eks', clusterName: 'c1', region: 'eu-west-1' } };
       const heartbeat = { cluster: 'c1', sentAt: T0, receivedAt: T0 + 10, intervalMs: 60_000 };
@@ -696,7 +696,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       assert.deepEqual(await store.listClusters(), []);
     });
 
-    it('replaces a stored heartbeat sent beyond the clock-skew allowance after the next one came, so a future time blocks no later heartbeat (issue 20)', async () => {
+    it('replaces a stored heartbeat sent beyond the clock-skew allowance after the next one came, so a future time blocks no later heartbeat', async () => {
       const store = await makeStore();
       const future = { cluster: 'c1', sentAt: T0 + 365 * 24 * 3_600_000, receivedAt: T0 + 365 * 24 * 3_600_000, intervalMs: 60_000 };
       assert.equal(await store.putHeartbeat(future), true);

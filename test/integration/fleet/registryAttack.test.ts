@@ -89,7 +89,7 @@ const signedAtOf = (token: string): number => {
   return Date.UTC(y, mo - 1, d, h, mi, s);
 };
 
-describe('integration/fleet: a forwarder cannot point the reconciler at its own endpoint (issue 20)', () => {
+describe('integration/fleet: a forwarder cannot point the reconciler at its own endpoint', () => {
   let scratch = '';
   let dynamo: DynaliteServer | undefined;
   let honest: RecordingServer | undefined;
