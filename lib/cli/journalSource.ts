@@ -7,7 +7,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { JournalSourceMessage } from '../constants.ts';
-import { LineupError, StateDirError, StoreInvalidError } from '../errors.ts';
+import { StateDirError, StoreInvalidError } from '../errors.ts';
 import { openStateDirForReading, openStateDirForWriting, StateDirMessage, STATE_FILE, type OpenStateDir } from '../hosts/stateDir.ts';
 import { join } from 'node:path';
 import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
@@ -59,7 +59,6 @@ const stateDirSource = (command: string, stateDir: string): JournalSource => {
     try {
       return await work(state.store);
     } catch (error) {
-      if (error instanceof UnusableJournalSource || (error instanceof LineupError && !(error instanceof StoreInvalidError))) throw error;
       // SQLite found a damaged page past the open's check, or a record does not parse: the file, not the command, is at fault.
       if (error instanceof StoreInvalidError || isSqliteError(error)) {
         throw new UnusableJournalSource(StateDirMessage.damaged(command, join(stateDir, STATE_FILE), (error as Error).message), { cause: error });

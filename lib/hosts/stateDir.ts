@@ -100,16 +100,23 @@ const kindOf = (command: string, stateDir: string, path: string): 'absent' | 'di
  * (`lineup run` contacting its cluster), so its refusal comes first and leaves nothing behind.
  */
 export const checkStateDirForWriting = (stateDir: string, command: string): void => {
+  if (surveyForWriting(stateDir, command).existed) openStateDirForReading(stateDir, command).close();
+};
+
+/**
+ * surveyForWriting: refuse what no writer may use — a path that is not a directory, a directory
+ * another writer holds (the first thing to say: whatever else is wrong is that writer's to
+ * change), an earlier Lineup's state without a database — reading only; then what is there.
+ */
+const surveyForWriting = (stateDir: string, command: string): { readonly kind: 'absent' | 'directory'; readonly existed: boolean } => {
   const kind = kindOf(command, stateDir, stateDir);
   if (kind === 'other') throw new StateDirError(StateDirMessage.notDirectory(command, stateDir));
-  if (kind === 'absent') return;
+  if (kind === 'absent') return { kind, existed: false };
   const holder = readStateDirLock(stateDir);
   if (holder !== undefined) throw new StateDirError(StateDirMessage.inUse(command, stateDir, holder));
-  if (kindOf(command, stateDir, join(stateDir, STATE_FILE)) === 'absent') {
-    if (kindOf(command, stateDir, join(stateDir, LEGACY_STATE_DIR)) === 'directory') throw new StateDirError(StateDirMessage.legacy(command, stateDir));
-    return;
-  }
-  openStateDirForReading(stateDir, command).close();
+  const existed = kindOf(command, stateDir, join(stateDir, STATE_FILE)) !== 'absent';
+  if (!existed && kindOf(command, stateDir, join(stateDir, LEGACY_STATE_DIR)) === 'directory') throw new StateDirError(StateDirMessage.legacy(command, stateDir));
+  return { kind, existed };
 };
 
 /**
@@ -182,15 +189,8 @@ export interface WriterOptions {
  */
 export const openStateDirForWriting = (stateDir: string, options: WriterOptions): OpenStateDir => {
   const { command } = options;
-  const kind = kindOf(command, stateDir, stateDir);
-  if (kind === 'other') throw new StateDirError(StateDirMessage.notDirectory(command, stateDir));
-  // Another writer is the first thing to say: whatever else is wrong, it is its to change.
-  const holder = kind === 'directory' ? readStateDirLock(stateDir) : undefined;
-  if (holder !== undefined) throw new StateDirError(StateDirMessage.inUse(command, stateDir, holder));
-  if (options.requireExisting === true && (kind === 'absent' || kindOf(command, stateDir, join(stateDir, STATE_FILE)) === 'absent')) {
-    if (kind === 'directory' && kindOf(command, stateDir, join(stateDir, LEGACY_STATE_DIR)) === 'directory') throw new StateDirError(StateDirMessage.legacy(command, stateDir));
-    throw new StateDirError(StateDirMessage.noState(command, stateDir));
-  }
+  const { kind, existed } = surveyForWriting(stateDir, command);
+  if (options.requireExisting === true && !existed) throw new StateDirError(StateDirMessage.noState(command, stateDir));
   let created: string | undefined;
   if (kind === 'absent') {
     try {
@@ -207,8 +207,6 @@ export const openStateDirForWriting = (stateDir: string, options: WriterOptions)
     takeLock(stateDir, command);
     lockTaken = true;
     const file = join(stateDir, STATE_FILE);
-    const existed = kindOf(command, stateDir, file) !== 'absent';
-    if (!existed && kindOf(command, stateDir, join(stateDir, LEGACY_STATE_DIR)) === 'directory') throw new StateDirError(StateDirMessage.legacy(command, stateDir));
     if (existed && options.requireNew !== undefined) {
       // A damaged database is the news, not that it holds state.
       openChecked(command, file, { readOnly: true, exists: true }).close();
