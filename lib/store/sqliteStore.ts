@@ -16,7 +16,7 @@ import { StoreInvalidError } from '../errors.ts';
 import { Attr, TABLE_KEY } from './table.ts';
 import { RecordCheckpointStore, type BookmarkValue, type JournalRecord, type RecordCheckpointStoreOptions, type RecordTable, type StateRecord } from './recordStore.ts';
 import { JournalEventSchema } from './items.ts';
-import type { BookmarkRecord, ClusterAuth, ClusterHeartbeat, ClusterRecord } from './types.ts';
+import type { BookmarkRecord, ClusterHeartbeat, ClusterRecord } from './types.ts';
 
 /** SQLite's application_id of a Lineup state database ("LNUP"): another SQLite file is not taken for one. */
 export const STATE_APPLICATION_ID = 0x4c4e5550;
@@ -100,8 +100,7 @@ const stateFromRow = (row: Record<string, SQLInputValue>): StateRecord => {
 
 /** clusterFromRow: the registry record a `clusters` row holds. */
 const clusterFromRow = (row: Record<string, SQLInputValue>): ClusterRecord => {
-  const stored = parseStored(StoredClusterSchema, row['record'], `clusters row ${String(row['id'])}`);
-  return JSON.parse(JSON.stringify({ ...stored, auth: stored.auth satisfies ClusterAuth })) as ClusterRecord;
+  return parseStored(StoredClusterSchema, row['record'], `clusters row ${String(row['id'])}`);
 };
 
 /** SqliteRecordTable: RecordTable in one SQLite database (a connection the caller opened). */

@@ -14,20 +14,11 @@ import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { EXAMPLES_DIR } from '../../lib/cli/demo.ts';
-import { main } from '../../lib/cli/main.ts';
 import { LAST_APPLIED_ANNOTATION, REDACTED } from '../../lib/reconcile/redact.ts';
+import { runCli, type CliRun } from './inProcess.ts';
 
-/** lineup: main() with `argv`, what it printed and its exit code. */
-const lineup = async (...argv: string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    readFile: (path) => readFileSync(path, 'utf8'),
-  });
-  return { code, stdout, stderr };
-};
+/** lineup: main() in this process with `argv`, what it printed and its exit code. */
+const lineup = (...argv: string[]): Promise<CliRun> => runCli(argv);
 
 const NAME = 'messagequeue-driver-worker';
 const SECRET = 's3cr3t-value';
