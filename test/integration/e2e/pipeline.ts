@@ -37,7 +37,8 @@ import {
   type Message,
 } from '@aws-sdk/client-sqs';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
+import { sqsRecordOf } from '../harness/sqsRecord.ts';
 import { Counters } from '../../../lib/counters.ts';
 import type { PutEventsEntry } from '../../../lib/events/envelope.ts';
 import type { EventPattern } from '../../../lib/events/pattern.ts';
@@ -459,27 +460,6 @@ export class Pipeline {
     this.reconciler = reconciler;
   }
 
-  /** toRecord: an SQS message as Lambda's event source mapping hands it to the handler. */
-  private toRecord(message: Message): SQSRecord {
-    const attributes = message.Attributes ?? {};
-    return {
-      messageId: message.MessageId ?? '',
-      receiptHandle: message.ReceiptHandle ?? '',
-      body: message.Body ?? '',
-      attributes: {
-        ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
-        SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
-        SenderId: attributes.SenderId ?? 'moto',
-        ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
-      },
-      messageAttributes: {},
-      md5OfBody: message.MD5OfBody ?? '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: `arn:aws:sqs:${this.options.moto.clientConfig.region}:123456789012:lineup-${this.clusterId}-reconciler`,
-      awsRegion: this.options.moto.clientConfig.region,
-    };
-  }
-
   /** poll: one event-source-mapping poller of `reconciler`, until it is stopped or killed. */
   private async poll(reconciler: Reconciler, handler: (event: SQSEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>): Promise<void> {
     const { signal } = reconciler.abort;
@@ -501,7 +481,7 @@ export class Pipeline {
       reconciler.inFlight += 1;
       this.counters.add('e2e.batches');
       try {
-        const response = await handler({ Records: messages.map((message) => this.toRecord(message)) });
+        const response = await handler({ Records: messages.map((message) => sqsRecordOf(message, `arn:aws:sqs:${this.options.moto.clientConfig.region}:123456789012:lineup-${this.clusterId}-reconciler`, this.options.moto.clientConfig.region)) });
         // A killed reconciler deletes nothing: its records come back after the visibility timeout.
         if (reconciler.killed) return;
         const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));

@@ -17,9 +17,9 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
   SQSClient,
-  type Message,
 } from '@aws-sdk/client-sqs';
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
+import { sqsRecordOf } from '../harness/sqsRecord.ts';
 import { MAX_RECEIVE_COUNT } from '../../../infra/constructs/reconcileQueue.ts';
 import { CounterName } from '../../../lib/counters.ts';
 import { UnavailableError } from '../../../lib/errors.ts';
@@ -37,27 +37,6 @@ const NAME = 'messagequeue-driver-worker';
  */
 const DOWN = 'down-cluster';
 const VISIBILITY_TIMEOUT_S = 1;
-
-/** toRecord: an SQS message as the event source mapping hands it to the function. */
-const toRecord = (message: Message, queueArn: string): SQSRecord => {
-  const attributes = message.Attributes ?? {};
-  return {
-    messageId: message.MessageId ?? '',
-    receiptHandle: message.ReceiptHandle ?? '',
-    body: message.Body ?? '',
-    attributes: {
-      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
-      SentTimestamp: attributes.SentTimestamp ?? '0',
-      SenderId: attributes.SenderId ?? 'moto',
-      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? '0',
-    },
-    messageAttributes: {},
-    md5OfBody: message.MD5OfBody ?? '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: queueArn,
-    awsRegion: 'us-east-1',
-  };
-};
 
 describe('reconciler: poison records on moto SQS', () => {
   let moto: MotoServer;
@@ -139,7 +118,7 @@ describe('reconciler: poison records on moto SQS', () => {
       if (messages.length === 0) continue;
       quietSince = Date.now();
       for (const message of messages) receives.set(message.MessageId ?? '', (receives.get(message.MessageId ?? '') ?? 0) + 1);
-      const event: SQSEvent = { Records: messages.map((message) => toRecord(message, queueArn)) };
+      const event: SQSEvent = { Records: messages.map((message) => sqsRecordOf(message, queueArn, 'us-east-1')) };
       const failed = new Set((await handler(event)).batchItemFailures.map((failure) => failure.itemIdentifier));
       const done = messages.filter((message) => !failed.has(message.MessageId ?? ''));
       if (done.length > 0) {
