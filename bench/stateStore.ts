@@ -1,7 +1,7 @@
 /**
  * What a pass's writes cost in a local state directory: the SQLite database `lineup run` and
  * `lineup demo --state-dir` keep (lib/store/sqliteStore.ts), beside the embedded DynamoDB-API
- * server on LevelDB (dynalite) that kept it before. The passes are story 2's, as the demo's
+ * server on LevelDB (dynalite). The passes are story 2's, as the demo's
  * pipeline journals them; each is written as a reconciler writes one: note the event (taking the
  * lease), append the journal entry, release the lease.
  *
@@ -87,7 +87,7 @@ export const runStateStoreBench = async (passes: number = DEFAULT_PASSES): Promi
     const sqliteFigure = await timePasses('SQLite (WAL, synchronous FULL)', sqlite.store, entries, passes).finally(() => sqlite.close());
     const dynamo = await startEmbeddedDynamo({ path: join(root, 'dynalite') });
     const dynamoStore = new DynamoCheckpointStore({ client: dynamo.client, tableName: dynamo.tableName });
-    const dynaliteFigure = await timePasses('dynalite on LevelDB (the earlier state directory)', dynamoStore, entries, passes).finally(() => dynamo.stop());
+    const dynaliteFigure = await timePasses('dynalite on LevelDB', dynamoStore, entries, passes).finally(() => dynamo.stop());
     return [sqliteFigure, dynaliteFigure];
   } finally {
     rmSync(root, { recursive: true, force: true });

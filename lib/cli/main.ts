@@ -58,11 +58,11 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
 
   program
     .command('run')
-    .description('run the whole controller locally against a real cluster (forwarder, in-process bus, reconciler, embedded store); Ctrl-C stops')
+    .description('run the whole controller locally against a real cluster (forwarder, in-process bus, reconciler, the SQLite store of its state directory); Ctrl-C stops')
     .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context to use (default: the current context)')
     .option('--cluster <id>', 'cluster id to record events and state under', 'local')
-    .option('--state-dir <dir>', 'where the embedded DynamoDB-API server keeps its data', DEFAULT_STATE_DIR)
+    .option('--state-dir <dir>', 'the state directory: its SQLite database of checkpoints and journal (one lineup run at a time; history, export, replay and clusters read it meanwhile)', DEFAULT_STATE_DIR)
     .option('--controller-name <name>', 'spec.managedBy value that makes a JobSet Lineup\'s', DEFAULT_CONTROLLER_NAME)
     .option('--claim-unmanaged', 'also manage JobSets without spec.managedBy (clusters without the upstream controller)')
     .option('--journal-keep-env', JOURNAL_KEEP_ENV_HELP)
