@@ -14,7 +14,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { METRICS_NAMESPACE } from '../lib/constants.ts';
 import { Counters } from '../lib/counters.ts';
-import { lambdaStore, lambdaClusters } from '../lib/hosts/lambdaDeps.ts';
+import { lambdaClusters, lambdaFairShare, lambdaStore } from '../lib/hosts/lambdaDeps.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
 import { powertoolsLog, publishCounterDeltas, publishHeartbeat } from '../lib/hosts/powertools.ts';
 import { InputsMemory } from '../lib/reconcile/journal.ts';
@@ -26,19 +26,24 @@ const logger = new Logger({ serviceName: 'lineup-reconciler' });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'reconciler' });
 const counters = new Counters();
 const store = lambdaStore(config, counters);
-const batch = makeSqsBatchHandler({
-  store,
-  resolveCluster: lambdaClusters(config, store, counters),
-  planOptions: { controllerName: config.controllerName, claimUnmanaged: config.claimUnmanaged, limits: config.jobSetLimits },
-  owner: `reconciler-${process.env['AWS_LAMBDA_LOG_STREAM_NAME'] ?? process.pid}`,
-  inputsMemory: new InputsMemory(),
-  now: Date.now,
-  counters,
-  log: powertoolsLog(logger),
-  applyReplays: config.applyReplays,
-  loopBudgetMs: LAMBDA_LOOP_BUDGET_MS,
-  journalKeepEnv: config.journalKeepEnv,
-}, undefined, (cluster) => publishHeartbeat(metrics, cluster));
+const log = powertoolsLog(logger);
+const owner = `reconciler-${process.env['AWS_LAMBDA_LOG_STREAM_NAME'] ?? process.pid}`;
+const batch = makeSqsBatchHandler(
+  {
+    store,
+    resolveCluster: lambdaClusters(config, store, counters),
+    planOptions: { controllerName: config.controllerName, claimUnmanaged: config.claimUnmanaged, limits: config.jobSetLimits },
+    owner,
+    inputsMemory: new InputsMemory(),
+    now: Date.now,
+    counters,
+    log,
+    applyReplays: config.applyReplays,
+    loopBudgetMs: LAMBDA_LOOP_BUDGET_MS,
+    journalKeepEnv: config.journalKeepEnv,
+  },
+  { onHeartbeat: (cluster) => publishHeartbeat(metrics, cluster), fairShare: lambdaFairShare(config, counters, log, owner) },
+);
 
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
   .use(injectLambdaContext(logger))

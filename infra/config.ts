@@ -210,6 +210,15 @@ export const LineupConfigSchema = z
      * @default reconcilerMaxConcurrency (see the transform below)
      */
     reconcilerReservedConcurrency: z.union([z.number().int().min(MIN_RECONCILER_MAX_CONCURRENCY), z.literal(false)]).optional(),
+    /**
+     * How many reconciler invocations may work for one cluster at once, so that one cluster's backlog
+     * cannot hold them all (lib/reconcile/fairShare.ts); false: no share (a deployment serving one
+     * cluster gives it every invocation). At most reconcilerMaxConcurrency.
+     * @default half of reconcilerMaxConcurrency, rounded up (see the transform below)
+     */
+    reconcilerSlotsPerCluster: z.union([z.number().int().min(1), z.literal(false)]).optional(),
+    /** Keep containers' environment values in the reconciler's journal and recordings (LINEUP_JOURNAL_KEEP_ENV; docs/security.md). @default false: redacted */
+    journalKeepEnv: z.boolean().default(false),
     /** The most Jobs one JobSet may make; a bigger one is rejected (LINEUP_MAX_JOBS_PER_JOBSET). @default DEFAULT_MAX_JOBS_PER_JOBSET */
     maxJobsPerJobSet: z.number().int().min(1).default(DEFAULT_MAX_JOBS_PER_JOBSET),
     /** The most Pods one JobSet may run at once; a bigger one is rejected (LINEUP_MAX_PODS_PER_JOBSET). @default DEFAULT_MAX_PODS_PER_JOBSET */
@@ -242,6 +251,14 @@ export const LineupConfigSchema = z
         message: `reconcilerReservedConcurrency must be at least reconcilerMaxConcurrency (${config.reconcilerMaxConcurrency}), got ${reserved}: the event source would be throttled, and a throttled batch returns to the queue counting toward the dead-letter queue (or set false to reserve none)`,
       });
     }
+    const slots = config.reconcilerSlotsPerCluster;
+    if (typeof slots === 'number' && slots > config.reconcilerMaxConcurrency) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reconcilerSlotsPerCluster'],
+        message: `reconcilerSlotsPerCluster must be at most reconcilerMaxConcurrency (${config.reconcilerMaxConcurrency}), got ${slots}: a cluster can never hold more invocations than the event source makes (or set false for no share)`,
+      });
+    }
     if (config.vpc?.createEndpoints === true && config.vpc.routeTableIds.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['vpc', 'routeTableIds'], message: 'createEndpoints needs the subnets\' routeTableIds for the DynamoDB gateway endpoint, got none (or set createEndpoints false when the VPC has its endpoints)' });
     }
@@ -259,7 +276,19 @@ export const LineupConfigSchema = z
   // its invocations and holds back no more than it uses; below it, the event source's invocations
   // would be throttled, and a throttled batch goes back to the queue counting toward its records'
   // receive count (docs/deploy.md "Concurrency").
-  .transform((config) => ({ ...config, reconcilerReservedConcurrency: config.reconcilerReservedConcurrency ?? config.reconcilerMaxConcurrency }));
+  .transform((config) => ({
+    ...config,
+    reconcilerReservedConcurrency: config.reconcilerReservedConcurrency ?? config.reconcilerMaxConcurrency,
+    reconcilerSlotsPerCluster: config.reconcilerSlotsPerCluster ?? defaultSlotsPerCluster(config.reconcilerMaxConcurrency),
+  }));
+
+/**
+ * defaultSlotsPerCluster: half the reconciler's invocations, rounded up — a flooding cluster keeps
+ * half the fleet's capacity (the bench's many-clusters flood run measures what the other half
+ * gives the rest), and a deployment of one cluster loses half its burst capacity, which
+ * `reconcilerSlotsPerCluster: false` gives back.
+ */
+export const defaultSlotsPerCluster = (maxConcurrency: number): number => Math.ceil(maxConcurrency / 2);
 
 /** LineupConfig: the parsed configuration, every default filled in. */
 export type LineupConfig = z.infer<typeof LineupConfigSchema>;

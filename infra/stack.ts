@@ -86,6 +86,10 @@ export class LineupStack extends Stack {
         [EnvVar.ApplyReplays]: String(config.applyReplays),
         [EnvVar.MaxJobsPerJobSet]: String(config.maxJobsPerJobSet),
         [EnvVar.MaxPodsPerJobSet]: String(config.maxPodsPerJobSet),
+        [EnvVar.JournalKeepEnv]: String(config.journalKeepEnv),
+        ...(config.reconcilerSlotsPerCluster === false
+          ? {}
+          : { [EnvVar.SlotsPerCluster]: String(config.reconcilerSlotsPerCluster), [EnvVar.ReconcilerQueueUrl]: this.queue.queue.queueUrl }),
       },
       logRetentionDays: config.logRetentionDays,
       sourceMaps: config.sourceMaps,
@@ -93,6 +97,8 @@ export class LineupStack extends Stack {
       reservedConcurrentExecutions: config.reconcilerReservedConcurrency === false ? undefined : config.reconcilerReservedConcurrency,
     });
     this.reconciler.role.addToPrincipalPolicy(reconcilerTableStatement(this.table.table.tableArn));
+    // The fair share puts records of a cluster over its share back on the queue (lib/reconcile/fairShare.ts).
+    if (config.reconcilerSlotsPerCluster !== false) this.queue.queue.grantSendMessages(this.reconciler.role);
     this.reconciler.function.addEventSource(
       new lambdaEvents.SqsEventSource(this.queue.queue, {
         batchSize: RECONCILER_BATCH_SIZE,

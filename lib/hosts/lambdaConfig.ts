@@ -28,6 +28,10 @@ export const EnvVar = {
   MaxJobsPerJobSet: JobSetLimitEnv.maxJobs,
   /** The reconciler only: the most Pods one JobSet may run at once (more is rejected as invalid). */
   MaxPodsPerJobSet: JobSetLimitEnv.maxPods,
+  /** The reconciler only: the queue it reads, where it puts back the records of a cluster over its share. */
+  ReconcilerQueueUrl: 'LINEUP_RECONCILER_QUEUE_URL',
+  /** The reconciler only: how many invocations may work for one cluster at once (absent: no share). */
+  SlotsPerCluster: 'LINEUP_SLOTS_PER_CLUSTER',
   /** `true`: the reconciler's journal keeps containers' environment values (lib/reconcile/redact.ts); default: redacted. */
   JournalKeepEnv: 'LINEUP_JOURNAL_KEEP_ENV',
 } as const;
@@ -72,6 +76,10 @@ const LambdaEnvSchema = z.object({
   [EnvVar.MaxJobsPerJobSet]: z.coerce.number().int().positive().default(DEFAULT_MAX_JOBS_PER_JOBSET),
   [EnvVar.MaxPodsPerJobSet]: z.coerce.number().int().positive().default(DEFAULT_MAX_PODS_PER_JOBSET),
   [EnvVar.JournalKeepEnv]: flag,
+  [EnvVar.ReconcilerQueueUrl]: z.string().url().optional(),
+  [EnvVar.SlotsPerCluster]: z.coerce.number().int().positive().optional(),
+}).refine((env) => (env[EnvVar.SlotsPerCluster] === undefined) === (env[EnvVar.ReconcilerQueueUrl] === undefined), {
+  message: `${EnvVar.SlotsPerCluster} and ${EnvVar.ReconcilerQueueUrl} come together: a share needs the queue to put records back on`,
 });
 
 /** LambdaConfig: the parsed environment. */
@@ -91,6 +99,8 @@ export interface LambdaConfig {
   readonly jobSetLimits: JobSetLimits;
   /** The reconciler only: keep containers' environment values in the journal. */
   readonly journalKeepEnv: boolean;
+  /** The reconciler only: each cluster's share of its invocations and the queue to put records back on; undefined: no share. */
+  readonly fairShare: { readonly slotsPerCluster: number; readonly queueUrl: string } | undefined;
 }
 
 /** readLambdaConfig: parse `env`; throws one error listing every bad variable. */
@@ -100,6 +110,8 @@ export const readLambdaConfig = (env: Readonly<Record<string, string | undefined
     throw new Error(`lineup: bad function configuration: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
   }
   const data = parsed.data;
+  const slotsPerCluster = data[EnvVar.SlotsPerCluster];
+  const queueUrl = data[EnvVar.ReconcilerQueueUrl];
   return {
     tableName: data[EnvVar.TableName],
     eventBusName: data[EnvVar.EventBusName],
@@ -112,5 +124,6 @@ export const readLambdaConfig = (env: Readonly<Record<string, string | undefined
     heartbeatMissingMs: data[EnvVar.HeartbeatMissingMs],
     jobSetLimits: { maxJobs: data[EnvVar.MaxJobsPerJobSet], maxPods: data[EnvVar.MaxPodsPerJobSet] },
     journalKeepEnv: data[EnvVar.JournalKeepEnv],
+    fairShare: slotsPerCluster !== undefined && queueUrl !== undefined ? { slotsPerCluster, queueUrl } : undefined,
   };
 };

@@ -19,7 +19,9 @@
  *   state make them harmless; replays are recorded, not applied;
  * - a pass that fails on the cluster or the store: an error line and a batch item failure (retried);
  *   on its last receive before the dead-letter queue, when the JobSet's state item records the
- *   failure, a warning and success: the resync re-queues the JobSet.
+ *   failure, a warning and success: the resync re-queues the JobSet;
+ * - with a fair share (lib/reconcile/fairShare.ts), an event of a cluster whose slots are all in
+ *   use: put back on the queue with a delay, and success.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -30,6 +32,7 @@ import { CounterName } from '../counters.ts';
 import { InvalidInputError } from '../errors.ts';
 import { MalformedHeartbeatError, recordHeartbeat, type HeartbeatOutcome } from '../fleet/heartbeatRecorder.ts';
 import { needsResync } from '../store/rules.ts';
+import { takeFairShare, type FairShare } from './fairShare.ts';
 import { handleEvent, type EventOutcome, type ReconcileDeps } from './reconcileJobSet.ts';
 
 /** MalformedEventError: a record whose body is not a Lineup EventBridge event. */
@@ -88,16 +91,25 @@ export const parseRecordBody = (record: SQSRecord, raw: unknown = parseJsonBody(
   return parsed.data;
 };
 
-/**
- * makeSqsBatchHandler: the batch handler around `deps`; `onOutcome` sees each record's fate;
- * `onHeartbeat` hears of each live forwarder heartbeat (lib/fleet/heartbeatRecorder.ts), which the
- * handler records in `deps.store`.
- */
+/** RecordOutcome: what became of one record. */
+export type RecordOutcome = EventOutcome | HeartbeatOutcome | PoisonOutcome | Error;
+
+/** BatchHooks: what a host adds to the batch handler. */
+export interface BatchHooks {
+  /** Sees each handled record's fate (not those put back by the fair share). */
+  readonly onOutcome?: ((record: SQSRecord, outcome: RecordOutcome) => void) | undefined;
+  /** Hears of each live forwarder heartbeat (lib/fleet/heartbeatRecorder.ts), which the handler records in the store. */
+  readonly onHeartbeat?: ((cluster: string) => void) | undefined;
+  /** Keep each cluster to its share of the fleet's invocations (absent: no share, as a host serving one cluster). */
+  readonly fairShare?: FairShare | undefined;
+}
+
+/** makeSqsBatchHandler: the batch handler around `deps`. */
 export const makeSqsBatchHandler = (
   deps: ReconcileDeps,
-  onOutcome?: (record: SQSRecord, outcome: EventOutcome | HeartbeatOutcome | PoisonOutcome | Error) => void,
-  onHeartbeat?: (cluster: string) => void,
+  hooks: BatchHooks = {},
 ): ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) => {
+  const { onOutcome, onHeartbeat, fairShare } = hooks;
   /**
    * handedToResync: on a record's last receive before the dead-letter queue, whether its
    * JobSet's state item records the failed pass (lastError, or events nobody reconciles), so the
@@ -164,10 +176,21 @@ export const makeSqsBatchHandler = (
       throw error;
     }
   };
+  /** handleRecords: `records` processed, a processor per call (it keeps the batch's successes and failures). */
+  const handleRecords = async (records: SQSRecord[], context: Context | undefined): Promise<SQSBatchResponse> => {
+    if (records.length === 0) return { batchItemFailures: [] };
+    const processor = new BatchProcessor(EventType.SQS);
+    return processPartialResponse({ Records: records }, recordHandler, processor, { context, throwOnFullBatchFailure: false });
+  };
   return async (event, context) => {
     assertSqsEvent(event);
-    // A processor per invocation: it keeps the batch's successes and failures.
-    const processor = new BatchProcessor(EventType.SQS);
-    return processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false });
+    if (fairShare === undefined) return handleRecords(event.Records, context);
+    const share = await takeFairShare(event.Records, fairShare);
+    try {
+      const response = await handleRecords([...share.handle], context);
+      return { batchItemFailures: [...share.failed.map((itemIdentifier) => ({ itemIdentifier })), ...response.batchItemFailures] };
+    } finally {
+      await share.release();
+    }
   };
 };

@@ -3,7 +3,7 @@
  * Three parties create this table — the CDK stack (production), `lineup run`'s embedded server
  * and the tests — and all three take it from here, so they cannot drift apart.
  *
- * One table, single-table design (DESIGN §2):
+ * One table, single-table design:
  *
  * | item | pk | sk |
  * |---|---|---|
@@ -12,6 +12,7 @@
  * | watch bookmark | `FORWARDER#<id>` | `BOOKMARK#<resource>` |
  * | cluster registry entry | `CLUSTER#<id>` | `REGISTRY` |
  * | forwarder heartbeat (the newest) | `CLUSTER#<id>` | `HEARTBEAT` |
+ * | a cluster's reconciler slots (lib/store/dynamoClusterSlots.ts) | `SLOTS#<id>` | `SLOTS` |
  *
  * Who writes what (infra/permissions.ts grants it; docs/security.md): the partition key is the only part
  * of a key IAM can scope (dynamodb:LeadingKeys), so each writer's items have a partition key of
@@ -108,6 +109,9 @@ export const Attr = {
   /** Epoch ms the reconciler recorded it at. */
   receivedAt: 'receivedAt',
   intervalMs: 'intervalMs',
+  // Cluster slot items.
+  /** Holder id → epoch ms its slot expires at (map). */
+  holders: 'holders',
 } as const;
 
 /** LIST_INDEX: the sparse KEYS_ONLY index listing a cluster's JobSets and the registered clusters. */
@@ -161,6 +165,8 @@ export const KeyPart = {
   listJobSets: 'JOBSETS#',
   listClusters: 'CLUSTERS',
   resyncShard: 'RESYNC#',
+  slots: 'SLOTS#',
+  slotsItem: 'SLOTS',
 } as const;
 
 /** JOURNAL_TIME_DIGITS: width of the zero-padded epoch ms in a decision's sort key (13 digits last until the year 2286). */
@@ -174,6 +180,9 @@ export const clusterPk = (clusterId: string): string => `${KeyPart.cluster}${clu
 
 /** forwarderPk: the partition key of a cluster's forwarder's bookmarks, the only key its forwarder may write under. */
 export const forwarderPk = (clusterId: string): string => `${KeyPart.forwarder}${clusterId}`;
+
+/** slotsPk: the partition key of a cluster's reconciler slots (written by the reconciler only). */
+export const slotsPk = (clusterId: string): string => `${KeyPart.slots}${clusterId}`;
 
 /** bookmarkSk: the sort key of a forwarder's bookmark for one watched resource kind. */
 export const bookmarkSk = (resource: string): string => `${KeyPart.bookmark}${resource}`;

@@ -49,11 +49,10 @@ describe('fleet/heartbeatRecorder', () => {
     const { deps, lines } = reconcileDeps(store, world.gateway, () => 5_000);
     const outcomes = new Map<string, string>();
     const heard: string[] = [];
-    const handler = makeSqsBatchHandler(
-      deps,
-      (record, outcome) => outcomes.set(record.messageId, outcome instanceof Error ? `error: ${outcome.message}` : outcome),
-      (cluster) => heard.push(cluster),
-    );
+    const handler = makeSqsBatchHandler(deps, {
+      onOutcome: (record, outcome) => outcomes.set(record.messageId, outcome instanceof Error ? `error: ${outcome.message}` : outcome),
+      onHeartbeat: (cluster) => heard.push(cluster),
+    });
     // Act: the records of a batch run concurrently, so the heartbeat a later one must lose to comes in a batch of its own.
     await handler(sqsEvent([heartbeatBody(CLUSTER, 2_000)]));
     const first = outcomes.get('m0');

@@ -38,8 +38,10 @@ const heartbeatBody = (cluster: string, sentAt: number): string => {
 const receive = async (store: CheckpointStore, now: number, body: string): Promise<string> => {
   const { deps } = reconcileDeps(store, simWorld([]).gateway, () => now);
   let outcome = '';
-  await makeSqsBatchHandler(deps, (_record, result) => {
-    outcome = result instanceof Error ? `error: ${result.message}` : result;
+  await makeSqsBatchHandler(deps, {
+    onOutcome: (_record, result) => {
+      outcome = result instanceof Error ? `error: ${result.message}` : result;
+    },
   })(sqsEvent([body]));
   return outcome;
 };

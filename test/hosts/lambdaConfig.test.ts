@@ -22,4 +22,18 @@ describe('hosts/lambdaConfig', () => {
       });
     }
   });
+
+  describe('the fair share (LINEUP_SLOTS_PER_CLUSTER with LINEUP_RECONCILER_QUEUE_URL)', () => {
+    const queueUrl = 'https://sqs.us-east-1.amazonaws.com/123456789012/lineup-reconciler';
+    it('is off without them, and read with both', () => {
+      assert.equal(readLambdaConfig({ [EnvVar.TableName]: 't' }).fairShare, undefined);
+      assert.deepEqual(readLambdaConfig({ [EnvVar.TableName]: 't', [EnvVar.SlotsPerCluster]: '5', [EnvVar.ReconcilerQueueUrl]: queueUrl }).fairShare, { slotsPerCluster: 5, queueUrl });
+    });
+
+    it('refuses one without the other, and a share that is not a whole number above 0, naming the variables', () => {
+      assert.throws(() => readLambdaConfig({ [EnvVar.TableName]: 't', [EnvVar.SlotsPerCluster]: '5' }), /LINEUP_SLOTS_PER_CLUSTER and LINEUP_RECONCILER_QUEUE_URL come together/);
+      assert.throws(() => readLambdaConfig({ [EnvVar.TableName]: 't', [EnvVar.ReconcilerQueueUrl]: queueUrl }), /come together/);
+      assert.throws(() => readLambdaConfig({ [EnvVar.TableName]: 't', [EnvVar.SlotsPerCluster]: '0', [EnvVar.ReconcilerQueueUrl]: queueUrl }), /LINEUP_SLOTS_PER_CLUSTER/);
+    });
+  });
 });

@@ -24,6 +24,7 @@ import {
   DEFAULT_MAX_PODS_PER_JOBSET,
   DEFAULT_RESYNC_MINUTES,
   configFromContext,
+  defaultSlotsPerCluster,
   parseConfig,
 } from '../../infra/config.ts';
 import { SOURCE_MAP_NODE_OPTIONS, bundling } from '../../infra/constructs/lineupFunction.ts';
@@ -142,7 +143,7 @@ describe('LineupStack', () => {
       for (const [id] of lineupFunctions()) for (const name of Object.keys(envOf(id))) assert.ok(known.has(name), `${id}: ${name} is not an EnvVar`);
     });
 
-    it('gives the reconciler the table, the bus, the controller name, both flags and the JobSet size bounds', () => {
+    it('gives the reconciler the table, the bus, the controller name, the flags, the JobSet size bounds and its fair share with its queue', () => {
       assert.deepEqual(envOf(ids.reconciler), {
         [EnvVar.TableName]: { Ref: ids.table },
         [EnvVar.EventBusName]: { Ref: ids.bus },
@@ -151,7 +152,23 @@ describe('LineupStack', () => {
         [EnvVar.ApplyReplays]: 'false',
         [EnvVar.MaxJobsPerJobSet]: String(DEFAULT_MAX_JOBS_PER_JOBSET),
         [EnvVar.MaxPodsPerJobSet]: String(DEFAULT_MAX_PODS_PER_JOBSET),
+        [EnvVar.JournalKeepEnv]: 'false',
+        [EnvVar.SlotsPerCluster]: String(defaultSlotsPerCluster(DEFAULT_RECONCILER_MAX_CONCURRENCY)),
+        [EnvVar.ReconcilerQueueUrl]: { Ref: ids.queue },
       });
+    });
+
+    it('lets the reconciler put records back on its own queue only, and with no fair share neither the grant nor the variables', () => {
+      const sends = statementsOfRole(template, 'ReconcilerRole').filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:Send')));
+      assert.equal(sends.length, 1);
+      assert.deepEqual(sends[0]?.Resource, { 'Fn::GetAtt': [ids.queue, 'Arn'] });
+      const { template: unshared } = synthStack({ reconcilerSlotsPerCluster: false, journalKeepEnv: true });
+      const reconciler = logicalIdOf(unshared, 'AWS::Lambda::Function', 'Reconciler');
+      const variables = (resourcesOf(unshared, 'AWS::Lambda::Function')[reconciler]?.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+      assert.equal(variables[EnvVar.SlotsPerCluster], undefined);
+      assert.equal(variables[EnvVar.ReconcilerQueueUrl], undefined);
+      assert.equal(variables[EnvVar.JournalKeepEnv], 'true');
+      assert.equal(statementsOfRole(unshared, 'ReconcilerRole').filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:Send'))).length, 0);
     });
 
     it('passes controllerName, claimUnmanaged and applyReplays from the configuration', () => {
@@ -210,6 +227,13 @@ describe('LineupStack', () => {
       assert.equal(reserved(both)['Reconciler'], 45);
       both.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 40 } });
       assert.equal(reserved(synthStack({ reconcilerReservedConcurrency: false }).template)['Reconciler'], undefined);
+    });
+
+    it('gives each cluster half the reconciler invocations by default, rounded up, or the share configured', () => {
+      assert.equal(parseConfig({}, 'test').reconcilerSlotsPerCluster, 5);
+      assert.equal(parseConfig({ reconcilerMaxConcurrency: 3 }, 'test').reconcilerSlotsPerCluster, 2);
+      assert.equal(parseConfig({ reconcilerMaxConcurrency: 40, reconcilerSlotsPerCluster: 8 }, 'test').reconcilerSlotsPerCluster, 8);
+      assert.equal(parseConfig({ reconcilerSlotsPerCluster: false }, 'test').reconcilerSlotsPerCluster, false);
     });
 
     it('gives each function its own log group and no managed policy', () => {
@@ -601,6 +625,12 @@ describe('LineupStack', () => {
       },
       { name: 'a reserved concurrency of 0 (a function that never runs)', config: { reconcilerReservedConcurrency: 0 }, message: /reconcilerReservedConcurrency/ },
       { name: 'a JobSet bound of 0 Jobs', config: { maxJobsPerJobSet: 0 }, message: /maxJobsPerJobSet/ },
+      {
+        name: 'a cluster share above the event source cap',
+        config: { reconcilerMaxConcurrency: 20, reconcilerSlotsPerCluster: 21 },
+        message: /reconcilerSlotsPerCluster: reconcilerSlotsPerCluster must be at most reconcilerMaxConcurrency \(20\), got 21/,
+      },
+      { name: 'a cluster share of 0', config: { reconcilerSlotsPerCluster: 0 }, message: /reconcilerSlotsPerCluster/ },
       { name: 'an unknown field', config: { cluster: [] }, message: /Unrecognized key/ },
     ];
     for (const tc of cases) {

@@ -42,7 +42,7 @@ describe('reconcile/sqsBatch', () => {
     const store = await freshStore();
     const { deps, lines, counters } = reconcileDeps(store, world.gateway, world.now);
     const outcomes = new Map<string, string>();
-    const handler = makeSqsBatchHandler(deps, (record, outcome) => outcomes.set(record.messageId, outcome instanceof Error ? `error: ${outcome.message}` : outcome));
+    const handler = makeSqsBatchHandler(deps, { onOutcome: (record, outcome) => outcomes.set(record.messageId, outcome instanceof Error ? `error: ${outcome.message}` : outcome) });
     const good = JSON.stringify(eventBridgeEvent(detailFor(NAME)));
     const batch = sqsEvent([
       good,
@@ -79,7 +79,7 @@ describe('reconcile/sqsBatch', () => {
     const store = await freshStore();
     const { deps, lines, counters } = reconcileDeps(store, world.gateway, world.now);
     const outcomes = new Map<string, string>();
-    const handler = makeSqsBatchHandler(deps, (record, outcome) => outcomes.set(record.messageId, outcome instanceof Error ? `error: ${outcome.message}` : outcome));
+    const handler = makeSqsBatchHandler(deps, { onOutcome: (record, outcome) => outcomes.set(record.messageId, outcome instanceof Error ? `error: ${outcome.message}` : outcome) });
     const long = `${NAME}-${'x'.repeat(300)}`;
     // Act
     const response = await handler(

@@ -91,9 +91,9 @@ describe('reconciler: poison records on moto SQS', () => {
       },
     });
     const outcomes = new Map<string, string[]>();
-    const handler = makeSqsBatchHandler(deps, (record, outcome) =>
-      outcomes.set(record.messageId, [...(outcomes.get(record.messageId) ?? []), outcome instanceof Error ? 'failed' : outcome]),
-    );
+    const handler = makeSqsBatchHandler(deps, {
+      onOutcome: (record, outcome) => outcomes.set(record.messageId, [...(outcomes.get(record.messageId) ?? []), outcome instanceof Error ? 'failed' : outcome]),
+    });
 
     const poison = {
       'not JSON': '{"detail-type": "Job Changed", "detail": ',
