@@ -38,10 +38,11 @@ import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCom
 import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Message } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { DEFAULT_RECONCILER_MAX_CONCURRENCY } from '../infra/config.ts';
+import { DEFAULT_RECONCILER_MAX_CONCURRENCY, defaultSlotsPerCluster } from '../infra/config.ts';
 import { CounterName, Counters } from '../lib/counters.ts';
 import { EventBridgeSink } from '../lib/forwarder/eventBridgeSink.ts';
 import { sdkPutEvents } from '../lib/hosts/lambdaAwsClients.ts';
+import { sqsPutBack } from '../lib/hosts/lambdaDeps.ts';
 import { Forwarder } from '../lib/forwarder/forwarder.ts';
 import type { EventSink } from '../lib/forwarder/types.ts';
 import type { KubeEndpoint } from '../lib/k8s/endpoint.ts';
@@ -51,7 +52,10 @@ import { KubeWatchSource } from '../lib/k8s/watchSource.ts';
 import type { Log } from '../lib/log.ts';
 import { DEFAULT_PLAN_OPTIONS } from '../lib/plan/planner.ts';
 import { InputsMemory } from '../lib/reconcile/journal.ts';
+import { DEFAULT_LEASE_TTL_MS } from '../lib/reconcile/reconcileJobSet.ts';
+import { peekCluster } from '../lib/reconcile/fairShare.ts';
 import { makeSqsBatchHandler } from '../lib/reconcile/sqsBatch.ts';
+import { DynamoClusterSlots } from '../lib/store/dynamoClusterSlots.ts';
 import { DynamoCheckpointStore } from '../lib/store/dynamoStore.ts';
 import { ensureCheckpointTable } from '../lib/store/embedded.ts';
 import type { ClusterRecord } from '../lib/store/types.ts';
@@ -60,6 +64,7 @@ import { cpuBetween, loadAverage, sampleTree } from './manyClusters/cpu.ts';
 import type { ProcessCpu } from './manyClusters/cpu.ts';
 import { synthesizedRule } from '../test/integration/e2e/pipeline.ts';
 import { startDynalite, startMoto } from '../test/integration/harness/index.ts';
+import { sqsRecordOf } from '../test/integration/harness/sqsRecord.ts';
 import type { DynaliteServer, KubeServer, MotoServer } from '../test/integration/harness/index.ts';
 import { startE2eCluster, type E2eCluster } from '../test/integration/e2e/cluster.ts';
 import { JobWatch } from './pipeline/jobWatch.ts';
@@ -185,10 +190,14 @@ class CountingSink implements EventSink {
 }
 
 /** Fleet: the pipeline of one fleet size, and how to stop it. */
-interface Fleet {
+export interface Fleet {
   readonly sinks: CountingSink[];
   readonly counters: Counters;
   records: number;
+  /** Records handled (not put back), per cluster id (heartbeats under their own). */
+  readonly recordsByCluster: Map<string, number>;
+  /** Records put back by the fair share, per cluster id. */
+  readonly putBackByCluster: Map<string, number>;
   readonly queueUrl: string;
   readonly sqs: SQSClient;
   /** Error logs of the forwarders and the handler, failed receives and batches. */
@@ -200,8 +209,32 @@ interface Fleet {
 /** lineupEndpoint: Lineup's user on `kube`, its requests on one keep-alive pool as the deployed forwarder's (lib/k8s/endpoint.ts). */
 const lineupEndpoint = (kube: KubeServer): KubeEndpoint => kubeConfigEndpoint(kube.kubeConfig('lineup'));
 
+/** FleetOptions: what a fleet changes from the deployed defaults. */
+export interface FleetOptions {
+  /**
+   * How many of the reconciler's invocations one cluster may hold (lib/reconcile/fairShare.ts);
+   * false: no share.
+   * @default defaultSlotsPerCluster(DEFAULT_RECONCILER_MAX_CONCURRENCY), as the stack deploys it
+   */
+  readonly slotsPerCluster?: number | false;
+  /** Milliseconds every gateway call of a cluster waits before it is made (a slow API server), by cluster id. */
+  readonly apiLatencyMs?: ReadonlyMap<string, number>;
+}
+
+/** slowGateway: `gateway` with every call made `latencyMs` late. */
+const slowGateway = (gateway: ClusterGateway, latencyMs: number): ClusterGateway => ({
+  observe: async (...args) => {
+    await sleep(latencyMs);
+    return gateway.observe(...args);
+  },
+  apply: async (...args) => {
+    await sleep(latencyMs);
+    return gateway.apply(...args);
+  },
+});
+
 /** startFleet: bus, rule, queue, table, registry, N forwarders and the pollers for fleet `tag`. */
-const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteServer, tag: string, clusterIds: readonly string[]): Promise<Fleet> => {
+export const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteServer, tag: string, clusterIds: readonly string[], options: FleetOptions = {}): Promise<Fleet> => {
   const rule = await synthesizedRule();
   const events = new EventBridgeClient(moto.clientConfig);
   const sqs = new SQSClient(moto.clientConfig);
@@ -249,24 +282,62 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
   // The reconciler: the registry names every cluster id (the same API server), pollers as Lambda's event source.
   const records: ClusterRecord[] = clusterIds.map((id) => ({ id, endpoint: kube.url, caData: kube.caPem, auth: { type: 'token', token: kube.lineupToken } }));
   const resolveCluster = resolveClusters({ static: records, counters });
-  const handler = makeSqsBatchHandler({
-    store,
-    resolveCluster: async (id) => {
-      const gateway = await resolveCluster(id);
-      return gateway === undefined ? undefined : timedGateway(gateway, timings);
+  const owner = `bench-many-${randomUUID().slice(0, 8)}`;
+  const slotsPerCluster = options.slotsPerCluster ?? defaultSlotsPerCluster(DEFAULT_RECONCILER_MAX_CONCURRENCY);
+  let holders = 0;
+  const recordsByCluster = new Map<string, number>();
+  const putBackByCluster = new Map<string, number>();
+  const putBack = sqsPutBack(sqs, queueUrl);
+  const handler = makeSqsBatchHandler(
+    {
+      store,
+      resolveCluster: async (id) => {
+        const gateway = await resolveCluster(id);
+        if (gateway === undefined) return undefined;
+        const latency = options.apiLatencyMs?.get(id);
+        return timedGateway(latency === undefined ? gateway : slowGateway(gateway, latency), timings);
+      },
+      planOptions: DEFAULT_PLAN_OPTIONS,
+      owner,
+      inputsMemory: new InputsMemory(),
+      now: Date.now,
+      counters,
+      log,
+      leaseTtlMs: 10_000,
     },
-    planOptions: DEFAULT_PLAN_OPTIONS,
-    owner: `bench-many-${randomUUID().slice(0, 8)}`,
-    inputsMemory: new InputsMemory(),
-    now: Date.now,
-    counters,
-    log,
-    leaseTtlMs: 10_000,
-  });
+    {
+      onOutcome: (record) => {
+        const cluster = peekCluster(record) ?? 'heartbeats and others';
+        recordsByCluster.set(cluster, (recordsByCluster.get(cluster) ?? 0) + 1);
+      },
+      // As the stack deploys it: slots in the table, records put back on the queue.
+      fairShare:
+        slotsPerCluster === false
+          ? undefined
+          : {
+              slots: new DynamoClusterSlots({ client: dynamoClient, tableName: busName, counters }),
+              slotsPerCluster,
+              slotTtlMs: DEFAULT_LEASE_TTL_MS,
+              putBack: async (records) => {
+                for (const record of records) {
+                  const cluster = peekCluster({ body: record.body } as SQSRecord) ?? 'unknown';
+                  putBackByCluster.set(cluster, (putBackByCluster.get(cluster) ?? 0) + 1);
+                }
+                return putBack(records);
+              },
+              holderId: () => `${owner}/${(holders += 1)}`,
+              now: Date.now,
+              counters,
+              log,
+            },
+    },
+  );
   const fleet: Fleet = {
     sinks,
     counters,
     records: 0,
+    recordsByCluster,
+    putBackByCluster,
     queueUrl,
     sqs,
     problems,
@@ -277,22 +348,7 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
       await Promise.allSettled([...invocations]);
     },
   };
-  const toRecord = (message: Message): SQSRecord => ({
-    messageId: message.MessageId ?? '',
-    receiptHandle: message.ReceiptHandle ?? '',
-    body: message.Body ?? '',
-    attributes: {
-      ApproximateReceiveCount: message.Attributes?.ApproximateReceiveCount ?? '1',
-      SentTimestamp: message.Attributes?.SentTimestamp ?? String(Date.now()),
-      SenderId: 'moto',
-      ApproximateFirstReceiveTimestamp: message.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
-    },
-    messageAttributes: {},
-    md5OfBody: message.MD5OfBody ?? '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: queueArn,
-    awsRegion: moto.clientConfig.region,
-  });
+  const toRecord = (message: Message): SQSRecord => sqsRecordOf(message, queueArn, moto.clientConfig.region);
   // As Lambda's SQS event source mapping: its pollers receive and delete outside the function,
   // whose concurrency (DEFAULT_RECONCILER_MAX_CONCURRENCY invocations) bounds the handling only.
   // Each poller holds at most one received batch while it waits for an invocation slot.
@@ -340,7 +396,7 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
     while (!abort.signal.aborted) {
       let messages: Message[];
       try {
-        messages = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }), { abortSignal: abort.signal })).Messages ?? [];
+        messages = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }), { abortSignal: abort.signal })).Messages ?? [];
       } catch (error) {
         if (abort.signal.aborted) return;
         problems.push(`ReceiveMessage failed: ${String(error)}`);
@@ -364,7 +420,7 @@ const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: DynaliteSe
 };
 
 /** lastAt: the latest time `times` holds for every one of `keys`, or undefined while one is missing. */
-const lastAt = (times: ReadonlyMap<string, number>, keys: readonly string[]): number | undefined => {
+export const lastAt = (times: ReadonlyMap<string, number>, keys: readonly string[]): number | undefined => {
   let last = 0;
   for (const key of keys) {
     const time = times.get(key);
@@ -375,7 +431,7 @@ const lastAt = (times: ReadonlyMap<string, number>, keys: readonly string[]): nu
 };
 
 /** stageLatencies: per stage, each JobSet's latency (ms), as the file comment defines it; a JobSet is left out of a stage that never ran. */
-const stageLatencies = (jobs: JobWatch, stages: readonly Stage[], created: ReadonlyMap<string, { namespace: string; name: string; at: number }>): number[][] =>
+export const stageLatencies = (jobs: JobWatch, stages: readonly Stage[], created: ReadonlyMap<string, { namespace: string; name: string; at: number }>): number[][] =>
   stages.map((stage, index) => {
     const latencies: number[] = [];
     for (const { namespace, name, at } of created.values()) {

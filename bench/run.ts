@@ -22,6 +22,7 @@ import { renderStateStoreFigures, runStateStoreBench } from './stateStore.ts';
 import { runForwarderBench } from './forwarder.ts';
 import { renderForwarderFootprintFigures, runForwarderFootprintBench } from './forwarderFootprint.ts';
 import { renderManyClustersFigures, runManyClustersBench } from './manyClusters.ts';
+import { renderFairShareFigures, runFairShareBench } from './fairShare.ts';
 import { DEFAULT_JOBSETS, renderPipelineFigures, runPipelineBench } from './pipeline.ts';
 import { runPlannerBench } from './planner.ts';
 import { runSimulateBench } from './simulate.ts';
@@ -54,10 +55,11 @@ const coldStart = values['skip-cold-start'] ? undefined : runColdStartBench();
 const pipeline = values['skip-pipeline'] ? undefined : await runPipelineBench({ jobSets });
 const forwarderFootprint = values['skip-pipeline'] ? undefined : await runForwarderFootprintBench();
 const manyClusters = values['skip-pipeline'] ? undefined : await runManyClustersBench();
+const fairShare = values['skip-pipeline'] ? undefined : await runFairShareBench();
 const differential = values['skip-pipeline'] ? undefined : await runDifferentialBench();
 const cost = runCostBench(pipeline?.countsFile);
 const summary = buildSummary({ pipeline, coldStart, cost });
-const figures = { summary, planner, simulate, journal, stateStore, forwarder, batchWindow, coldStart, pipeline, forwarderFootprint, manyClusters, differential, cost, wallMs: Date.now() - started };
+const figures = { summary, planner, simulate, journal, stateStore, forwarder, batchWindow, coldStart, pipeline, forwarderFootprint, manyClusters, fairShare, differential, cost, wallMs: Date.now() - started };
 
 if (values.json) console.log(JSON.stringify(figures, null, 2));
 else {
@@ -77,6 +79,7 @@ else {
   if (pipeline !== undefined) console.log(renderPipelineFigures(pipeline).join('\n'));
   if (forwarderFootprint !== undefined) console.log(renderForwarderFootprintFigures(forwarderFootprint).join('\n'));
   if (manyClusters !== undefined) console.log(renderManyClustersFigures(manyClusters).join('\n'));
+  if (fairShare !== undefined) console.log(renderFairShareFigures(fairShare).join('\n'));
   if (differential !== undefined) console.log(renderDifferentialFigures(differential).join('\n'));
   console.log(renderCostFigures(cost).join('\n'));
   console.log(`bench: wall ${((Date.now() - started) / 1000).toFixed(1)} s`);

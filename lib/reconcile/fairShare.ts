@@ -29,13 +29,13 @@ import type { ClusterSlots } from '../store/clusterSlots.ts';
 export const DEFERRALS_ATTRIBUTE = 'lineupDeferrals';
 
 /** DEFER_BASE_DELAY_SECONDS: the delay of a record put back for the first time. */
-export const DEFER_BASE_DELAY_SECONDS = 1;
+export const DEFER_BASE_DELAY_SECONDS = 2;
 
 /**
  * DEFER_MAX_DELAY_SECONDS: the longest delay; it bounds how late a held-back cluster's events are
  * seen once its share frees (SQS allows up to 900).
  */
-export const DEFER_MAX_DELAY_SECONDS = 16;
+export const DEFER_MAX_DELAY_SECONDS = 32;
 
 /** RecordPutBack: one record to put back on the queue. */
 export interface RecordPutBack {
@@ -70,9 +70,19 @@ export interface FairShare {
 export interface ShareTaken {
   /** The records to handle now. */
   readonly handle: readonly SQSRecord[];
-  /** Records that were to be put back and could not be: report them as batch item failures. */
-  readonly failed: readonly string[];
-  /** release: free the slots taken (never rejects: a slot not released expires). */
+  /**
+   * The put-back under way, begun beside the handling rather than before it (a put-back is a
+   * round trip to SQS the handled records need not wait for); it resolves, never rejects, with
+   * the records that could not be put back: report them as batch item failures.
+   */
+  readonly failed: Promise<readonly string[]>;
+  /**
+   * finished: one record of `handle` is done. A cluster's slot is released as soon as its last
+   * record of the batch is: records of a batch run concurrently, and a slot kept until the
+   * slowest record of another cluster is done would hold the quick cluster's share for nothing.
+   */
+  finished(record: SQSRecord): void;
+  /** release: free every slot still held, after the releases already begun (never rejects: a slot not released expires). */
   release(): Promise<void>;
 }
 
@@ -149,16 +159,17 @@ export const takeFairShare = async (records: readonly SQSRecord[], share: FairSh
       }
     }),
   );
-  let failed: readonly string[] = [];
-  if (heldBack.length > 0) {
+  const putBack = async (): Promise<readonly string[]> => {
+    if (heldBack.length === 0) return [];
     const putBacks = heldBack.map((record) => {
       const deferrals = deferralsOf(record) + 1;
       return { messageId: record.messageId, body: record.body, deferrals, delaySeconds: deferDelaySeconds(deferrals, share.random) };
     });
+    let failed: readonly string[];
     try {
       failed = await share.putBack(putBacks);
     } catch (error) {
-      failed = putBacks.map((putBack) => putBack.messageId);
+      failed = putBacks.map((entry) => entry.messageId);
       share.log('error', 'could not put records back on the queue; they are retried as failed records', { records: failed.length, error: (error as Error).message });
     }
     share.counters.add(CounterName.RecordsPutBack, putBacks.length - failed.length);
@@ -167,23 +178,40 @@ export const takeFairShare = async (records: readonly SQSRecord[], share: FairSh
       putBack: putBacks.length - failed.length,
       slotsPerCluster: share.slotsPerCluster,
     });
-  }
+    return failed;
+  };
+  const failed = putBack();
   // Records are handled in the order they came, whoever's share they took.
   const order = new Map(records.map((record, index) => [record.messageId, index]));
   handle.sort((a, b) => (order.get(a.messageId) ?? 0) - (order.get(b.messageId) ?? 0));
+  const releaseSlot = async (cluster: string): Promise<void> => {
+    try {
+      await share.slots.release(cluster, holder);
+    } catch (error) {
+      share.log('warn', 'could not release a cluster slot; it frees itself when it expires', { cluster, error: (error as Error).message });
+    }
+  };
+  const clusterOf = new Map(held.flatMap((cluster) => (clusters.get(cluster) ?? []).map((record) => [record.messageId, cluster] as const)));
+  const unfinished = new Map(held.map((cluster) => [cluster, clusters.get(cluster)?.length ?? 0]));
+  const releases: Promise<void>[] = [];
+  const releaseOnce = (cluster: string): void => {
+    if (!unfinished.has(cluster)) return;
+    unfinished.delete(cluster);
+    releases.push(releaseSlot(cluster));
+  };
   return {
     handle,
     failed,
+    finished: (record) => {
+      const cluster = clusterOf.get(record.messageId);
+      if (cluster === undefined) return;
+      const left = (unfinished.get(cluster) ?? 0) - 1;
+      if (left <= 0) releaseOnce(cluster);
+      else unfinished.set(cluster, left);
+    },
     release: async () => {
-      await Promise.all(
-        held.map(async (cluster) => {
-          try {
-            await share.slots.release(cluster, holder);
-          } catch (error) {
-            share.log('warn', 'could not release a cluster slot; it frees itself when it expires', { cluster, error: (error as Error).message });
-          }
-        }),
-      );
+      for (const cluster of [...unfinished.keys()]) releaseOnce(cluster);
+      await Promise.all(releases);
     },
   };
 };

@@ -177,18 +177,31 @@ export const makeSqsBatchHandler = (
     }
   };
   /** handleRecords: `records` processed, a processor per call (it keeps the batch's successes and failures). */
-  const handleRecords = async (records: SQSRecord[], context: Context | undefined): Promise<SQSBatchResponse> => {
+  const handleRecords = async (
+    records: SQSRecord[],
+    context: Context | undefined,
+    handler: typeof recordHandler = recordHandler,
+  ): Promise<SQSBatchResponse> => {
     if (records.length === 0) return { batchItemFailures: [] };
     const processor = new BatchProcessor(EventType.SQS);
-    return processPartialResponse({ Records: records }, recordHandler, processor, { context, throwOnFullBatchFailure: false });
+    return processPartialResponse({ Records: records }, handler, processor, { context, throwOnFullBatchFailure: false });
   };
   return async (event, context) => {
     assertSqsEvent(event);
     if (fairShare === undefined) return handleRecords(event.Records, context);
     const share = await takeFairShare(event.Records, fairShare);
     try {
-      const response = await handleRecords([...share.handle], context);
-      return { batchItemFailures: [...share.failed.map((itemIdentifier) => ({ itemIdentifier })), ...response.batchItemFailures] };
+      const [failed, response] = await Promise.all([
+        share.failed,
+        handleRecords([...share.handle], context, async (record) => {
+          try {
+            return await recordHandler(record);
+          } finally {
+            share.finished(record);
+          }
+        }),
+      ]);
+      return { batchItemFailures: [...failed.map((itemIdentifier) => ({ itemIdentifier })), ...response.batchItemFailures] };
     } finally {
       await share.release();
     }

@@ -91,13 +91,13 @@ describe('reconcile/fairShare', () => {
   it('delays a record put back more each time, within its bounds', () => {
     assert.equal(deferDelaySeconds(1, () => 0), DEFER_BASE_DELAY_SECONDS);
     assert.equal(deferDelaySeconds(1, () => 0.999), DEFER_BASE_DELAY_SECONDS);
-    assert.equal(deferDelaySeconds(4, () => 0), 4);
-    assert.equal(deferDelaySeconds(4, () => 0.999), 8);
+    assert.equal(deferDelaySeconds(4, () => 0), 4 * DEFER_BASE_DELAY_SECONDS);
+    assert.equal(deferDelaySeconds(4, () => 0.999), 8 * DEFER_BASE_DELAY_SECONDS);
     assert.equal(deferDelaySeconds(50, () => 0.999), DEFER_MAX_DELAY_SECONDS);
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 1_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (deferrals, random) => {
         const delay = deferDelaySeconds(deferrals, () => random);
-        return Number.isInteger(delay) && delay >= DEFER_BASE_DELAY_SECONDS && delay <= DEFER_MAX_DELAY_SECONDS && delay >= Math.min(DEFER_MAX_DELAY_SECONDS, 2 ** Math.max(0, deferrals - 1)) / 2;
+        return Number.isInteger(delay) && delay >= DEFER_BASE_DELAY_SECONDS && delay <= DEFER_MAX_DELAY_SECONDS && delay >= Math.min(DEFER_MAX_DELAY_SECONDS, DEFER_BASE_DELAY_SECONDS * 2 ** Math.max(0, deferrals - 1)) / 2;
       }),
     );
   });
@@ -109,8 +109,8 @@ describe('reconcile/fairShare', () => {
     const records = sqsEvent([eventOf('alpha'), eventOf('beta'), heartbeatOf('alpha'), eventOf('alpha', 'other'), '{"not json']).Records;
     const taken = await takeFairShare(records, fairShare);
     assert.deepEqual(taken.handle.map((record) => record.messageId), ['m1', 'm2', 'm4']);
-    assert.deepEqual(taken.failed, []);
-    assert.deepEqual(putBacks.map((putBack) => [putBack.messageId, putBack.deferrals, putBack.delaySeconds]), [['m0', 1, 1], ['m3', 1, 1]]);
+    assert.deepEqual(await taken.failed, []);
+    assert.deepEqual(putBacks.map((putBack) => [putBack.messageId, putBack.deferrals, putBack.delaySeconds]), [['m0', 1, DEFER_BASE_DELAY_SECONDS], ['m3', 1, DEFER_BASE_DELAY_SECONDS]]);
     assert.equal(putBacks[0]?.body, records[0]?.body, 'a record goes back as it came');
     assert.equal(counters.get(CounterName.RecordsPutBack), 2);
     assert.ok(said(lines, 'records put back', 'alpha'), JSON.stringify(lines));
@@ -120,13 +120,31 @@ describe('reconcile/fairShare', () => {
     assert.deepEqual(slots.holders('alpha', NOW), ['elsewhere'], 'a slot held elsewhere stays held');
   });
 
+  it("releases a cluster's slot as soon as its last record of the batch is done, not when the batch is", async () => {
+    const slots = new MemoryClusterSlots();
+    const { fairShare } = share(slots, 2);
+    const records = sqsEvent([eventOf('alpha'), eventOf('beta'), eventOf('alpha', 'other')]).Records;
+    const taken = await takeFairShare(records, fairShare);
+    const [alpha1, , alpha2] = records as [SQSRecord, SQSRecord, SQSRecord];
+    taken.finished(alpha1);
+    await Promise.resolve();
+    assert.deepEqual(slots.holders('alpha', NOW), ['holder-1'], 'one of its records still runs');
+    taken.finished(alpha2);
+    taken.finished(alpha2); // a record reported twice changes nothing
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(slots.holders('alpha', NOW), [], 'released while beta still runs');
+    assert.deepEqual(slots.holders('beta', NOW), ['holder-1']);
+    await taken.release();
+    assert.deepEqual(slots.holders('beta', NOW), [], 'the rest released with the batch');
+  });
+
   it('counts the put-backs of a record that comes back and delays it longer', async () => {
     const slots = new MemoryClusterSlots();
     await slots.tryAcquire({ cluster: 'alpha', holder: 'elsewhere', limit: 1, now: NOW, expiresAt: NOW + 60_000 });
     const { fairShare, putBacks } = share(slots, 1);
     const [record] = sqsEvent([eventOf('alpha')]).Records;
     await takeFairShare([withDeferrals(record as SQSRecord, 3)], fairShare);
-    assert.deepEqual(putBacks.map((putBack) => [putBack.deferrals, putBack.delaySeconds]), [[4, 6]]);
+    assert.deepEqual(putBacks.map((putBack) => [putBack.deferrals, putBack.delaySeconds]), [[4, 6 * DEFER_BASE_DELAY_SECONDS]]);
   });
 
   it('hands back as failures the records it could not put back', async () => {
@@ -134,12 +152,12 @@ describe('reconcile/fairShare', () => {
     await slots.tryAcquire({ cluster: 'alpha', holder: 'elsewhere', limit: 1, now: NOW, expiresAt: NOW + 60_000 });
     const refusing = share(slots, 1, async (records) => records.filter((record) => record.messageId === 'm1').map((record) => record.messageId));
     const records = sqsEvent([eventOf('alpha'), eventOf('alpha', 'b')]).Records;
-    assert.deepEqual((await takeFairShare(records, refusing.fairShare)).failed, ['m1']);
+    assert.deepEqual(await (await takeFairShare(records, refusing.fairShare)).failed, ['m1']);
     const throwing = share(slots, 1, async () => {
       throw new Error('SQS answered 500');
     });
     const taken = await takeFairShare(records, throwing.fairShare);
-    assert.deepEqual(taken.failed, ['m0', 'm1']);
+    assert.deepEqual(await taken.failed, ['m0', 'm1']);
     assert.ok(said(throwing.lines, 'could not put records back', 'SQS answered 500'), JSON.stringify(throwing.lines));
   });
 
