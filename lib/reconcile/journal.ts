@@ -505,7 +505,11 @@ export const journalEntryOf = (pass: PassRecord, previousDigest: string | undefi
     key: pass.key,
     at: pass.observed.now,
     plannerVersion: PLANNER_VERSION,
-    planOptions: { controllerName: pass.planOptions.controllerName, claimUnmanaged: pass.planOptions.claimUnmanaged },
+    planOptions: {
+      controllerName: pass.planOptions.controllerName,
+      claimUnmanaged: pass.planOptions.claimUnmanaged,
+      ...(pass.planOptions.limits === undefined ? {} : { limits: { maxJobs: pass.planOptions.limits.maxJobs, maxPods: pass.planOptions.limits.maxPods } }),
+    },
     triggers: pass.triggers,
     timings: pass.timings,
     inputsDigest: digest,

@@ -63,12 +63,23 @@ export const JournalTimingsSchema = z.object({
 export const JournalActionSchema = z.object({ kind: z.string(), target: z.string(), code: z.string(), message: z.string(), digest: z.string() });
 
 /**
+ * JournalPlanOptionsSchema: the planner's options a journal entry keeps — which JobSets are
+ * Lineup's, and the JobSet bounds when the host set them (replay must reject what the pass
+ * rejected, and accept what it accepted under a raised bound).
+ */
+export const JournalPlanOptionsSchema = z.object({
+  controllerName: z.string(),
+  claimUnmanaged: z.boolean(),
+  limits: z.object({ maxJobs: z.number().int().positive(), maxPods: z.number().int().positive() }).optional(),
+});
+
+/**
  * JournalPassSchema: what a journal entry says of its pass, but its time, its inputs and how they
  * were kept — shared by the packed journal item and the recordings `lineup export` writes.
  */
 export const JournalPassSchema = z.object({
   plannerVersion: z.string(),
-  planOptions: z.object({ controllerName: z.string(), claimUnmanaged: z.boolean() }),
+  planOptions: JournalPlanOptionsSchema,
   triggers: z.array(JournalEventSchema),
   timings: JournalTimingsSchema,
   inputsDigest: z.string(),
@@ -83,7 +94,7 @@ export const JournalPassSchema = z.object({
 const JournalItemSchema = z.object({
   [Attr.at]: z.number(),
   [Attr.plannerVersion]: z.string(),
-  [Attr.planOptions]: z.object({ controllerName: z.string(), claimUnmanaged: z.boolean() }),
+  [Attr.planOptions]: JournalPlanOptionsSchema,
   [Attr.triggers]: z.array(JournalEventSchema),
   [Attr.timings]: JournalTimingsSchema,
   [Attr.inputsDigest]: z.string(),

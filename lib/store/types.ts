@@ -165,8 +165,12 @@ export interface JournalEntry {
   readonly at: number;
   /** lib/plan/version.ts PLANNER_VERSION of the planner that decided. */
   readonly plannerVersion: string;
-  /** The planner's options (which JobSets are Lineup's): part of its inputs. */
-  readonly planOptions: { readonly controllerName: string; readonly claimUnmanaged: boolean };
+  /** The planner's options (which JobSets are Lineup's, the JobSet bounds when the host set them): part of its inputs. */
+  readonly planOptions: {
+    readonly controllerName: string;
+    readonly claimUnmanaged: boolean;
+    readonly limits?: { readonly maxJobs: number; readonly maxPods: number } | undefined;
+  };
   /** The events that triggered the pass (the first pass of a loop: the handled event; later ones: none). */
   readonly triggers: readonly JournalEvent[];
   readonly timings: JournalTimings;

@@ -189,6 +189,21 @@ describe('reconcile/journal: one entry per pass', () => {
     assert.notEqual(new InputsMemory().keep(a, { observed: observed(1), wakeAt: undefined, settled: true }), first, 'another process never makes the same token');
   });
 
+  it('an entry keeps the JobSet bounds its pass ran with, so re-planning it accepts what a raised bound accepted', () => {
+    const big = story2();
+    const jobSet = { ...big, spec: { ...big.spec, replicatedJobs: (big.spec.replicatedJobs ?? []).map((rjob) => (rjob.name === 'worker' ? { ...rjob, replicas: 15_000 } : rjob)) } };
+    const observed = { jobSet, jobs: [], service: undefined, now: 5 };
+    const raised = { ...DEFAULT_PLAN_OPTIONS, limits: { maxJobs: 20_000, maxPods: 200_000 } };
+    const result = plan(observed, raised);
+    assert.ok(result.actions.some((action) => action.kind === 'CreateJob'), 'accepted under the raised bound');
+    assert.ok(!plan(observed, DEFAULT_PLAN_OPTIONS).actions.some((action) => action.kind === 'CreateJob'), 'rejected under the default bound');
+    const entry = journalEntryOf({ key, observed, planOptions: raised, plan: result, applied: true, triggers: [], timings: { passStartedAt: 5, writesDoneAt: 6 } }, undefined);
+    assert.deepEqual(entry.planOptions, raised);
+    assert.deepEqual(journalActionsOf(plan(observed, entry.planOptions)), entry.actions);
+    const unbounded = journalEntryOf({ key, observed, planOptions: DEFAULT_PLAN_OPTIONS, plan: plan(observed, DEFAULT_PLAN_OPTIONS), applied: true, triggers: [], timings: { passStartedAt: 5, writesDoneAt: 6 } }, undefined);
+    assert.equal('limits' in unbounded.planOptions, false, 'a host that set no bound records none');
+  });
+
   it('an entry stores its inputs unless the previous entry has the same digest; the digest covers content, not key order', () => {
     const jobSet = story2();
     const observed = { jobSet, jobs: [], service: undefined, now: 5 };

@@ -28,7 +28,8 @@ describe('store/items journal', () => {
   });
 
   it('still reads an item written before entries were packed', () => {
-    const entry = makeJournalEntry(key, T0, { inputsKept: 'delta', inputs, error: 'apply failed' });
+    // Entries of then kept no JobSet bounds.
+    const entry = makeJournalEntry(key, T0, { inputsKept: 'delta', inputs, error: 'apply failed', planOptions: { controllerName: 'lineup.dev/controller', claimUnmanaged: false } });
     assert.deepEqual(journalEntryFromItem(stored(legacyJournalAttributes(entry)), key), entry);
   });
 

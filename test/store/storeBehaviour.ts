@@ -33,7 +33,8 @@ export const makeJournalEntry = (key: JobSetKey, at: number, overrides: Partial<
   key,
   at,
   plannerVersion: '0.1.0+0123456789ab',
-  planOptions: { controllerName: 'lineup.dev/controller', claimUnmanaged: false },
+  // With the JobSet bounds a Lambda host sets: they must come back as written.
+  planOptions: { controllerName: 'lineup.dev/controller', claimUnmanaged: false, limits: { maxJobs: 20_000, maxPods: 250_000 } },
   triggers: [{ detailType: 'Job Changed', kind: 'Job', name: `${key.name}-a-0`, resourceVersion: String(at), watchType: 'MODIFIED' }],
   timings: { receivedAt: at - 5, passStartedAt: at, writesDoneAt: at + 20 },
   inputsDigest: `digest-${at}`,
