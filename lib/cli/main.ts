@@ -67,12 +67,13 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--claim-unmanaged', 'also manage JobSets without spec.managedBy (clusters without the upstream controller)')
     .option('--journal-keep-env', JOURNAL_KEEP_ENV_HELP)
     .option('--verbose', 'print debug log lines')
+    .addHelpText('after', '\nEnvironment: LINEUP_MAX_JOBS_PER_JOBSET and LINEUP_MAX_PODS_PER_JOBSET raise or lower the largest JobSet it accepts (default 10000 Jobs, 100000 Pods), as they do the deployed reconciler.')
     .action(async (options: { kubeconfig?: string; context?: string; cluster: string; stateDir: string; controllerName: string; claimUnmanaged?: boolean; journalKeepEnv?: boolean; verbose?: boolean }) => {
       const abort = new AbortController();
       const stop = (): void => abort.abort();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
-      exit(await runCommand(options, io, abort.signal));
+      exit(await runCommand({ ...options, env: process.env }, io, abort.signal));
     });
 
   program

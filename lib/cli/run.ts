@@ -6,6 +6,7 @@
 import { ReplayMessage } from '../constants.ts';
 import { StateDirError } from '../errors.ts';
 import { CLUSTER_ID_PATTERN } from '../events/schema.ts';
+import { readJobSetLimits, type JobSetLimits } from '../jobset/size.ts';
 import { runLocal } from '../hosts/local.ts';
 import { journalSource, UnusableJournalSource, type JournalSourceFlags } from './journalSource.ts';
 import type { Log } from '../log.ts';
@@ -27,6 +28,8 @@ export interface RunFlags {
   readonly claimUnmanaged?: boolean | undefined;
   readonly journalKeepEnv?: boolean | undefined;
   readonly verbose?: boolean | undefined;
+  /** The environment JobSet bounds are read from (LINEUP_MAX_JOBS_PER_JOBSET, LINEUP_MAX_PODS_PER_JOBSET, as the deployed reconciler reads them). @default none: the default bounds */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 const clock = (epochMs: number): string => new Date(epochMs).toISOString().slice(11, 19);
@@ -41,13 +44,20 @@ export const runCommand = async (flags: RunFlags, io: CliIo, signal: AbortSignal
     io.stderr(`lineup run: --cluster ${JSON.stringify(flags.cluster)} is not a DNS label: expected ${CLUSTER_ID_PATTERN.source}\n`);
     return ExitCode.Usage;
   }
+  let limits: JobSetLimits;
+  try {
+    limits = readJobSetLimits(flags.env ?? {});
+  } catch (error) {
+    io.stderr(`lineup run: ${(error as Error).message}\n`);
+    return ExitCode.Usage;
+  }
   try {
     const counters = await runLocal({
       clusterId: flags.cluster,
       kubeconfig: flags.kubeconfig,
       context: flags.context,
       stateDir: flags.stateDir,
-      planOptions: { controllerName: flags.controllerName, claimUnmanaged: flags.claimUnmanaged === true },
+      planOptions: { controllerName: flags.controllerName, claimUnmanaged: flags.claimUnmanaged === true, limits },
       journalKeepEnv: flags.journalKeepEnv === true,
       log,
       signal,

@@ -4,6 +4,7 @@
  * callers can size a JobSet before anything is built for it.
  */
 import { DEFAULT_MAX_JOBS_PER_JOBSET, DEFAULT_MAX_PODS_PER_JOBSET, JobSetDefault, JobSetLimitEnv, type SizeOverBound } from '../constants.ts';
+import { InvalidInputError } from '../errors.ts';
 import type { JobSet, JobSpec } from './schema.ts';
 
 /** JobSetSize: the counts of one JobSet. */
@@ -54,6 +55,25 @@ export interface JobSetLimits {
 
 /** DEFAULT_JOBSET_LIMITS: the bounds a controller, `lineup validate` and `lineup plan` apply unless told others. */
 export const DEFAULT_JOBSET_LIMITS: JobSetLimits = { maxJobs: DEFAULT_MAX_JOBS_PER_JOBSET, maxPods: DEFAULT_MAX_PODS_PER_JOBSET };
+
+/**
+ * readJobSetLimits: the bounds `env` sets with JobSetLimitEnv's variables (the deployed
+ * reconciler's, so `lineup run` accepts what the deployment would), the defaults for those unset.
+ * Throws InvalidInputError naming the variable when one is not a whole number above 0.
+ * @example readJobSetLimits({ LINEUP_MAX_JOBS_PER_JOBSET: '20000' }) // { maxJobs: 20000, maxPods: 100000 }
+ */
+export const readJobSetLimits = (env: Readonly<Record<string, string | undefined>>): JobSetLimits => {
+  const read = (variable: string, fallback: number): number => {
+    const text = env[variable];
+    if (text === undefined || text === '') return fallback;
+    const value = Number(text);
+    if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < 1) {
+      throw new InvalidInputError(`${variable} must be a whole number above 0, got ${JSON.stringify(text)}`);
+    }
+    return value;
+  };
+  return { maxJobs: read(JobSetLimitEnv.maxJobs, DEFAULT_MAX_JOBS_PER_JOBSET), maxPods: read(JobSetLimitEnv.maxPods, DEFAULT_MAX_PODS_PER_JOBSET) };
+};
 
 /**
  * sizeOverLimits: the counts of `size` past `limits` (Jobs first), each with the variable that

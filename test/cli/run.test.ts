@@ -40,12 +40,12 @@ describe('cli/run: failing to start', () => {
   });
 
   /** run: `lineup run` with `kubeconfig` (and `context`) until it returns; its exit code and output. */
-  const run = async (kubeconfig: string, context?: string) => {
+  const run = async (kubeconfig: string, context?: string, env: Record<string, string> = {}) => {
     let stdout = '';
     let stderr = '';
     const stateDir = join(dir, `state-${Math.random().toString(36).slice(2)}`);
     const code = await runCommand(
-      { kubeconfig, context, cluster: 'local', stateDir, controllerName: DEFAULT_CONTROLLER_NAME },
+      { kubeconfig, context, cluster: 'local', stateDir, controllerName: DEFAULT_CONTROLLER_NAME, env },
       { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), readFile: () => '' },
       new AbortController().signal,
     );
@@ -114,6 +114,13 @@ describe('cli/run: failing to start', () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
     }
+  });
+
+  it('a JobSet bound in the environment that is not a whole number: exit 2, one line naming the variable, nothing started', async () => {
+    const { code, stderr, stateOpened } = await run(join(dir, 'never-read'), undefined, { LINEUP_MAX_PODS_PER_JOBSET: 'lots' });
+    assert.equal(code, 2);
+    assert.equal(stderr, 'lineup run: LINEUP_MAX_PODS_PER_JOBSET must be a whole number above 0, got "lots"\n');
+    assert.equal(stateOpened, false);
   });
 
   it('a missing kubeconfig: exit 2, one line naming the file', async () => {

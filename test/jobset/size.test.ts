@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_JOBSET_LIMITS, jobSetSize, podsPerJob, sizeOverLimits } from '../../lib/jobset/size.ts';
+import { DEFAULT_JOBSET_LIMITS, jobSetSize, podsPerJob, readJobSetLimits, sizeOverLimits } from '../../lib/jobset/size.ts';
+import { InvalidInputError } from '../../lib/errors.ts';
 import type { JobSpec } from '../../lib/jobset/schema.ts';
 import { makeJobSet } from '../builders.ts';
 
@@ -69,4 +70,19 @@ describe('jobset/size', () => {
       ]);
     });
   });
+
+  describe('readJobSetLimits', () => {
+    it('reads the deployed reconciler\'s variables, the defaults where unset or empty', () => {
+      assert.deepEqual(readJobSetLimits({}), DEFAULT_JOBSET_LIMITS);
+      assert.deepEqual(readJobSetLimits({ LINEUP_MAX_JOBS_PER_JOBSET: '20000', LINEUP_MAX_PODS_PER_JOBSET: '' }), { maxJobs: 20_000, maxPods: DEFAULT_JOBSET_LIMITS.maxPods });
+      assert.deepEqual(readJobSetLimits({ LINEUP_MAX_PODS_PER_JOBSET: '250000' }), { maxJobs: DEFAULT_JOBSET_LIMITS.maxJobs, maxPods: 250_000 });
+    });
+
+    for (const value of ['0', '-1', '1.5', '1e5', 'many', ' ', '99999999999999999999']) {
+      it(`refuses ${JSON.stringify(value)}, naming the variable`, () => {
+        assert.throws(() => readJobSetLimits({ LINEUP_MAX_JOBS_PER_JOBSET: value }), (error: unknown) => error instanceof InvalidInputError && error.message === `LINEUP_MAX_JOBS_PER_JOBSET must be a whole number above 0, got ${JSON.stringify(value)}`);
+      });
+    }
+  });
 });
+
