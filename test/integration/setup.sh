@@ -11,6 +11,8 @@
 #    then the control plane minus kubelet that runs on it (harness/controlPlane.ts):
 #    kube-controller-manager and kube-scheduler from the same wrapper module, and kwok with
 #    go install, into the same cache (see the README's Tests section for their cold cost);
+#    and Kueue (KUEUE_VERSION, harness/kueue.ts) with go install, into the same cache (about
+#    7.5 min cold on 2 cores once the Kubernetes modules are downloaded);
 # 3. creates moto's virtualenv in ~/.cache/lineup/moto-<version> (pip; about 35 s cold);
 # 4. installs Debian's chromium with apt-get when no Chromium is on PATH (the drawn timeline's
 #    tests load the page in it headless; about a minute cold). $LINEUP_CHROMIUM names another.
@@ -62,6 +64,11 @@ step "kube-controller-manager + kube-scheduler + kwok: finding or building them 
 step_started=$SECONDS
 test/integration/k8s-build/build.sh kube-controller-manager kube-scheduler kwok >/dev/null
 step "kube-controller-manager + kube-scheduler + kwok: ready ($((SECONDS - step_started))s)"
+
+step "kueue: finding or building it (a cold build takes minutes)"
+step_started=$SECONDS
+test/integration/k8s-build/build.sh kueue >/dev/null
+step "kueue: ready ($((SECONDS - step_started))s)"
 
 step "moto: finding or creating its virtualenv"
 step_started=$SECONDS
