@@ -5,7 +5,9 @@
  * none; its Workload waits while the ClusterQueue holds admission; once Kueue admits it and
  * un-suspends the JobSet — writing the admitted flavor's node labels into its replicatedJobs'
  * pod templates — Lineup starts it in order, and every Job it resumes carries those labels. The
- * same for a JobSet of dependsOn gates (Complete, then Ready).
+ * same for a JobSet of dependsOn gates (Complete, then Ready). Two JobSets over the quota: the
+ * second waits suspended with no pod until the first has finished. A JobSet MultiKueue manages is
+ * not Lineup's.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -72,7 +74,7 @@ interface WorkloadView {
   readonly flavors: Record<string, string>;
 }
 
-describe('Lineup under Kueue: admission', { timeout: COLD_START_TIMEOUT_MS }, () => {
+describe('Lineup under Kueue: admission, quota, MultiKueue', { timeout: COLD_START_TIMEOUT_MS }, () => {
   let cluster: E2eCluster | undefined;
   let moto: MotoServer | undefined;
   let dynamo: DynaliteServer | undefined;
@@ -172,5 +174,54 @@ describe('Lineup under Kueue: admission', { timeout: COLD_START_TIMEOUT_MS }, ()
     await s.markReady('launcher');
     await s.expectFlags('the worker released', { initializer: 'R', launcher: 'R', worker: 'R' });
     s.expectNoProblems();
+  });
+
+  it('two JobSets over the quota: the second waits suspended, with no pod, until the first has finished enough', async () => {
+    assert.ok(cluster && pipeline && kueue);
+    const namespace = `${NAMESPACE}-quota`;
+    await cluster.admin.createNamespace(namespace);
+    // 1200m of CPU: one story 2 at a time (nine pods of 100m: 1 + 2 × 2 + 2 × 2).
+    await cluster.kube.applyYaml(
+      [
+        { apiVersion: KUEUE_API, kind: 'ClusterQueue', metadata: { name: 'tight-cq' }, spec: { namespaceSelector: {}, resourceGroups: [{ coveredResources: ['cpu'], flavors: [{ name: 'flavor-a', resources: [{ name: 'cpu', nominalQuota: '1200m' }] }] }] } },
+        { apiVersion: KUEUE_API, kind: 'LocalQueue', metadata: { name: 'tight-lq', namespace }, spec: { clusterQueue: 'tight-cq' } },
+      ]
+        .map((object) => JSON.stringify(object))
+        .join('\n---\n'),
+    );
+    const first = await Scenario.start(cluster, pipeline, namespace, queued(exampleJobSet('story2-messagequeue-driver-worker.yaml', 'first'), 'tight-lq'));
+    await first.expectFlags('admitted: the message queue first', { messagequeue: 'R', driver: 'SS', worker: 'SS' });
+    const second = await Scenario.start(cluster, pipeline, namespace, queued(exampleJobSet('story2-messagequeue-driver-worker.yaml', 'second'), 'tight-lq'));
+    await second.expectFlags('every Job created suspended', { messagequeue: 'S', driver: 'SS', worker: 'SS' });
+
+    await first.markReady('messagequeue');
+    await first.expectFlags('the first: drivers released', { messagequeue: 'R', driver: 'RR', worker: 'SS' });
+    await first.markReady('driver');
+    await first.expectFlags('the first: workers released', { messagequeue: 'R', driver: 'RR', worker: 'RR' });
+    await second.expectHeld('the second: over the quota, nothing runs', { messagequeue: 'S', driver: 'SS', worker: 'SS' });
+    for (const name of await cluster.jobs.namesOf(namespace, 'second', 'messagequeue')) assert.deepEqual(await cluster.jobs.allPodsOf(namespace, name), [], `${name}: no pod`);
+
+    // The first finishes; its pods' quota comes back and the second is admitted.
+    for (const rjob of ['messagequeue', 'driver', 'worker']) await first.markComplete(rjob);
+    await first.expectCondition(ConditionType.Completed, { status: 'True', reason: Reason.AllJobsCompleted });
+    await second.expectFlags('the second admitted once the first finished: its message queue first', { messagequeue: 'R', driver: 'SS', worker: 'SS' }, 60_000);
+    const byName = Object.fromEntries((await workloads(namespace)).map((workload) => [workload.name, workload.conditions]));
+    const firstWorkload = Object.entries(byName).find(([name]) => name.includes('first'))?.[1];
+    const secondWorkload = Object.entries(byName).find(([name]) => name.includes('second'))?.[1];
+    assert.equal(firstWorkload?.['Finished'], 'True', JSON.stringify(byName));
+    assert.equal(secondWorkload?.['Admitted'], 'True', JSON.stringify(byName));
+    first.expectNoProblems();
+    second.expectNoProblems();
+  });
+
+  it('a JobSet MultiKueue manages (spec.managedBy kueue.x-k8s.io/multikueue) is left alone', async () => {
+    assert.ok(cluster && pipeline);
+    const namespace = `${NAMESPACE}-multikueue`;
+    await cluster.admin.createNamespace(namespace);
+    const jobSet = exampleJobSet('story1-driver-ready-worker-start.yaml', 'multikueue-managed');
+    const s = await Scenario.start(cluster, pipeline, namespace, { ...jobSet, spec: { ...jobSet.spec, managedBy: 'kueue.x-k8s.io/multikueue' } });
+    await pipeline.settle(`${namespace}: the JobSet's events handled`);
+    assert.deepEqual(await s.flags(), {}, 'Lineup created no Job');
+    assert.equal((await s.jobSet()).status, undefined, 'Lineup wrote no status');
   });
 });
