@@ -8,7 +8,7 @@ export interface CliIo {
   readonly readFile: (path: string) => string;
 }
 
-/** Exit codes shared by every command (DESIGN §4). */
+/** Exit codes shared by every command (each command's --help lists its own; the README's Commands section). */
 export const ExitCode = {
   Ok: 0,
   /** validate: the JobSet is invalid; simulate: the JobSet was rejected. */

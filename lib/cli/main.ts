@@ -1,5 +1,5 @@
 /**
- * The `lineup` command line (DESIGN §4). Each command is a function of (arguments, CliIo)
+ * The `lineup` command line (the README's Commands section). Each command is a function of (arguments, CliIo)
  * returning an exit code; this file only wires them to commander and the process.
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * `lineup run [--kubeconfig F] [--context C]`: the whole controller locally against a real
- * cluster (DESIGN §4), with a live timeline of decisions; Ctrl-C flushes and exits cleanly.
+ * cluster (the README's "Run against a cluster"), with a live timeline of decisions; Ctrl-C flushes and exits cleanly.
  * `lineup history CLUSTER/NS/NAME`: a JobSet's decision log from the same state directory.
  */
 import { ReplayMessage } from '../constants.ts';

@@ -1,6 +1,6 @@
 /**
  * `lineup simulate FILE [--behaviour B] [--until 24h|never] [--latency 0ms] [--output text|json|html]`
- * (DESIGN §4): the real reconcile code against the simulated cluster, in virtual time. `html`
+ * (the README's Commands section): the real reconcile code against the simulated cluster, in virtual time. `html`
  * writes one self-contained page drawing the timeline (lib/render).
  */
 import { ConditionType, DEFAULT_CONTROLLER_NAME, Reason, UntilNeverText } from '../constants.ts';
@@ -70,8 +70,8 @@ const rejectedReport = (jobSet: string, errors: readonly FieldError[]): Simulati
 const wasRejected = (report: SimulationReport): boolean => report.timeline.some((entry) => entry.type === TimelineType.Rejected);
 
 /**
- * runSimulate: `lineup simulate FILE`. Prints the timeline (text, or JSON exactly as DESIGN §4
- * specifies) and returns the exit code: 0 when the run finished or reached --until, 1 when the
+ * runSimulate: `lineup simulate FILE`. Prints the timeline (text, or JSON as lib/sim's
+ * SimulationReport holds it) and returns the exit code: 0 when the run finished or reached --until, 1 when the
  * JobSet was rejected (the report is still printed), 2 on unusable input (unparseable, not a
  * JobSet, more than one JobSet, bad flags, a bad behaviour file) or a simulation that did not
  * settle, with the reason on stderr.
