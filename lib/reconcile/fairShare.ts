@@ -123,8 +123,10 @@ export const byCluster = (records: readonly SQSRecord[]): { readonly clusters: M
   const free: SQSRecord[] = [];
   for (const record of records) {
     const cluster = peekCluster(record);
+    const ofCluster = cluster === undefined ? undefined : clusters.get(cluster);
     if (cluster === undefined) free.push(record);
-    else clusters.set(cluster, [...(clusters.get(cluster) ?? []), record]);
+    else if (ofCluster === undefined) clusters.set(cluster, [record]);
+    else ofCluster.push(record);
   }
   return { clusters, free };
 };
@@ -141,6 +143,7 @@ export const takeFairShare = async (records: readonly SQSRecord[], share: FairSh
   const held: string[] = [];
   const handle: SQSRecord[] = [...free];
   const heldBack: SQSRecord[] = [];
+  const heldBackClusters: string[] = [];
   await Promise.all(
     [...clusters].map(async ([cluster, ofCluster]) => {
       let taken: boolean;
@@ -156,6 +159,7 @@ export const takeFairShare = async (records: readonly SQSRecord[], share: FairSh
         handle.push(...ofCluster);
       } else {
         heldBack.push(...ofCluster);
+        heldBackClusters.push(cluster);
       }
     }),
   );
@@ -174,7 +178,7 @@ export const takeFairShare = async (records: readonly SQSRecord[], share: FairSh
     }
     share.counters.add(CounterName.RecordsPutBack, putBacks.length - failed.length);
     share.log('info', 'records put back: their clusters had every slot in use', {
-      clusters: [...new Set(heldBack.map((record) => peekCluster(record)))],
+      clusters: heldBackClusters,
       putBack: putBacks.length - failed.length,
       slotsPerCluster: share.slotsPerCluster,
     });

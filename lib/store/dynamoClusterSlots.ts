@@ -7,9 +7,9 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { CounterName, Counters } from '../counters.ts';
+import { Counters } from '../counters.ts';
 import type { ClusterSlots, SlotRequest } from './clusterSlots.ts';
-import { isConditionalCheckFailed, toStoreError } from './sdkErrors.ts';
+import { isConditionalCheckFailed, sendCounted } from './sdkErrors.ts';
 import { Attr, KeyPart, TABLE_KEY, slotsPk } from './table.ts';
 
 /**
@@ -146,14 +146,8 @@ export class DynamoClusterSlots implements ClusterSlots {
     }
   }
 
-  /** send: one request, counted, its SDK errors turned into Lineup errors — a failed condition rethrown as it is. */
-  private async send<T>(operation: Operation, request: () => Promise<T>): Promise<T> {
-    this.counters.add(`${CounterName.DynamoPrefix}${operation}`);
-    try {
-      return await request();
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) throw error;
-      throw toStoreError(operation, this.tableName, error);
-    }
+  /** send: one request, counted as the checkpoint store counts (sdkErrors.ts sendCounted). */
+  private send<T>(operation: Operation, request: () => Promise<T>): Promise<T> {
+    return sendCounted(this.counters, this.tableName, operation, request);
   }
 }

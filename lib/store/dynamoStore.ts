@@ -16,7 +16,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_DECISION_RETENTION_MS } from '../constants.ts';
-import { CounterName, Counters } from '../counters.ts';
+import { Counters } from '../counters.ts';
 import { UnavailableError } from '../errors.ts';
 import { Backoff, type RetryPolicy, type RetrySeams } from '../retry.ts';
 import {
@@ -45,7 +45,7 @@ import {
   needsResync,
   trimPending as trimPendingList,
 } from './rules.ts';
-import { isConditionalCheckFailed, isItemTooLarge, toStoreError } from './sdkErrors.ts';
+import { isConditionalCheckFailed, isItemTooLarge, sendCounted, toStoreError } from './sdkErrors.ts';
 import {
   Attr,
   KeyPart,
@@ -701,14 +701,8 @@ export class DynamoCheckpointStore implements CheckpointStore {
    * send: one request, counted as `dynamodb.<operation>` whatever its outcome, its SDK errors
    * turned into Lineup errors — except a failed condition, which is rethrown for the caller.
    */
-  private async send<T>(operation: Operation, request: () => Promise<T>): Promise<T> {
-    this.counters.add(`${CounterName.DynamoPrefix}${operation}`);
-    try {
-      return await request();
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) throw error;
-      throw toStoreError(operation, this.tableName, error);
-    }
+  private send<T>(operation: Operation, request: () => Promise<T>): Promise<T> {
+    return sendCounted(this.counters, this.tableName, operation, request);
   }
 
   /**

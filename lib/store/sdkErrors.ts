@@ -3,6 +3,7 @@
  * Lineup errors; callers branch on `code`). A failed condition is not an error here: each store
  * method decides what it means (a lease held elsewhere, a lease lost).
  */
+import { CounterName, type CounterSink } from '../counters.ts';
 import { ForbiddenError, LineupError, NotFoundError, StoreInvalidError, UnavailableError } from '../errors.ts';
 
 /** The fields of an SDK service exception this module reads (smithy's ServiceException shape). */
@@ -101,4 +102,18 @@ export const toStoreError = (operation: string, tableName: string, error: unknow
   }
   const seen = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return new StoreInvalidError(`${what} could not be sent: ${seen}`, { cause: error });
+};
+
+/**
+ * sendCounted: one DynamoDB request, counted as `dynamodb.<operation>` whatever its outcome, its
+ * SDK errors turned into Lineup errors — except a failed condition, rethrown for the caller.
+ */
+export const sendCounted = async <T>(counters: CounterSink, tableName: string, operation: string, request: () => Promise<T>): Promise<T> => {
+  counters.add(`${CounterName.DynamoPrefix}${operation}`);
+  try {
+    return await request();
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw error;
+    throw toStoreError(operation, tableName, error);
+  }
 };
