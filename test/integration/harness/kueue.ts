@@ -28,13 +28,14 @@
  * - its metrics certificate where Kueue insists on reading it, in a mount namespace of its own
  *   (METRICS_CERT_MOUNT; `unshare`, as root or in a user namespace).
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAllDocuments, stringify } from 'yaml';
+import { copyServingPair, writeAdminKubeconfig } from './controllerFiles.ts';
 import type { KubeServer } from './kube.ts';
 import { LOOPBACK, freePorts } from './ports.ts';
 import { createServerDir, removeServerDir, runBuildScript, startServerProcess, type ServerProcess } from './process.ts';
@@ -227,10 +228,7 @@ export const startKueue = async (kube: KubeServer, options: KueueOptions = {}): 
     await kube.applyYaml(crdYaml(build.moduleDir));
 
     const certDir = join(dir, 'certs');
-    mkdirSync(certDir);
-    const kubeCertDir = join(kube.dir, 'certs');
-    copyFileSync(join(kubeCertDir, 'apiserver.crt'), join(certDir, 'tls.crt'));
-    copyFileSync(join(kubeCertDir, 'apiserver.key'), join(certDir, 'tls.key'));
+    copyServingPair(kube, certDir);
 
     const configPath = join(dir, 'config.yaml');
     writeFileSync(
@@ -252,18 +250,7 @@ export const startKueue = async (kube: KubeServer, options: KueueOptions = {}): 
       }),
     );
     const kubeconfigPath = join(dir, 'kubeconfig');
-    writeFileSync(
-      kubeconfigPath,
-      stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'lineup-test', cluster: { server: kube.url, 'certificate-authority-data': Buffer.from(kube.caPem).toString('base64') } }],
-        users: [{ name: 'admin', user: { token: kube.adminToken } }],
-        contexts: [{ name: 'admin', context: { cluster: 'lineup-test', user: 'admin' } }],
-        'current-context': 'admin',
-      }),
-      { mode: 0o600 },
-    );
+    writeAdminKubeconfig(kube, kubeconfigPath);
     const env = { ...process.env };
     delete env.KUBECONFIG;
     const started = Date.now();

@@ -28,11 +28,12 @@
  * `auditedApiServerArgs` gives kube-apiserver flags that log every write, so a test or benchmark
  * can count the writes each controller makes (by user agent) per JobSet startup.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
+import { copyServingPair, writeAdminKubeconfig } from './controllerFiles.ts';
 import type { KubeServer } from './kube.ts';
 import { LOOPBACK, freePorts } from './ports.ts';
 import { createServerDir, httpRequest, removeServerDir, runBuildScript, startServerProcess, type ServerProcess } from './process.ts';
@@ -349,10 +350,7 @@ export const startUpstreamController = async (kube: KubeServer, options: Upstrea
     // kube-apiserver's self-signed serving pair for 127.0.0.1 (written into its --cert-dir at
     // start), so kube.caPem verifies the webhook and metrics servers too.
     const certDir = join(dir, 'certs');
-    mkdirSync(certDir);
-    const kubeCertDir = join(kube.dir, 'certs');
-    copyFileSync(join(kubeCertDir, 'apiserver.crt'), join(certDir, 'tls.crt'));
-    copyFileSync(join(kubeCertDir, 'apiserver.key'), join(certDir, 'tls.key'));
+    copyServingPair(kube, certDir);
 
     const configPath = join(dir, 'config.yaml');
     writeFileSync(
@@ -370,18 +368,7 @@ export const startUpstreamController = async (kube: KubeServer, options: Upstrea
     );
 
     const kubeconfigPath = join(dir, 'kubeconfig');
-    writeFileSync(
-      kubeconfigPath,
-      stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'lineup-test', cluster: { server: kube.url, 'certificate-authority-data': Buffer.from(kube.caPem).toString('base64') } }],
-        users: [{ name: 'admin', user: { token: kube.adminToken } }],
-        contexts: [{ name: 'admin', context: { cluster: 'lineup-test', user: 'admin' } }],
-        'current-context': 'admin',
-      }),
-      { mode: 0o600 },
-    );
+    writeAdminKubeconfig(kube, kubeconfigPath);
 
     const healthUrl = `http://${LOOPBACK}:${healthPort}`;
     const metricsUrl = `https://${LOOPBACK}:${metricsPort}/metrics`;
