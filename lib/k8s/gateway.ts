@@ -364,8 +364,9 @@ export class KubeClusterGateway implements ClusterGateway {
    * resumeJob: upstream resumeJob. When clearStartTime, the Job is read and its status replaced
    * without startTime (a Job with a startTime may not change its pod template); the action's
    * resourceVersion guards that first write, and the write's own resourceVersion guards the
-   * patch. Then one merge patch sets spec.suspend=false and the merged pod-template fields — the
-   * lists whole, since a merge patch replaces lists and the planner already merged them.
+   * patch. Then one merge patch sets spec.suspend=false and the pod-template fields the planner
+   * worked out (lib/plan/resume.ts) — the lists whole, since a merge patch replaces lists, and
+   * each removed nodeSelector key as null.
    */
   private async resumeJob(namespace: string, action: Extract<Action, { kind: 'ResumeJob' }>): Promise<Written> {
     const what = `job ${namespace}/${action.name}`;
@@ -378,7 +379,8 @@ export class KubeClusterGateway implements ClusterGateway {
         : {
             template: {
               metadata: { labels: merge.labels, annotations: merge.annotations },
-              spec: { nodeSelector: merge.nodeSelector, tolerations: merge.tolerations, schedulingGates: merge.schedulingGates },
+              // null deletes a key in a merge patch.
+              spec: { nodeSelector: { ...merge.nodeSelector, ...Object.fromEntries(merge.nodeSelectorRemoved.map((key) => [key, null])) }, tolerations: merge.tolerations, schedulingGates: merge.schedulingGates },
             },
           };
     try {

@@ -25,11 +25,13 @@ export interface PlanOptions {
   readonly limits?: JobSetLimits | undefined;
 }
 
-/** Pod-template fields upstream merges into a Job on resume (merge, never delete). */
+/** Pod-template fields a resume writes into a Job (lib/plan/resume.ts): labels and annotations merged, the scheduling directives the replicatedJob's. */
 export interface PodTemplateMerge {
   readonly labels: Record<string, string>;
   readonly annotations: Record<string, string>;
   readonly nodeSelector: Record<string, string>;
+  /** nodeSelector keys the Job has and the resume removes (an earlier admission's flavor labels). */
+  readonly nodeSelectorRemoved: readonly string[];
   readonly tolerations: readonly Toleration[];
   readonly schedulingGates: readonly SchedulingGate[];
 }

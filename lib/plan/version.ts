@@ -8,7 +8,7 @@
 export const PACKAGE_VERSION = '0.1.0';
 
 /** PLANNER_SOURCE_DIGEST: sha256 (first 12 hex) of the planner's sources. */
-export const PLANNER_SOURCE_DIGEST = 'e2720d216eb5';
+export const PLANNER_SOURCE_DIGEST = '51d5805aeca9';
 
 /** PLANNER_VERSION: what a journal entry records, e.g. "0.1.0+0123456789ab". */
 export const PLANNER_VERSION = `${PACKAGE_VERSION}+${PLANNER_SOURCE_DIGEST}`;

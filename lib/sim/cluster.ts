@@ -110,9 +110,9 @@ const normalise = (value: unknown): unknown => {
 
 /**
  * patchPodTemplate: a Job's pod template after the resume's JSON merge patch, as the real gateway
- * sends it (lib/k8s/gateway.ts resumeJob): labels, annotations and nodeSelector merged key by key,
- * tolerations and schedulingGates replaced whole — a merge patch replaces lists, and the planner
- * already merged them (lib/plan/resume.ts, upstream's "merge, never delete").
+ * sends it (lib/k8s/gateway.ts resumeJob): labels, annotations and nodeSelector merged key by key
+ * (the removed nodeSelector keys deleted), tolerations and schedulingGates replaced whole — a
+ * merge patch replaces lists, and the planner already worked them out (lib/plan/resume.ts).
  */
 export const patchPodTemplate = (template: PodTemplateSpec, merge: PodTemplateMerge): PodTemplateSpec => ({
   ...template,
@@ -123,7 +123,7 @@ export const patchPodTemplate = (template: PodTemplateSpec, merge: PodTemplateMe
   },
   spec: {
     ...template.spec,
-    nodeSelector: { ...template.spec?.nodeSelector, ...merge.nodeSelector },
+    nodeSelector: Object.fromEntries(Object.entries({ ...template.spec?.nodeSelector, ...merge.nodeSelector }).filter(([key]) => !merge.nodeSelectorRemoved.includes(key))),
     tolerations: [...merge.tolerations],
     schedulingGates: [...merge.schedulingGates],
   },

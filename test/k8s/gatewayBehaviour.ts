@@ -62,7 +62,7 @@ const stamp = (world: GatewayWorld, seconds = 0): string => `${new Date(world.no
 export const jobNamed = (
   namespace: string,
   name: string,
-  options: { suspend?: boolean; finalizers?: string[]; tolerations?: Toleration[]; jobSet?: string } = {},
+  options: { suspend?: boolean; finalizers?: string[]; tolerations?: Toleration[]; nodeSelector?: Record<string, string>; jobSet?: string } = {},
 ): Job => ({
   apiVersion: 'batch/v1',
   kind: 'Job',
@@ -83,6 +83,7 @@ export const jobNamed = (
         restartPolicy: 'Never',
         containers: [{ name: 'main', image: 'busybox' }],
         ...(options.tolerations ? { tolerations: options.tolerations } : {}),
+        ...(options.nodeSelector ? { nodeSelector: options.nodeSelector } : {}),
       },
     },
   },
@@ -358,12 +359,12 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
   });
 
   describe('resume', () => {
-    it('ResumeJob of a Job that ran clears startTime, merges the pod template (maps merged, lists replaced) and un-suspends', async () => {
+    it('ResumeJob of a Job that ran clears startTime, writes the pod template (maps merged, removed nodeSelector keys deleted, lists replaced) and un-suspends', async () => {
       // Prepare: a suspended Job that ran before (startTime) and that the Job controller marked Suspended.
       const world = await makeWorld();
       const a: Toleration = { key: 'a', operator: 'Exists', effect: 'NoSchedule' };
       const b: Toleration = { key: 'b', operator: 'Equal', value: 'x', effect: 'NoExecute' };
-      await world.createJob(jobNamed(world.namespace, 'to-resume', { tolerations: [a] }));
+      await world.createJob(jobNamed(world.namespace, 'to-resume', { tolerations: [a], nodeSelector: { flavor: 'a', keep: 'yes' } }));
       await world.writeJobStatus('to-resume', () => ({ startTime: stamp(world) }));
       const marked = await markSuspended(world, 'to-resume');
       // Act
@@ -373,7 +374,7 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
         replicatedJob: 'workers',
         resourceVersion: marked.metadata.resourceVersion,
         clearStartTime: true,
-        podTemplate: { labels: { queue: 'gpu' }, annotations: { added: 'yes' }, nodeSelector: { pool: 'gpu' }, tolerations: [b], schedulingGates: [{ name: 'example.com/gate' }] },
+        podTemplate: { labels: { queue: 'gpu' }, annotations: { added: 'yes' }, nodeSelector: { pool: 'gpu' }, nodeSelectorRemoved: ['flavor'], tolerations: [b], schedulingGates: [{ name: 'example.com/gate' }] },
       });
       // Assess
       const resumed = await world.getJob('to-resume');
@@ -383,7 +384,7 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
       assert.equal(resumed.spec.template.metadata?.labels?.app, 'worker', 'labels merge: the Job keeps its own');
       assert.equal(resumed.spec.template.metadata?.labels?.queue, 'gpu');
       assert.deepEqual(resumed.spec.template.metadata?.annotations, { keep: 'me', added: 'yes' });
-      assert.deepEqual(resumed.spec.template.spec?.nodeSelector, { pool: 'gpu' });
+      assert.deepEqual(resumed.spec.template.spec?.nodeSelector, { keep: 'yes', pool: 'gpu' }, 'the removed key deleted, the others merged');
       assert.deepEqual(resumed.spec.template.spec?.tolerations, [b], 'a merge patch replaces a list');
       assert.deepEqual(resumed.spec.template.spec?.schedulingGates, [{ name: 'example.com/gate' }]);
     });
@@ -403,7 +404,7 @@ export const describeGatewayBehaviour = (makeWorld: GatewayWorldFactory): void =
             replicatedJob: 'workers',
             resourceVersion: undefined,
             clearStartTime,
-            podTemplate: { labels: { app: 'worker', extra: 'label' }, annotations: { keep: 'me' }, nodeSelector: {}, tolerations: [], schedulingGates: [] },
+            podTemplate: { labels: { app: 'worker', extra: 'label' }, annotations: { keep: 'me' }, nodeSelector: {}, nodeSelectorRemoved: [], tolerations: [], schedulingGates: [] },
           }),
           ConflictError,
           ErrorCode.STALE_RESOURCE_VERSION,

@@ -256,6 +256,29 @@ describe('jobset_controller_test.go (integration entries)', () => {
     assert.equal(cluster.condition('Suspended')?.status, 'False');
   });
 
+  it('resume after Kueue admits the JobSet again on another flavor: the Job takes the new node labels and tolerations, not the old ones beside them', () => {
+    // Prepare: admitted on flavor a, the Job created with a's labels; evicted (Kueue restores the
+    // template) and admitted again on flavor b.
+    const flavored = (selector: Record<string, string>, toleration: string) => {
+      const jobSet = makeJobSet('js').replicatedJob('rjob', 1).suspend().obj();
+      const template = jobSet.spec.replicatedJobs?.[0]?.template.spec.template;
+      assert.ok(template);
+      template.spec = { ...template.spec, nodeSelector: selector, tolerations: [{ key: toleration, operator: 'Exists' }] };
+      return jobSet;
+    };
+    const cluster = new TestCluster(flavored({ pool: 'a', zone: 'east' }, 'flavor-a'));
+    cluster.settle();
+    cluster.jobSet = flavored({ pool: 'b' }, 'flavor-b');
+    // Act
+    cluster.setSuspend(false);
+    const resumed = cluster.pass().actions.find((a) => a.kind === 'ResumeJob');
+    // Assess
+    assert.ok(resumed && resumed.kind === 'ResumeJob');
+    assert.deepEqual(resumed.podTemplate?.nodeSelector, { pool: 'b' });
+    assert.deepEqual(resumed.podTemplate?.nodeSelectorRemoved, ['zone'], 'the old flavor-only key goes; pool is overwritten');
+    assert.deepEqual(resumed.podTemplate?.tolerations, [{ key: 'flavor-b', operator: 'Exists' }]);
+  });
+
   it('suspend a running jobset', () => {
     const cluster = new TestCluster(makeJobSet('js').replicatedJob('rjob', 2).obj());
     cluster.settle();

@@ -187,7 +187,7 @@ describe('sim/cluster', () => {
       at(0);
       apply({
         ...resume('js-workers-0'),
-        podTemplate: { labels: { team: 'a' }, annotations: {}, nodeSelector: { pool: 'gpu' }, tolerations: [{ key: 'gpu', operator: 'Exists' }], schedulingGates: [] },
+        podTemplate: { labels: { team: 'a' }, annotations: {}, nodeSelector: { pool: 'gpu' }, nodeSelectorRemoved: [], tolerations: [{ key: 'gpu', operator: 'Exists' }], schedulingGates: [] },
       } as Action);
       const template = job('js-workers-0').spec.template;
       assert.equal(template.metadata?.labels?.team, 'a');
@@ -198,7 +198,7 @@ describe('sim/cluster', () => {
 
     const templateChange = (clearStartTime: boolean): Action => ({
       ...resume('js-workers-0', undefined, clearStartTime),
-      podTemplate: { labels: { team: 'a' }, annotations: {}, nodeSelector: {}, tolerations: [], schedulingGates: [] },
+      podTemplate: { labels: { team: 'a' }, annotations: {}, nodeSelector: {}, nodeSelectorRemoved: [], tolerations: [], schedulingGates: [] },
     }) as Action;
 
     for (const clearStartTime of [false, true]) {
@@ -237,7 +237,7 @@ describe('sim/cluster', () => {
       const gpu = { key: 'gpu', operator: 'Exists' };
       cluster.createJob({ ...makeJob('js-workers-0', { suspend: true }), spec: { ...makeJob('js-workers-0', { suspend: true }).spec, template: { spec: { tolerations: [gpu], schedulingGates: [{ name: 'old' }] } } } }, 0);
       at(0);
-      apply({ ...resume('js-workers-0'), podTemplate: { labels: {}, annotations: {}, nodeSelector: {}, tolerations: [], schedulingGates: [{ name: 'new' }] } } as Action);
+      apply({ ...resume('js-workers-0'), podTemplate: { labels: {}, annotations: {}, nodeSelector: {}, nodeSelectorRemoved: [], tolerations: [], schedulingGates: [{ name: 'new' }] } } as Action);
       assert.deepEqual(job('js-workers-0').spec.template.spec?.tolerations, []);
       assert.deepEqual(job('js-workers-0').spec.template.spec?.schedulingGates, [{ name: 'new' }]);
     });

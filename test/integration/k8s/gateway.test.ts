@@ -252,6 +252,7 @@ describe('KubeClusterGateway against kube-apiserver', () => {
         labels: { app: 'worker', queue: 'gpu' },
         annotations: { keep: 'me', added: 'yes' },
         nodeSelector: { pool: 'gpu' },
+        nodeSelectorRemoved: [],
         tolerations: [a, b],
         schedulingGates: [{ name: 'example.com/gate' }],
       },
@@ -298,7 +299,7 @@ describe('KubeClusterGateway against kube-apiserver', () => {
         replicatedJob: 'workers',
         resourceVersion: undefined,
         clearStartTime: false,
-        podTemplate: { labels: { app: 'worker', extra: 'label' }, annotations: {}, nodeSelector: {}, tolerations: [], schedulingGates: [] },
+        podTemplate: { labels: { app: 'worker', extra: 'label' }, annotations: {}, nodeSelector: {}, nodeSelectorRemoved: [], tolerations: [], schedulingGates: [] },
       }),
       ErrorCode.STALE_RESOURCE_VERSION,
     );
