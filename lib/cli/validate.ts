@@ -9,6 +9,7 @@ import { jobSetSize } from '../jobset/size.ts';
 import type { LoadedDocument, LoadOutcome } from '../jobset/load.ts';
 import { validateJobSet } from '../jobset/validation.ts';
 import type { FieldError } from '../errors.ts';
+import { KueueMessage, kueueQueueOf } from '../kueue.ts';
 import { ExitCode } from './io.ts';
 import type { CliIo } from './io.ts';
 
@@ -49,6 +50,8 @@ const reportDocument = (file: string, doc: LoadedDocument, several: boolean, io:
       if (errors.length === 0) {
         const size = jobSetSize(jobSet);
         io.stdout(`${prefix}${ValidateOutput.valid(size.replicatedJobs, size.jobs, size.pods)}\n`);
+        const queue = kueueQueueOf(jobSet);
+        if (queue !== undefined) io.stderr(`${prefix}${KueueMessage.validateNote(queue)}\n`);
         return 'loaded';
       }
       io.stdout(errorLines(prefix, errors));

@@ -5,6 +5,7 @@
  */
 import { UntilNeverText } from '../constants.ts';
 import type { JobSet } from '../jobset/schema.ts';
+import { allReadyAt, KueueMessage, kueueQueueOf } from '../kueue.ts';
 import { formatDuration } from './duration.ts';
 import type { SimulationResult } from './simulate.ts';
 import { TimelineType } from './timeline.ts';
@@ -130,6 +131,8 @@ export const formatSimulationText = (result: SimulationResult, context: TextCont
   out.push(
     `  behaviour ${context.behaviourFile ?? 'built-in defaults'}, latency ${formatDuration(context.latency)}, until ${formatDuration(context.until)}`,
   );
+  const queue = kueueQueueOf(context.jobSet);
+  if (queue !== undefined) out.push(`  ${KueueMessage.simulateAssumption(queue)}`);
   out.push('');
 
   const lines = timelineLines(result.timeline, context.jobSet.metadata.name ?? '');
@@ -164,6 +167,10 @@ export const formatSimulationText = (result: SimulationResult, context: TextCont
     .map(([kind, count]) => `${kind} ${count}`)
     .join(', ');
   out.push(`Controller: ${result.counters.passes} passes, ${result.counters.writes} writes${actions ? ` (${actions})` : ''}`);
+  if (queue !== undefined) {
+    const readyAt = allReadyAt(result.timeline, totalJobs);
+    out.push(KueueMessage.simulateAllReady(readyAt === undefined ? undefined : `${(readyAt / 1000).toFixed(3)}s`));
+  }
   if (result.errors.length > 0) {
     out.push(`Refused actions: ${result.errors.length}`);
     for (const error of result.errors.slice(0, 10)) out.push(`${formatVirtualTime(error.at)}  ${error.action}: ${error.message}`);

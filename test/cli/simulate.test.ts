@@ -40,6 +40,7 @@ const FILES: Record<string, string> = {
   // A million Jobs: the simulator would hold them all in memory; refused before any work.
   'huge.yaml': VALID.replace('two-steps', 'huge').replace('replicas: 3', 'replicas: 1000000'),
   'two.yaml': `${VALID}---\n${VALID.replace('two-steps', 'other')}`,
+  'queued.yaml': VALID.replace('metadata: {name: two-steps}', 'metadata: {name: two-steps, labels: {kueue.x-k8s.io/queue-name: team-a}}'),
   'behaviour.yaml': 'default: {readyAfter: 2s, succeedAfter: 10s}\n',
   'bad-behaviour.yaml': 'default: {readyAftr: 2s}\n',
   'never-behaviour.yaml': 'replicatedJobs: {workers: {succeedAfter: never}}\n',
@@ -120,6 +121,18 @@ describe('cli/simulate', () => {
     assert.match(stdout, /\nResult: Completed, restarts 0/);
     assert.match(stdout, /\n {2}workers +0 +3 +0 +0 +0\n/);
     assert.match(stdout, /\nController: \d+ passes, \d+ writes \(/);
+  });
+
+  it('simulates a JobSet naming a Kueue queue as admitted at once, and says when Kueue would count it all ready', () => {
+    const queued = simulateFile('queued.yaml', { behaviour: 'behaviour.yaml' });
+    assert.equal(queued.code, 0, queued.stderr);
+    assert.match(queued.stdout, /\n {2}kueue queue team-a: simulated as admitted at once, never preempted or evicted\n/);
+    // The driver is ready at 2 s, the workers resumed then are ready at 4 s: only then is every Job ready.
+    assert.match(queued.stdout, /\nKueue: every Job ready or succeeded at 4\.000s: a waitForPodsReady timeout shorter than that evicts it mid-startup\n$/);
+    const plain = simulateFile('valid.yaml', { behaviour: 'behaviour.yaml' });
+    assert.doesNotMatch(plain.stdout, /kueue|Kueue/);
+    // The JSON report keeps its shape.
+    assert.deepEqual(Object.keys(JSON.parse(simulateFile('queued.yaml', { output: 'json' }).stdout) as object), ['jobSet', 'timeline', 'final']);
   });
 
   const exits: { name: string; file: string; flags?: SimulateFlags; code: number; stderr?: RegExp }[] = [

@@ -63,6 +63,14 @@ describe('cli/validate', () => {
         wantStderr: '',
       },
       {
+        name: 'a JobSet naming a Kueue queue is valid, with a note on stderr of what Kueue does and what to set',
+        files: { 'queued.yaml': valid.replace('  name: valid\n', '  name: valid\n  labels: {kueue.x-k8s.io/queue-name: team-a, kueue.x-k8s.io/priority-class: high}\n') },
+        args: ['queued.yaml'],
+        wantExit: 0,
+        wantStdout: 'queued.yaml: valid: 2 replicatedJobs, 2 Jobs, 2 Pods\n',
+        wantStderr: /^queued\.yaml: note: names Kueue queue team-a, priority class high: Kueue holds it suspended until it admits it, then Lineup starts it; with waitForPodsReady, set the timeout longer than its whole startup \(lineup simulate prints it\)\n$/,
+      },
+      {
         name: 'a JobSet bigger than the controller accepts is invalid (exit 1), in one line naming the bound and its variable',
         files: { 'huge.yaml': jobSetYaml('huge', [rjob('driver'), rjob('workers', '    replicas: 100000\n')]) },
         args: ['huge.yaml'],

@@ -8,19 +8,26 @@
  * lineup.dev/controller and in `conformance-upstream` with none — all at once.
  *
  * The resync runs every RESYNC_EVERY_MS, as EventBridge Scheduler starts it deployed (due
- * wake-ups such as a TTL's). A watch on every Job and JobSet records when each replicatedJob's first Job first ran (created
- * unsuspended, or un-suspended) and each JobSet as last seen; a run ends once every JobSet is
- * terminal (and, with a TTL, deleted) and both controllers have been quiet for SETTLE_MS.
+ * wake-ups such as a TTL's). A watch on every Job and JobSet records when each replicatedJob's
+ * first Job first ran (created unsuspended, or un-suspended), every time a Job began to run, when
+ * a JobSet that had run was suspended again, and each JobSet as last seen; a run ends once every
+ * JobSet is terminal (and, with a TTL, deleted) and both controllers have been quiet for SETTLE_MS.
+ *
+ * With `kueue`, Kueue (test/integration/harness/kueue.ts) runs beside both controllers and a
+ * watch on its Workloads records each JobSet's as last seen; scripted scenarios drive the bed
+ * through `create`, `until` and `record` (test/integration/kueue/differential.test.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Watch } from '@kubernetes/client-node';
 import { DEFAULT_RECONCILER_MAX_CONCURRENCY } from '../../../infra/config.ts';
 import { DEFAULT_CONTROLLER_NAME, Label } from '../../../lib/constants.ts';
 import type { RunRecord } from '../../conformance/compare.ts';
+import type { KueueRecord, StartEvent } from '../../conformance/kueueTable.ts';
 import { manifestOf, type ConformanceCase, type JsonObject } from '../../conformance/generate.ts';
 import { startE2eCluster, type E2eCluster } from '../e2e/cluster.ts';
 import { Pipeline, synthesizedRule } from '../e2e/pipeline.ts';
 import { startDynalite, startMoto, type DynaliteServer, type MotoServer } from '../harness/index.ts';
+import { KUEUE_API, startKueue, type KueueManager, type KueueOptions } from '../harness/kueue.ts';
 import { startUpstreamController, type UpstreamController } from '../harness/upstream.ts';
 import { DEFAULT_LEASE_TTL_MS } from '../../../lib/reconcile/reconcileJobSet.ts';
 
@@ -54,38 +61,66 @@ export const isTerminal = (jobSet: JsonObject | undefined): boolean => {
 /** Observations: what the watches saw, by `namespace/jobset`. */
 class Observations {
   readonly starts = new Map<string, Record<string, number>>();
+  /** Every time a Job began to run, by JobSet. */
+  readonly startEvents = new Map<string, StartEvent[]>();
+  /** When a JobSet that had run was suspended again (by a user, or by Kueue evicting it). */
+  readonly suspensions = new Map<string, number[]>();
   readonly jobSets = new Map<string, JsonObject>();
   readonly deleted = new Set<string>();
+  /** Each JobSet's Workload as last seen (the Workload's owner reference names the JobSet). */
+  readonly workloads = new Map<string, JsonObject>();
+  /** The Jobs running now, by uid. */
+  private readonly running = new Set<string>();
   lastChange = Date.now();
 
   onJob(type: string, job: unknown): void {
     this.lastChange = Date.now();
-    if (type === 'DELETED' || !isObject(job)) return;
+    if (!isObject(job)) return;
+    const uid = String(at(job, 'metadata', 'uid'));
+    const runs = type !== 'DELETED' && at(job, 'spec', 'suspend') !== true && at(job, 'metadata', 'deletionTimestamp') === undefined;
+    const began = runs && !this.running.has(uid);
+    if (runs) this.running.add(uid);
+    else this.running.delete(uid);
     const labels = at(job, 'metadata', 'labels');
     const namespace = String(at(job, 'metadata', 'namespace'));
     const jobSet = isObject(labels) ? labels[Label.JobSetName] : undefined;
     const replicatedJob = isObject(labels) ? labels[Label.ReplicatedJobName] : undefined;
-    if (typeof jobSet !== 'string' || typeof replicatedJob !== 'string') return;
-    if (at(job, 'spec', 'suspend') === true || at(job, 'metadata', 'deletionTimestamp') !== undefined) return;
+    if (typeof jobSet !== 'string' || typeof replicatedJob !== 'string' || !began) return;
     const key = `${namespace}/${jobSet}`;
     const starts = this.starts.get(key) ?? {};
     starts[replicatedJob] ??= Date.now();
     this.starts.set(key, starts);
+    this.startEvents.set(key, [...(this.startEvents.get(key) ?? []), { replicatedJob, at: Date.now() }]);
   }
 
   onJobSet(type: string, jobSet: unknown): void {
     this.lastChange = Date.now();
     if (!isObject(jobSet)) return;
     const key = `${String(at(jobSet, 'metadata', 'namespace'))}/${String(at(jobSet, 'metadata', 'name'))}`;
-    if (type === 'DELETED') this.deleted.add(key);
-    else this.jobSets.set(key, jobSet);
+    if (type === 'DELETED') {
+      this.deleted.add(key);
+      return;
+    }
+    const wasSuspended = at(this.jobSets.get(key), 'spec', 'suspend') === true;
+    if (!wasSuspended && at(jobSet, 'spec', 'suspend') === true && this.starts.has(key)) this.suspensions.set(key, [...(this.suspensions.get(key) ?? []), Date.now()]);
+    this.jobSets.set(key, jobSet);
+  }
+
+  onWorkload(type: string, workload: unknown): void {
+    this.lastChange = Date.now();
+    if (type === 'DELETED' || !isObject(workload)) return;
+    const owners = at(workload, 'metadata', 'ownerReferences');
+    const owner = Array.isArray(owners) ? owners.find((reference: unknown) => isObject(reference) && reference.kind === 'JobSet') : undefined;
+    if (!isObject(owner)) return;
+    this.workloads.set(`${String(at(workload, 'metadata', 'namespace'))}/${String(owner.name)}`, workload);
   }
 }
 
-/** BedOptions: whether upstream runs beside Lineup, and the pipeline's cluster id. */
+/** BedOptions: whether upstream runs beside Lineup, the pipeline's cluster id, and whether Kueue runs (and how). */
 export interface BedOptions {
   readonly upstream: boolean;
   readonly clusterId: string;
+  readonly kueue?: KueueOptions;
 }
 
 /** ConformanceBed: the servers, both controllers and the watches. Start with `ConformanceBed.start`, stop in `after`. */
@@ -93,13 +128,15 @@ export class ConformanceBed {
   readonly cluster: E2eCluster;
   readonly pipeline: Pipeline;
   readonly upstream: UpstreamController | undefined;
+  private kueueManager: KueueManager | undefined;
   private readonly moto: MotoServer;
   private readonly dynamo: DynaliteServer;
   private readonly observations = new Observations();
   private readonly watches: AbortController[] = [];
   private stopped = false;
 
-  private constructor(parts: { cluster: E2eCluster; moto: MotoServer; dynamo: DynaliteServer; pipeline: Pipeline; upstream: UpstreamController | undefined }) {
+  private constructor(parts: { cluster: E2eCluster; moto: MotoServer; dynamo: DynaliteServer; pipeline: Pipeline; upstream: UpstreamController | undefined; kueue: KueueManager | undefined }) {
+    this.kueueManager = parts.kueue;
     this.cluster = parts.cluster;
     this.moto = parts.moto;
     this.dynamo = parts.dynamo;
@@ -107,24 +144,28 @@ export class ConformanceBed {
     this.upstream = parts.upstream;
   }
 
-  /** start: the cluster with its control plane, moto, dynalite, Lineup's pipeline, upstream (if asked), both namespaces and the watches. */
+  /** start: the cluster with its control plane, moto, dynalite, Lineup's pipeline, upstream and Kueue (if asked), both namespaces and the watches. */
   static async start(options: BedOptions): Promise<ConformanceBed> {
     const [cluster, moto, dynamo, rule] = await Promise.all([startE2eCluster(), startMoto(), startDynalite(), synthesizedRule()]);
     let pipeline: Pipeline | undefined;
     let upstream: UpstreamController | undefined;
+    let kueue: KueueManager | undefined;
     try {
       // The deployed lease (the tests' 10 s one can lapse mid-loop on a loaded machine, leaving a deferred event to a resync).
       pipeline = await Pipeline.start({ kube: cluster.kube, moto, dynamo, clusterId: options.clusterId, rule, pollers: DEFAULT_RECONCILER_MAX_CONCURRENCY, visibilityTimeoutSeconds: 30, leaseTtlMs: DEFAULT_LEASE_TTL_MS });
       if (options.upstream) upstream = await startUpstreamController(cluster.kube);
-      const bed = new ConformanceBed({ cluster, moto, dynamo, pipeline, upstream });
+      if (options.kueue !== undefined) kueue = await startKueue(cluster.kube, options.kueue);
+      const bed = new ConformanceBed({ cluster, moto, dynamo, pipeline, upstream, kueue });
       for (const namespace of Object.values(NAMESPACES)) {
         const response = await cluster.kube.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
         if (response.status !== 201) throw new Error(`creating namespace ${namespace} answered HTTP ${response.status}: ${response.body.slice(0, 300)}`);
       }
       await bed.watch('/apis/batch/v1/jobs', (type, object) => bed.observations.onJob(type, object));
       await bed.watch('/apis/jobset.x-k8s.io/v1alpha2/jobsets', (type, object) => bed.observations.onJobSet(type, object));
+      if (kueue !== undefined) await bed.watch(`/apis/${KUEUE_API}/workloads`, (type, object) => bed.observations.onWorkload(type, object));
       return bed;
     } catch (error) {
+      await kueue?.stop();
       await pipeline?.stop();
       await upstream?.stop();
       await Promise.all([cluster.stop(), moto.stop(), dynamo.stop()]);
@@ -149,6 +190,71 @@ export class ConformanceBed {
   private async request(method: string, path: string, body: unknown, contentType?: string): Promise<void> {
     const response = await this.cluster.kube.request(method, path, body, contentType === undefined ? {} : { contentType });
     if (response.status < 200 || response.status >= 300) throw new Error(`${method} ${path} answered HTTP ${response.status}: ${response.body.slice(0, 500)}`);
+  }
+
+  /** kueue: the running Kueue manager; throws when the bed runs none. */
+  get kueue(): KueueManager {
+    if (this.kueueManager === undefined) throw new Error('conformance: this bed runs no Kueue (BedOptions.kueue)');
+    return this.kueueManager;
+  }
+
+  /** restartKueue: stops Kueue and starts it again with `options` (its configuration is read only at start). */
+  async restartKueue(options: KueueOptions): Promise<KueueManager> {
+    await this.kueue.stop();
+    this.kueueManager = undefined;
+    this.kueueManager = await startKueue(this.cluster.kube, options);
+    return this.kueueManager;
+  }
+
+  /** create: creates `object` (a JSON object with apiVersion, kind and metadata) at `collectionPath`. */
+  async create(collectionPath: string, object: JsonObject): Promise<void> {
+    await this.request('POST', collectionPath, object);
+  }
+
+  /** apply: server-side applies YAML or JSON documents (queues, flavors, priority classes). */
+  async apply(documents: readonly JsonObject[]): Promise<void> {
+    await this.cluster.kube.applyYaml(documents.map((document) => JSON.stringify(document)).join('\n---\n'));
+  }
+
+  /**
+   * until: polls `condition` (against what the watches saw) every 250 ms, running the resync every
+   * RESYNC_EVERY_MS meanwhile, until it holds; rejects after `timeoutMs` with `description` and
+   * the last `explain()`.
+   */
+  async until(description: string, condition: () => boolean, timeoutMs: number, explain: () => string = () => ''): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let lastResync = Date.now();
+    let lastReport = Date.now();
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`conformance: not within ${timeoutMs} ms: ${description}. ${explain()}`);
+      if (Date.now() - lastResync >= RESYNC_EVERY_MS) {
+        await this.pipeline.resync();
+        lastResync = Date.now();
+      }
+      if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
+        lastReport = Date.now();
+        process.stderr.write(`conformance: still waiting: ${description}\n`);
+      }
+      await sleep(250);
+    }
+  }
+
+  /** quiet: resolves once nothing the watches see has changed for SETTLE_MS. */
+  async quiet(timeoutMs: number): Promise<void> {
+    await this.until('the cluster quiet', () => Date.now() - this.observations.lastChange >= SETTLE_MS, timeoutMs);
+  }
+
+  /** record: what the watches saw of JobSet `name` in `namespace`, with its Workload. */
+  record(namespace: string, name: string): KueueRecord {
+    const k = `${namespace}/${name}`;
+    return {
+      starts: { ...this.observations.starts.get(k) },
+      startEvents: [...(this.observations.startEvents.get(k) ?? [])],
+      suspendedAt: [...(this.observations.suspensions.get(k) ?? [])],
+      final: this.observations.jobSets.get(k),
+      deleted: this.observations.deleted.has(k),
+      workload: this.observations.workloads.get(k),
+    };
   }
 
   /**
@@ -219,10 +325,11 @@ export class ConformanceBed {
     return { lineup: records('lineup'), upstream: records('upstream') };
   }
 
-  /** stop: the watches, the pipeline, upstream, then the servers. */
+  /** stop: the watches, Kueue, the pipeline, upstream, then the servers. */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const controller of this.watches) controller.abort();
+    await this.kueueManager?.stop();
     await this.pipeline.stop();
     await this.upstream?.stop();
     await Promise.all([this.cluster.stop(), this.moto.stop(), this.dynamo.stop()]);

@@ -35,6 +35,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAllDocuments, stringify } from 'yaml';
+import { KUEUE_QUEUE_LABEL } from '../../../lib/kueue.ts';
 import { copyServingPair, writeAdminKubeconfig } from './controllerFiles.ts';
 import type { KubeServer } from './kube.ts';
 import { LOOPBACK, freePorts } from './ports.ts';
@@ -46,10 +47,7 @@ const BUILD_SCRIPT = fileURLToPath(new URL('../k8s-build/build.sh', import.meta.
 const VERSIONS_FILE = fileURLToPath(new URL('../k8s-build/versions.env', import.meta.url));
 /** KUEUE_MODULE: the Go module Kueue is built from and its manifests are read from. */
 const KUEUE_MODULE = 'sigs.k8s.io/kueue';
-/** KUEUE_QUEUE_LABEL: the label that puts a JobSet in a LocalQueue. */
-export const KUEUE_QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
-/** KUEUE_PRIORITY_LABEL: the label naming a JobSet's WorkloadPriorityClass. */
-export const KUEUE_PRIORITY_LABEL = 'kueue.x-k8s.io/priority-class';
+export { KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL } from '../../../lib/kueue.ts';
 /** KUEUE_API: the group and storage version of Kueue's objects. */
 export const KUEUE_API = 'kueue.x-k8s.io/v1beta2';
 /** WEBHOOK_CONFIGURATION_NAME: the webhook configurations registered (both kinds share it). */
