@@ -15,6 +15,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { INSTALL_ROOT } from '../../lib/installRoot.ts';
+import { plannerVersionDefine } from '../../lib/plannerVersion.ts';
 
 /** PROJECT_ROOT: Lineup's own folder, a clone or an installed package (bundling's project root). */
 export const PROJECT_ROOT = INSTALL_ROOT;
@@ -51,6 +52,9 @@ export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const
  * itself and `--enable-source-maps` has Node read them at start. No `keepNames` either: it adds
  * 4% to the bundle and to its import for names in stack traces, and Lineup's errors say what
  * failed in their code and message.
+ *
+ * The planner version goes in as a `define` (lib/plannerVersion.ts): the bundle holds none of
+ * the sources it is a digest of, so it is computed here, from the code being bundled.
  */
 export const bundling = (sourceMaps: boolean): nodejs.BundlingOptions => ({
   forceDockerBundling: false,
@@ -63,6 +67,7 @@ export const bundling = (sourceMaps: boolean): nodejs.BundlingOptions => ({
   minify: true,
   sourceMap: sourceMaps,
   ...(sourceMaps ? { sourcesContent: false } : {}),
+  define: plannerVersionDefine(),
 });
 
 /** SOURCE_MAP_NODE_OPTIONS: what a function whose zip carries its source map runs with. */

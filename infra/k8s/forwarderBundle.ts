@@ -19,6 +19,7 @@ import { basename, dirname, extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { plannerVersionDefine } from '../../lib/plannerVersion.ts';
 
 /** FORWARDER_BUNDLE_FILE: where the bundle goes by default, relative to the repository root. */
 export const FORWARDER_BUNDLE_FILE = 'dist/forwarder/lineup-forward.mjs';
@@ -61,6 +62,9 @@ export const buildForwarderBundle = async (outfile: string = FORWARDER_BUNDLE_FI
     // ESM entry points first, so esbuild can drop the exports the forwarder does not use.
     mainFields: ['module', 'main'],
     banner: { js: REQUIRE_BANNER },
+    // The forwarder writes no journal entry today; should it come to, the bundle (which holds no
+    // planner sources) still records the version of the code bundled, as the Lambda bundles do.
+    define: plannerVersionDefine(),
     minify: true,
     legalComments: 'none',
     logLevel: 'warning',

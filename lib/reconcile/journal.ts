@@ -17,7 +17,7 @@ import * as z from 'zod';
 import { InvalidInputError } from '../errors.ts';
 import { JobSchema, JobSetSchema, ServiceSchema, type Job, type JobSet, type Service } from '../jobset/schema.ts';
 import type { Action, Observed, Plan, PlanOptions } from '../plan/types.ts';
-import { PLANNER_VERSION } from '../plan/version.ts';
+import { plannerVersion } from '../plannerVersion.ts';
 import { MAX_JOURNAL_ITEM_CHARS } from '../constants.ts';
 import { journalItemChars } from '../store/items.ts';
 import { redactTenantData } from './redact.ts';
@@ -504,7 +504,7 @@ export const journalEntryOf = (pass: PassRecord, previousDigest: string | undefi
   const entry: JournalEntry = {
     key: pass.key,
     at: pass.observed.now,
-    plannerVersion: PLANNER_VERSION,
+    plannerVersion: plannerVersion(),
     planOptions: {
       controllerName: pass.planOptions.controllerName,
       claimUnmanaged: pass.planOptions.claimUnmanaged,

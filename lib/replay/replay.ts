@@ -5,7 +5,7 @@
  */
 import { plan as currentPlanner } from '../plan/planner.ts';
 import type { Observed, Plan, PlanOptions } from '../plan/types.ts';
-import { PLANNER_VERSION } from '../plan/version.ts';
+import { plannerVersion } from '../plannerVersion.ts';
 import { journalActionsOf, wholeActionDigest } from '../reconcile/journal.ts';
 import type { JournalAction } from '../store/types.ts';
 import { observedOfPass, type Recording } from './recording.ts';
@@ -100,7 +100,7 @@ export const replayRecording = (recording: Recording, options: ReplayOptions = {
   const count = (result: PassOutcome['result']): number => passes.filter((outcome) => outcome.result === result).length;
   return {
     jobSet: recording.jobSet,
-    plannerVersion: options.plannerVersion ?? (options.planner === undefined ? PLANNER_VERSION : 'variant'),
+    plannerVersion: options.plannerVersion ?? (options.planner === undefined ? plannerVersion() : 'variant'),
     recordedPlannerVersions: [...new Set(recording.passes.map((pass) => pass.plannerVersion))],
     passes,
     same: count('same'),

@@ -163,7 +163,7 @@ export interface JournalEntry {
   readonly key: JobSetKey;
   /** Epoch ms of the pass: the planner's now. */
   readonly at: number;
-  /** lib/plan/version.ts PLANNER_VERSION of the planner that decided. */
+  /** The planner version (lib/plannerVersion.ts) of the planner that decided. */
   readonly plannerVersion: string;
   /** The planner's options (which JobSets are Lineup's, the JobSet bounds when the host set them): part of its inputs. */
   readonly planOptions: {

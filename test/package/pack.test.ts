@@ -10,7 +10,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { PLANNER_VERSION_FILE, plannerVersion, readPlannerVersionFile } from '../../lib/plannerVersion.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const PACKAGE_JSON = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
@@ -58,11 +59,19 @@ describe('package', () => {
     spawnSync(lineup, args, { cwd: scratch, encoding: 'utf8', timeout: 180_000, env: { ...process.env, PATH: PATH_WITHOUT_CLONE } });
 
   it('packs the built CLI, examples and manifests, and no tests, benchmarks, CI or TypeScript sources', () => {
-    for (const want of ['bin/lineup.js', 'dist/lib/cli/main.js', 'examples/story2-messagequeue-driver-worker.yaml', 'infra/manifests/clusterrole.yaml', 'infra/crd/jobset.x-k8s.io_jobsets.yaml', 'README.md', 'LICENSE']) {
+    for (const want of ['bin/lineup.js', 'dist/lib/cli/main.js', `dist/lib/${PLANNER_VERSION_FILE}`, 'examples/story2-messagequeue-driver-worker.yaml', 'infra/manifests/clusterrole.yaml', 'infra/crd/jobset.x-k8s.io_jobsets.yaml', 'README.md', 'LICENSE']) {
       assert.ok(packed.includes(want), `${want} is not in the package`);
     }
     const unwanted = packed.filter((path) => /^(test|bench|\.ci)\//.test(path) || (path.endsWith('.ts') && !path.endsWith('.d.ts')));
     assert.deepEqual(unwanted, []);
+  });
+
+  it('the installed package knows its planner version without the sources: the one the clone computes', () => {
+    assert.equal(readPlannerVersionFile(join(installed, 'dist', 'lib', PLANNER_VERSION_FILE)), plannerVersion());
+    const module = pathToFileURL(join(installed, 'dist', 'lib', 'plannerVersion.js')).href;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', `process.stdout.write((await import(${JSON.stringify(module)})).plannerVersion())`], { cwd: scratch, encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, plannerVersion());
   });
 
   it('lineup --help lists the commands', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { DEFAULT_PLAN_OPTIONS, plan } from '../../lib/plan/planner.ts';
-import { PLANNER_VERSION } from '../../lib/plan/version.ts';
+import { plannerVersion } from '../../lib/plannerVersion.ts';
 import {
   InputsMemory,
   KEYFRAME_INTERVAL,
@@ -64,7 +64,7 @@ describe('reconcile/journal: one entry per pass', () => {
     assert.ok(entries.length >= 4, `a startup takes several passes, got ${entries.length}`);
     const [first] = entries;
     assert.ok(first);
-    assert.equal(first.plannerVersion, PLANNER_VERSION);
+    assert.equal(first.plannerVersion, plannerVersion());
     assert.deepEqual(first.triggers, [
       { id: 'event-0', detailType: 'JobSet Changed', kind: 'JobSet', name: NAME, resourceVersion: '1', watchType: 'MODIFIED', time: first.at - 200 },
     ]);
@@ -154,7 +154,7 @@ describe('reconcile/journal: one entry per pass', () => {
   });
 
   it('an unchanged entry whose stored inputs are gone, and one too large, say why they cannot be had', () => {
-    const base = { key, plannerVersion: PLANNER_VERSION, planOptions: DEFAULT_PLAN_OPTIONS, triggers: [], timings: { passStartedAt: 1, writesDoneAt: 2 }, actions: [], reason: '', applied: true } as const;
+    const base = { key, plannerVersion: plannerVersion(), planOptions: DEFAULT_PLAN_OPTIONS, triggers: [], timings: { passStartedAt: 1, writesDoneAt: 2 }, actions: [], reason: '', applied: true } as const;
     const entries: JournalEntry[] = [
       { ...base, at: 1, inputsDigest: 'aaaa', inputsKept: 'unchanged' },
       { ...base, at: 2, inputsDigest: 'bbbb', inputsKept: 'too-large' },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PLANNER_VERSION } from '../../lib/plan/version.ts';
+import { plannerVersion } from '../../lib/plannerVersion.ts';
 import { recordingOf } from '../../lib/replay/recording.ts';
 import { actionDifferences, replayRecording } from '../../lib/replay/replay.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
@@ -19,8 +19,8 @@ describe('replay: the planner over recorded passes', () => {
     assert.ok(recording.passes.length >= 4, `${recording.passes.length} passes`);
     assert.deepEqual(report.passes.map((outcome) => outcome.result), recording.passes.map(() => 'same'));
     assert.deepEqual([report.same, report.different, report.unreplayable], [recording.passes.length, 0, 0]);
-    assert.equal(report.plannerVersion, PLANNER_VERSION);
-    assert.deepEqual(report.recordedPlannerVersions, [PLANNER_VERSION]);
+    assert.equal(report.plannerVersion, plannerVersion());
+    assert.deepEqual(report.recordedPlannerVersions, [plannerVersion()]);
   });
 
   it('a planner differing in one rule is reported on exactly the passes that rule changes, field by field', async () => {
