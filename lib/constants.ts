@@ -494,6 +494,13 @@ export const ClustersMessage = {
 /** ReplayMessage: the one line `lineup export` and `lineup replay` print for unusable input (exit 2). */
 export const ReplayMessage = {
   noState: (command: string, stateDir: string): string => JournalSourceMessage.noState(command, stateDir),
+  /** A recording that fails its check (lib/replay/verify.ts): replaying it would judge the file, not the planner. */
+  unsound: (source: string, pass: number, problem: string): string => `${source}: pass ${pass}: ${problem}; not replayed`,
+  /** --perturb re-enacts runs whose events differ from the recording's; the drawing is of recorded passes. */
+  perturbHtml: '--output html draws recorded passes, not perturbed runs: with --perturb or --seed, use --output text or json',
+  /** Passes whose inputs were not kept: the replay cannot vouch for them, so it does not pass. */
+  unreplayable: (count: number): string =>
+    `${count} pass${count === 1 ? '' : 'es'} could not be replayed (inputs not kept: too large, or expired from the journal): this replay vouches only for the others`,
   badTarget: (command: string, target: string): string =>
     `${command}: expected ${command === 'lineup replay' ? 'a recording file or ' : ''}CLUSTER/NAMESPACE/NAME, got ${JSON.stringify(target)}`,
   unknownJobSet: (command: string, target: string, where: string): string => `${command}: no passes recorded for ${target} in ${where}`,

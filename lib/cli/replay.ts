@@ -9,7 +9,9 @@ import { readErrorDetail } from '../jobset/load.ts';
 import { parseRecording, recordingOf, type Recording } from '../replay/recording.ts';
 import { outsideText, perturb, realPlanner, streamText, type PerturbReport, type PlannerFactory } from '../replay/perturb.ts';
 import { recordedRunOf } from '../replay/recordedRun.ts';
+import { differenceLines } from '../replay/actionDiff.ts';
 import { replayRecording, type Planner, type ReplayReport } from '../replay/replay.ts';
+import { recordingFault } from '../replay/verify.ts';
 import { replayDrawing } from '../render/historyDrawing.ts';
 import { renderTimelineHtml } from '../render/timelineHtml.ts';
 import { parseDuration } from '../sim/duration.ts';
@@ -80,21 +82,25 @@ export interface ReplayFlags extends JournalSourceFlags {
 
 const time = (epochMs: number): string => new Date(epochMs).toISOString();
 
-/** reportText: one report pass by pass, a difference field by field. */
+/** reportText: the first divergence, then the report pass by pass, each difference named by the action's kind and target. */
 const reportText = (report: ReplayReport): string => {
   const lines = [`${keyText(report.jobSet)}: ${report.passes.length} passes recorded by ${report.recordedPlannerVersions.join(', ')}, replayed with ${report.plannerVersion}`];
+  const first = report.firstDivergence;
+  if (first !== undefined) {
+    const after = first.triggers.length === 0 ? 'a pass of its own' : first.triggers.join('; ');
+    lines.push(`  first divergence: pass ${first.pass} at ${time(first.at)}, after ${after}: ${differenceLines(first.difference, first.pass)[0] ?? ''}`);
+  }
   for (const outcome of report.passes) {
     const head = `  pass ${outcome.pass}  ${time(outcome.at)}  ${outcome.result}`;
     if (outcome.result === 'same') lines.push(head);
     else if (outcome.result === 'unreplayable') lines.push(`${head}: ${outcome.why}`);
     else {
       lines.push(`${head}: ${outcome.recorded.length} actions recorded, ${outcome.replayed.length} replayed`);
-      for (const difference of outcome.differences) {
-        lines.push(`    action ${difference.action} ${difference.field}: recorded ${JSON.stringify(difference.recorded ?? null)}, replayed ${JSON.stringify(difference.replayed ?? null)}`);
-      }
+      for (const difference of outcome.differences) lines.push(...differenceLines(difference, outcome.pass).map((line) => `    ${line}`));
     }
   }
   lines.push(`  ${report.same} same, ${report.different} different, ${report.unreplayable} unreplayable`);
+  if (report.unreplayable > 0) lines.push(`  ${ReplayMessage.unreplayable(report.unreplayable)}`);
   return `${lines.join('\n')}\n`;
 };
 
@@ -216,7 +222,13 @@ export const replayCommand = async (target: string | undefined, flags: ReplayFla
   try {
     // The flags first: a bad --perturb or --seed is refused before any file or journal is read.
     const seeds = flags.perturb !== undefined || flags.seed !== undefined ? seedsOf(flags) : undefined;
+    if (seeds !== undefined && flags.output === 'html') throw new UnusableInput(ReplayMessage.perturbHtml);
     recordings = await recordingsOf(target, flags, io, now);
+    // Checked before anything is replayed: a replay of an edited recording would blame the planner.
+    for (const recording of recordings) {
+      const fault = recordingFault(recording);
+      if (fault !== undefined) throw new UnusableInput(ReplayMessage.unsound(target !== undefined && !flags.all ? target : keyText(recording.jobSet), fault.pass, fault.problem));
+    }
     if (seeds !== undefined) return perturbCommand(target, recordings, seeds, flags, io);
   } catch (error) {
     if (!(error instanceof UnusableJournalSource) && !(error instanceof InvalidInputError)) throw error;
@@ -240,5 +252,5 @@ export const replayCommand = async (target: string | undefined, flags: ReplayFla
   } else {
     for (const report of reports) io.stdout(reportText(report));
   }
-  return reports.some((report) => report.different > 0) ? ExitCode.Invalid : ExitCode.Ok;
+  return reports.some((report) => report.different > 0 || report.unreplayable > 0) ? ExitCode.Invalid : ExitCode.Ok;
 };

@@ -12,6 +12,7 @@ import { ActionReasonCode } from '../plan/reasons.ts';
 import { isSuspended, jobFinishedType, jobReady, replicatedJobOf } from '../plan/childJobs.ts';
 import type { Job } from '../jobset/schema.ts';
 import { latencyOf, latencyText } from '../replay/history.ts';
+import { differenceLines } from '../replay/actionDiff.ts';
 import { observedOfPass, type RecordedPass, type Recording } from '../replay/recording.ts';
 import type { PassOutcome, ReplayReport } from '../replay/replay.ts';
 import { formatDuration } from '../sim/duration.ts';
@@ -193,9 +194,7 @@ const outcomeText = (outcome: PassOutcome): string[] => {
   if (outcome.result === 'unreplayable') return [`replay: unreplayable: ${outcome.why}`];
   return [
     `replay: DIFFERENT (${String(outcome.recorded.length)} actions recorded, ${String(outcome.replayed.length)} replayed)`,
-    ...outcome.differences.map(
-      (difference) => `action ${String(difference.action)} ${difference.field}: recorded ${JSON.stringify(difference.recorded ?? null)}, replayed ${JSON.stringify(difference.replayed ?? null)}`,
-    ),
+    ...outcome.differences.flatMap((difference) => differenceLines(difference, outcome.pass)),
   ];
 };
 

@@ -15,8 +15,15 @@ import type { JobSetKey, JournalEntry } from '../store/types.ts';
 /** RECORDING_FORMAT: the format field of the recordings this Lineup writes and reads. */
 export const RECORDING_FORMAT = 'lineup.dev/recording/v1';
 
+/**
+ * How a recorded pass keeps its inputs: `stored` (whole), `unchanged` (the same as an earlier
+ * pass's with the same digest), `too-large` (not kept: over the journal item's limit), `expired`
+ * (kept as changes to an earlier entry that had expired from the journal when it was exported).
+ */
+export type RecordedInputsKept = 'stored' | 'unchanged' | 'too-large' | 'expired';
+
 /** One pass of a recording. */
-export type RecordedPass = Omit<JournalEntry, 'key'>;
+export type RecordedPass = Omit<JournalEntry, 'key' | 'inputsKept'> & { readonly inputsKept: RecordedInputsKept };
 
 /** A recording: the format, the JobSet, and every pass oldest first. */
 export interface Recording {
@@ -27,9 +34,8 @@ export interface Recording {
 
 /**
  * recordingOf: a JobSet's journal entries (oldest first) as a recording. A delta entry's inputs
- * are rebuilt and kept whole (the format stays v1: whole inputs or a reference); one whose chain
- * is broken (an earlier entry expired) becomes a reference that nothing in the file holds, which
- * replay reports as unreplayable.
+ * are rebuilt and kept whole; one whose chain is broken (an earlier entry expired) is `expired`,
+ * which replay reports as unreplayable.
  */
 export const recordingOf = (key: JobSetKey, entries: readonly JournalEntry[]): Recording => {
   const resolve = inputsResolver(entries);
@@ -37,10 +43,14 @@ export const recordingOf = (key: JobSetKey, entries: readonly JournalEntry[]): R
     format: RECORDING_FORMAT,
     jobSet: { cluster: key.cluster, namespace: key.namespace, name: key.name },
     passes: entries.map(({ key: _key, ...rest }, index): RecordedPass => {
-      if (rest.inputsKept !== 'delta') return rest;
-      const { inputs: _delta, ...withoutInputs } = rest;
+      const { inputs: kept, ...withoutInputs } = rest;
+      if (rest.inputsKept === 'unchanged') {
+        // A reference whose holder expired from the journal cannot be followed in the file either.
+        return typeof resolve(index) === 'string' ? { ...withoutInputs, inputsKept: 'expired' } : { ...withoutInputs, inputsKept: 'unchanged' };
+      }
+      if (rest.inputsKept !== 'delta') return { ...withoutInputs, inputsKept: rest.inputsKept, ...(kept === undefined ? {} : { inputs: kept }) };
       const inputs = resolve(index);
-      return typeof inputs === 'string' ? { ...withoutInputs, inputsKept: 'unchanged' } : { ...withoutInputs, inputsKept: 'stored', inputs: packInputs(inputs) };
+      return typeof inputs === 'string' ? { ...withoutInputs, inputsKept: 'expired' } : { ...withoutInputs, inputsKept: 'stored', inputs: packInputs(inputs) };
     }),
   };
 };
@@ -48,7 +58,7 @@ export const recordingOf = (key: JobSetKey, entries: readonly JournalEntry[]): R
 /** RecordedPassSchema: a pass in a recording: a journal entry without its key (the recording names the JobSet once). */
 const RecordedPassSchema = JournalPassSchema.extend({
   at: z.number(),
-  inputsKept: z.enum(['stored', 'unchanged', 'too-large']),
+  inputsKept: z.enum(['stored', 'unchanged', 'too-large', 'expired']),
   inputs: z.string().optional(),
 });
 
@@ -99,6 +109,7 @@ export const observedOfPass = (recording: Recording, index: number): Observed | 
   const pass = recording.passes[index];
   if (pass === undefined) return `no pass ${index + 1}`;
   if (pass.inputsKept === 'too-large') return 'inputs were too large to keep';
+  if (pass.inputsKept === 'expired') return 'inputs were kept as changes to an entry that had expired from the journal';
   const source = pass.inputs !== undefined ? pass : recording.passes.slice(0, index).findLast((earlier) => earlier.inputsDigest === pass.inputsDigest && earlier.inputs !== undefined);
   if (source?.inputs === undefined) return `inputs ${pass.inputsDigest} are referenced but no earlier pass holds them`;
   return { ...unpackInputs(source.inputs), now: pass.at };

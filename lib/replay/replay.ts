@@ -1,13 +1,17 @@
 /**
  * Replay: re-run a planner over every recorded pass's inputs and compare what it decides with
- * what was recorded, action by action and field by field. Pure: the planner is a parameter, so a
- * release check runs today's and a test runs a variant.
+ * what was recorded, action by action matched by what each acts on (actionDiff.ts). The planner
+ * is a parameter, so a release check runs today's and a test runs a variant; nothing but the
+ * default planner's version (computed from its sources once per process) reads outside the
+ * arguments. Check the recording first (verify.ts): a replay of an edited recording would blame
+ * the planner.
  */
 import { plan as currentPlanner } from '../plan/planner.ts';
 import type { Observed, Plan, PlanOptions } from '../plan/types.ts';
 import { plannerVersion } from '../plannerVersion.ts';
 import { journalActionsOf, wholeActionDigest } from '../reconcile/journal.ts';
 import type { JournalAction } from '../store/types.ts';
+import { diffActions, identityOf, leafDifferences, type ActionDifference } from './actionDiff.ts';
 import { observedOfPass, type Recording } from './recording.ts';
 
 /** Planner: what replay runs (lib/plan's plan, or a variant). */
@@ -34,10 +38,20 @@ export type PassOutcome =
       readonly result: 'different';
       readonly recorded: readonly JournalAction[];
       readonly replayed: readonly JournalAction[];
-      readonly differences: readonly FieldDifference[];
+      /** By what each action acts on (actionDiff.ts), recorded order first. */
+      readonly differences: readonly ActionDifference[];
     }
-  /** The pass's inputs cannot be had (too large to keep, or their entry expired). */
+  /** The pass's inputs cannot be had (too large to keep, or expired from the journal). */
   | { readonly pass: number; readonly at: number; readonly result: 'unreplayable'; readonly why: string };
+
+/** The first pass where the two sides part, as a replayer names it: when, after what, and the first difference. */
+export interface FirstDivergence {
+  readonly pass: number;
+  readonly at: number;
+  /** The events that triggered the pass ("Job Changed Job story-driver-0 rv 123"), empty for a pass of its own. */
+  readonly triggers: readonly string[];
+  readonly difference: ActionDifference;
+}
 
 /** A replay of one recording. */
 export interface ReplayReport {
@@ -48,6 +62,7 @@ export interface ReplayReport {
   readonly same: number;
   readonly different: number;
   readonly unreplayable: number;
+  readonly firstDivergence?: FirstDivergence | undefined;
 }
 
 /** actionDifferences: every compared field that differs between the two action lists, in order. */
@@ -81,23 +96,79 @@ const replayedActions = (plan: Plan, recorded: readonly JournalAction[]): Journa
     return before !== undefined && before !== action.digest && whole !== undefined && before === wholeActionDigest(whole) ? { ...action, digest: before } : action;
   });
 
+/** Replayed: one pass re-planned: the actions as the journal keeps them, and the plan's whole actions beside them. */
+interface Replayed {
+  readonly actions: readonly JournalAction[];
+  readonly whole: Plan['actions'];
+}
+
 /**
- * replayRecording: each pass re-planned with its recorded inputs and options. A recorded pass
- * whose actions were cut to fit its item (actionsOmitted) is compared on the actions it kept.
+ * createdAsRecorded: the Job `name` as the recording saw it once created: in the inputs of the
+ * first pass after `index` that holds it (the API server's defaults are there too; leafDifferences
+ * walks only what the replay would write).
+ */
+const createdAsRecorded = (recording: Recording, index: number, name: string): unknown => {
+  for (let later = index + 1; later < recording.passes.length; later += 1) {
+    const observed = observedOfPass(recording, later);
+    if (typeof observed === 'string') continue;
+    const job = observed.jobs.find((candidate) => candidate.metadata.name === name);
+    if (job !== undefined) return job;
+  }
+  return undefined;
+};
+
+/**
+ * explained: a pass's differences with what the rest of the replay tells about them: where the
+ * other side does an action one side alone does in this pass, and which fields of a created Job
+ * differ from the Job the recording saw created.
+ */
+const explained = (recording: Recording, index: number, differences: readonly ActionDifference[], replayedByPass: readonly (Replayed | undefined)[], whole: Plan['actions']): ActionDifference[] =>
+  differences.map((difference) => {
+    const laterPass = (has: (pass: number) => boolean): number | undefined => {
+      for (let later = index + 1; later < recording.passes.length; later += 1) if (has(later)) return later + 1;
+      return undefined;
+    };
+    if (difference.kind === 'only-replayed') {
+      const identity = identityOf(difference.action);
+      return { ...difference, recordedAtPass: laterPass((later) => recording.passes[later]?.actions.some((action) => identityOf(action) === identity) ?? false) };
+    }
+    if (difference.kind === 'only-recorded') {
+      const identity = identityOf(difference.action);
+      return { ...difference, replayedAtPass: laterPass((later) => replayedByPass[later]?.actions.some((action) => identityOf(action) === identity) ?? false) };
+    }
+    if (difference.replayed.kind !== 'CreateJob' || !difference.fields.includes('digest')) return difference;
+    const created = whole.find((action) => action.kind === 'CreateJob' && action.job.metadata.name === difference.replayed.target);
+    const asRecorded = createdAsRecorded(recording, index, difference.replayed.target);
+    if (created?.kind !== 'CreateJob' || asRecorded === undefined) return difference;
+    return { ...difference, paths: leafDifferences(asRecorded, created.job) };
+  });
+
+/**
+ * replayRecording: each pass re-planned with its recorded inputs and options, its actions
+ * compared with the recorded ones by what they act on. A recorded pass whose actions were cut to
+ * fit its item (actionsOmitted) is compared on the actions it kept.
  */
 export const replayRecording = (recording: Recording, options: ReplayOptions = {}): ReplayReport => {
   const planner = options.planner ?? currentPlanner;
-  const passes = recording.passes.map((pass, index): PassOutcome => {
+  const replayedByPass = recording.passes.map((pass, index): Replayed | string => {
     const observed = observedOfPass(recording, index);
-    if (typeof observed === 'string') return { pass: index + 1, at: pass.at, result: 'unreplayable', why: observed };
-    const replayedAll = replayedActions(planner(observed, pass.planOptions), pass.actions);
-    const replayed = pass.actionsOmitted !== undefined ? replayedAll.slice(0, pass.actions.length) : replayedAll;
-    const differences = actionDifferences(pass.actions, replayed);
+    if (typeof observed === 'string') return observed;
+    const plan = planner(observed, pass.planOptions);
+    const all = replayedActions(plan, pass.actions);
+    return { actions: pass.actionsOmitted !== undefined ? all.slice(0, pass.actions.length) : all, whole: plan.actions };
+  });
+  const replayedOnly = replayedByPass.map((replayed) => (typeof replayed === 'string' ? undefined : replayed));
+  const passes = recording.passes.map((pass, index): PassOutcome => {
+    const replayed = replayedByPass[index];
+    if (replayed === undefined || typeof replayed === 'string') return { pass: index + 1, at: pass.at, result: 'unreplayable', why: replayed ?? `no pass ${index + 1}` };
+    const differences = explained(recording, index, diffActions(pass.actions, replayed.actions), replayedOnly, replayed.whole);
     return differences.length === 0
       ? { pass: index + 1, at: pass.at, result: 'same' }
-      : { pass: index + 1, at: pass.at, result: 'different', recorded: pass.actions, replayed, differences };
+      : { pass: index + 1, at: pass.at, result: 'different', recorded: pass.actions, replayed: replayed.actions, differences };
   });
   const count = (result: PassOutcome['result']): number => passes.filter((outcome) => outcome.result === result).length;
+  const first = passes.find((outcome) => outcome.result === 'different');
+  const firstDifference = first?.result === 'different' ? first.differences[0] : undefined;
   return {
     jobSet: recording.jobSet,
     plannerVersion: options.plannerVersion ?? (options.planner === undefined ? plannerVersion() : 'variant'),
@@ -106,5 +177,15 @@ export const replayRecording = (recording: Recording, options: ReplayOptions = {
     same: count('same'),
     different: count('different'),
     unreplayable: count('unreplayable'),
+    ...(first === undefined || firstDifference === undefined
+      ? {}
+      : {
+          firstDivergence: {
+            pass: first.pass,
+            at: first.at,
+            triggers: (recording.passes[first.pass - 1]?.triggers ?? []).map((trigger) => `${trigger.detailType} ${trigger.kind} ${trigger.name} rv ${trigger.resourceVersion}`),
+            difference: firstDifference,
+          },
+        }),
   };
 };

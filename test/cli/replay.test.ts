@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { exportCommand, replayCommand } from '../../lib/cli/replay.ts';
 import { openStateDirForWriting } from '../../lib/hosts/stateDir.ts';
-import { KEY, NAME, recordStartup, workersAtOnce } from '../replay/fixtures.ts';
+import { parseRecording } from '../../lib/replay/recording.ts';
+import { KEY, NAME, recordStartup, tamperings, workersAtOnce } from '../replay/fixtures.ts';
 import { runCli } from './inProcess.ts';
 
 /** capture: a CliIo collecting what a command prints. */
@@ -74,12 +75,13 @@ describe('lineup export and lineup replay', () => {
     assert.deepEqual([parsed.summary.same, parsed.summary.different, parsed.summary.unreplayable], [parsed.summary.passes, 0, 0]);
   });
 
-  it('a planner differing in one rule is exit 1 and shows the recorded and the new action field by field', async () => {
+  it('a planner differing in one rule is exit 1, names the first divergence and each differing action by the Job it acts on, with the written fields that differ', async () => {
     const { io, stdout } = capture();
     assert.equal(await replayCommand(recordingFile, { stateDir, output: 'text', planner: workersAtOnce }, io), 1);
     const text = stdout();
+    assert.match(text, new RegExp(`^${target}: .*\\n {2}first divergence: pass 1 at \\S+, after JobSet Changed JobSet ${NAME} rv \\S+: CreateJob ${NAME}-worker-0: code recorded "StartupRuleHeld", replayed "GateOpened"; `));
     assert.match(text, /\n {2}pass 1 {2}\S+ {2}different: \d+ actions recorded, \d+ replayed\n/);
-    assert.match(text, new RegExp(`\\n {4}action \\d+ code: recorded "StartupRuleHeld", replayed "GateOpened"\\n`));
+    assert.match(text, new RegExp(`\\n {4}CreateJob ${NAME}-worker-1: code recorded "StartupRuleHeld", replayed "GateOpened"; message recorded "[^"]+", replayed "variant: workers start at once"; what it writes differs:\\n {6}spec\\.suspend: recorded true, replayed false\\n`));
     assert.ok(text.includes(`replayed "variant: workers start at once"`));
     assert.match(text, /\n {2}\d+ same, 1 different, 0 unreplayable\n$/);
     assert.ok(!text.includes(`${NAME}-driver`), 'only the changed actions are listed');
@@ -111,6 +113,30 @@ describe('lineup export and lineup replay', () => {
     assert.equal(await replayCommand(target, { stateDir: join(scratch, 'typo'), output: 'text' }, noState.io), 2);
     assert.match(noState.stderr(), /^lineup replay: no state in \S+typo: expected the --state-dir of a lineup run or lineup demo\n$/);
   });
+
+  it('a tampered recording is exit 2 with one line naming the pass, also with --perturb; the untampered one replays', async () => {
+    const recording = parseRecording(readFileSync(recordingFile, 'utf8'), recordingFile);
+    for (const tampering of tamperings(recording)) {
+      const file = join(scratch, `${tampering.name.replaceAll(' ', '-')}.json`);
+      writeFileSync(file, JSON.stringify(tampering.recording));
+      for (const flags of [{ output: 'text' }, { output: 'text', perturb: '3' }]) {
+        const { io, stdout, stderr } = capture();
+        assert.equal(await replayCommand(file, { stateDir, ...flags }, io), 2, `${tampering.name} ${JSON.stringify(flags)}: ${stderr()}`);
+        assert.match(stderr(), new RegExp(`^lineup replay: \\S+\\.json: pass ${tampering.pass}: [^\\n]+; not replayed\\n$`), tampering.name);
+        assert.equal(stdout(), '');
+      }
+    }
+  });
+
+  it('a pass whose inputs were not kept is exit 1 with the reason: the replay cannot vouch for it', async () => {
+    const recording = parseRecording(readFileSync(recordingFile, 'utf8'), recordingFile);
+    const file = join(scratch, 'too-large.json');
+    writeFileSync(file, JSON.stringify({ ...recording, passes: recording.passes.map((pass, index) => (index === 1 ? { ...pass, inputsKept: 'too-large', inputs: undefined } : pass)) }));
+    const { io, stdout } = capture();
+    assert.equal(await replayCommand(file, { stateDir, output: 'text' }, io), 1);
+    assert.match(stdout(), /\n {2}pass 2 {2}\S+ {2}unreplayable: inputs were too large to keep\n/);
+    assert.match(stdout(), /\n {2}1 pass could not be replayed \(inputs not kept: too large, or expired from the journal\): this replay vouches only for the others\n$/);
+  });
 });
 
 describe('lineup replay: a FILE that does not exist, and refused flags, in one line naming what was refused (exit 2)', () => {
@@ -126,6 +152,11 @@ describe('lineup replay: a FILE that does not exist, and refused flags, in one l
     // The flags are checked before the file is looked for.
     { name: '--perturb that is no count', argv: ['replay', 'rec.json', '--perturb', 'x'], stderr: 'lineup replay: --perturb expects an integer ≥ 1, got "x"\n' },
     { name: '--seed below 0', argv: ['replay', 'rec.json', '--seed', '-1'], stderr: 'lineup replay: --seed expects an integer ≥ 0, got "-1"\n' },
+    {
+      name: '--perturb with --output html',
+      argv: ['replay', 'rec.json', '--perturb', '3', '--output', 'html'],
+      stderr: 'lineup replay: --output html draws recorded passes, not perturbed runs: with --perturb or --seed, use --output text or json\n',
+    },
     {
       name: '--since that is no duration',
       argv: ['replay', '--all', '--since', 'a week', '--state-dir', 'nowhere'],

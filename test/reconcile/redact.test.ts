@@ -25,6 +25,7 @@ import {
 import { LAST_APPLIED_ANNOTATION, REDACTED, redactTenantData } from '../../lib/reconcile/redact.ts';
 import { replayRecording } from '../../lib/replay/replay.ts';
 import { RECORDING_FORMAT, type Recording } from '../../lib/replay/recording.ts';
+import type { JournalEntry } from '../../lib/store/types.ts';
 import { CLUSTER, story2 } from './fixtures.ts';
 
 const key = { cluster: CLUSTER, namespace: 'default', name: 'messagequeue-driver-worker' };
@@ -138,7 +139,11 @@ describe('reconcile/journal: entries keep what replay needs', () => {
   });
 
   it('replays a recording of redacted inputs, of kept ones, and of entries written before the redaction (whole digests): every pass the same', () => {
-    const recordingOf = (passes: Recording['passes']): Recording => ({ format: RECORDING_FORMAT, jobSet: key, passes });
+    const recordingOf = (passes: readonly Omit<JournalEntry, 'key'>[]): Recording => ({
+      format: RECORDING_FORMAT,
+      jobSet: key,
+      passes: passes.map((pass) => ({ ...pass, inputsKept: pass.inputsKept === 'delta' ? assert.fail('a first entry is never a delta') : pass.inputsKept })),
+    });
     const { key: _redactedKey, ...redacted } = journalEntryOf(passOf(), undefined);
     const { key: _keptKey, ...kept } = journalEntryOf(passOf(true), undefined);
     // As an older Lineup wrote it: whole inputs, whole digests.

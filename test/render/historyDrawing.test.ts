@@ -92,7 +92,7 @@ describe('replayDrawing', () => {
     assert.deepEqual(drawing.ticks.filter((tick) => tick.differs).map((tick) => tick.label), ['pass 1']);
     const detail = drawing.ticks[0]?.detail ?? '';
     assert.match(detail, /\nreplay: DIFFERENT \(8 actions recorded, 8 replayed\)\n/);
-    assert.match(detail, /\naction 5 code: recorded "StartupRuleHeld", replayed "GateOpened"\n/);
+    assert.match(detail, /\nCreateJob messagequeue-driver-worker-worker-0: code recorded "StartupRuleHeld", replayed "GateOpened"; [^\n]+\n {2}spec\.suspend: recorded true, replayed false\n/);
     assert.match(drawing.ticks[1]?.detail ?? '', /\nreplay: same$/);
     assert.equal(drawing.title, `lineup replay ${KEY.cluster}/default/${NAME}`);
     assert.match(drawing.subtitle, /^4 same, 1 different, 0 unreplayable: 5 passes .* replayed with variant$/);

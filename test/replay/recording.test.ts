@@ -30,7 +30,7 @@ describe('replay/recording: a self-contained recording of one JobSet', () => {
     assert.deepEqual(parseRecording(JSON.stringify(recording, null, 2), 'rec.json'), recording);
   });
 
-  it('keeps the inputs of an entry stored as a delta whole, so the file needs no journal; a broken chain becomes a pass nothing holds', async () => {
+  it('keeps the inputs of an entry stored as a delta whole, so the file needs no journal; a broken chain becomes an expired pass', async () => {
     const { recording, entries } = await recorded();
     assert.ok(entries.some((entry) => entry.inputsKept === 'delta'), 'one process recorded the startup: its later entries are deltas');
     assert.ok(recording.passes.every((pass) => pass.inputsKept === 'stored' || pass.inputsKept === 'unchanged'));
@@ -39,8 +39,8 @@ describe('replay/recording: a self-contained recording of one JobSet', () => {
     const lost = entries.filter((_, index) => index !== broken - 1);
     const gap = recordingOf(KEY, lost);
     const pass = gap.passes[broken - 1];
-    assert.deepEqual([pass?.inputsKept, pass?.inputs], ['unchanged', undefined]);
-    assert.equal(observedOfPass(gap, broken - 1), `inputs ${pass?.inputsDigest} are referenced but no earlier pass holds them`);
+    assert.deepEqual([pass?.inputsKept, pass?.inputs], ['expired', undefined]);
+    assert.equal(observedOfPass(gap, broken - 1), 'inputs were kept as changes to an entry that had expired from the journal');
     assert.deepEqual(replayRecording(gap).passes[broken - 1], { pass: broken, at: pass?.at, result: 'unreplayable', why: observedOfPass(gap, broken - 1) });
     assert.equal(replayRecording(recording).different, 0);
   });

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { plannerVersion } from '../../lib/plannerVersion.ts';
 import { recordingOf } from '../../lib/replay/recording.ts';
+import { differenceLines } from '../../lib/replay/actionDiff.ts';
 import { actionDifferences, replayRecording } from '../../lib/replay/replay.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
-import { KEY, NAME, recordStartup, workersAtOnce } from './fixtures.ts';
+import { KEY, NAME, oneWorkerEarly, recordStartup, workersAtOnce } from './fixtures.ts';
 
 const recorded = async () => {
   const store = new MemoryCheckpointStore();
@@ -23,7 +24,7 @@ describe('replay: the planner over recorded passes', () => {
     assert.deepEqual(report.recordedPlannerVersions, [plannerVersion()]);
   });
 
-  it('a planner differing in one rule is reported on exactly the passes that rule changes, field by field', async () => {
+  it('a planner differing in one rule is reported on exactly the passes that rule changes, each action by the Job it creates, with the field that differs', async () => {
     const recording = await recorded();
     // The rule only changes passes that created a worker held back by its gate.
     const expected = recording.passes.flatMap((pass, index) =>
@@ -34,15 +35,29 @@ describe('replay: the planner over recorded passes', () => {
     assert.deepEqual(report.passes.filter((outcome) => outcome.result === 'different').map((outcome) => outcome.pass), expected);
     const [different] = report.passes.filter((outcome) => outcome.result === 'different');
     assert.ok(different?.result === 'different');
-    const workerActions = different.recorded.flatMap((action, index) => (action.target.startsWith(`${NAME}-worker-`) ? [index + 1] : []));
     assert.deepEqual(
-      different.differences,
-      workerActions.flatMap((action) => [
-        { action, field: 'code', recorded: 'StartupRuleHeld', replayed: 'GateOpened' },
-        { action, field: 'message', recorded: 'InOrder: waiting for messagequeue to be Ready: 0/1 jobs ready', replayed: 'variant: workers start at once' },
-        { action, field: 'digest', recorded: different.recorded[action - 1]?.digest, replayed: different.replayed[action - 1]?.digest },
-      ]),
+      different.differences.map((difference) => (difference.kind === 'changed' ? [difference.recorded.target, difference.fields, difference.paths] : difference.kind)),
+      [0, 1].map((index) => [`${NAME}-worker-${index}`, ['code', 'message', 'digest'], [{ path: 'spec.suspend', recorded: 'true', replayed: 'false' }]]),
     );
+    assert.equal(report.firstDivergence?.pass, 1);
+    assert.deepEqual(report.firstDivergence?.difference, different.differences[0]);
+  });
+
+  it('a planner that resumes one extra Job: the diff names that Job and nothing else, and the pass the recording resumed it in', async () => {
+    const recording = await recorded();
+    const report = replayRecording(recording, { planner: oneWorkerEarly, plannerVersion: 'variant' });
+    const different = report.passes.filter((outcome) => outcome.result === 'different');
+    assert.equal(different.length, 1, JSON.stringify(report.passes.map((outcome) => outcome.result)));
+    const [outcome] = different;
+    assert.ok(outcome?.result === 'different');
+    const recordedAt = recording.passes.findIndex((pass) => pass.actions.some((action) => action.kind === 'ResumeJob' && action.target === `${NAME}-worker-0`)) + 1;
+    assert.ok(recordedAt > outcome.pass, 'the recording resumed the worker later');
+    assert.deepEqual(outcome.differences.map((difference) => [difference.kind, difference.kind === 'changed' ? difference.recorded.target : difference.action.target, difference.kind === 'only-replayed' ? difference.recordedAtPass : undefined]), [
+      ['only-replayed', `${NAME}-worker-0`, recordedAt],
+    ]);
+    assert.deepEqual(differenceLines(outcome.differences[0] ?? assert.fail('a difference'), outcome.pass), [
+      `ResumeJob ${NAME}-worker-0: replayed at pass ${outcome.pass}, recorded at pass ${recordedAt} (GateOpened: variant: one worker early)`,
+    ]);
   });
 
   it('a pass whose inputs were too large is unreplayable, saying why, and counts as no difference', async () => {
@@ -53,7 +68,7 @@ describe('replay: the planner over recorded passes', () => {
     assert.equal(report.different, 0);
   });
 
-  it('actionDifferences lists an action only one side has, every field against undefined', () => {
+  it('actionDifferences (the archive replay compares a pass with its original by position) lists an action only one side has, every field against undefined', () => {
     const action = { kind: 'CreateJob', target: 'js-a-0', code: 'GateOpened', message: 'AnyOrder: no gate', digest: 'abc' };
     assert.deepEqual(actionDifferences([action], [action]), []);
     assert.deepEqual(actionDifferences([], [action]), [
