@@ -105,9 +105,10 @@ const finiteSpeed = (value: string): number => {
 /**
  * runDemoCommand: `lineup demo`; resolves to the exit code: 0 when it ran, 1 when the controller
  * rejected a JobSet (the others still ran), 2 on unusable input (flags, files, a behaviour file
- * naming what no JobSet has).
+ * naming what no JobSet has). The virtual clock starts at `now()` as the run begins (whole
+ * seconds), so a kept journal and heartbeat read as the day it ran; tests pass a fixed clock.
  */
-export const runDemoCommand = async (files: readonly string[], flags: DemoFlags, io: CliIo): Promise<number> => {
+export const runDemoCommand = async (files: readonly string[], flags: DemoFlags, io: CliIo, now: () => number = Date.now): Promise<number> => {
   let realMsPerVirtualSecond: number;
   let until: number;
   let behaviour: Behaviour = EMPTY_BEHAVIOUR;
@@ -147,7 +148,7 @@ export const runDemoCommand = async (files: readonly string[], flags: DemoFlags,
     return ExitCode.Usage;
   }
   try {
-    return await demoRun({ jobSets, behaviour, realMsPerVirtualSecond, until, state }, flags, io);
+    return await demoRun({ jobSets, behaviour, realMsPerVirtualSecond, until, state, startedAt: now() }, flags, io);
   } finally {
     state?.close();
   }
@@ -164,10 +165,12 @@ interface DemoInput {
   readonly until: number;
   /** The state directory it keeps its state in (--state-dir), taken for writing. */
   readonly state: OpenStateDir | undefined;
+  /** Wall-clock time (epoch ms) of virtual t=0. */
+  readonly startedAt: number;
 }
 
 /** demoRun: run the loaded JobSets and print the timeline and the summary. */
-const demoRun = async ({ jobSets, behaviour, realMsPerVirtualSecond, until, state }: DemoInput, flags: DemoFlags, io: CliIo): Promise<number> => {
+const demoRun = async ({ jobSets, behaviour, realMsPerVirtualSecond, until, state, startedAt }: DemoInput, flags: DemoFlags, io: CliIo): Promise<number> => {
   const log: Log = (level, message, fields) => {
     if (flags.verbose || level === 'error' || level === 'warn') io.stderr(`${level}: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`);
   };
@@ -184,6 +187,7 @@ const demoRun = async ({ jobSets, behaviour, realMsPerVirtualSecond, until, stat
     log,
     keptState: state?.database,
     journalKeepEnv: flags.journalKeepEnv === true,
+    startedAt,
   });
   io.stdout(`${summaryLines(summary).join('\n')}\n`);
   if (flags.stateDir !== undefined) io.stdout(`${DemoMessage.journalKept(flags.stateDir, DEMO_CLUSTER, jobSets[0]?.metadata.namespace ?? 'default', jobSets[0]?.metadata.name ?? '')}\n`);

@@ -21,9 +21,10 @@ import type { ClusterGateway } from '../reconcile/types.ts';
 import { InProcessBus } from '../bus/inProcessBus.ts';
 import { InputsMemory } from '../reconcile/journal.ts';
 import { makeSqsBatchHandler } from '../reconcile/sqsBatch.ts';
+import { scheduleBehaviourActions } from '../sim/actions.ts';
 import { resolveBehaviour, type Behaviour } from '../sim/behaviour.ts';
 import { SimCluster } from '../sim/cluster.ts';
-import { SIM_EPOCH_MS, UNTIL_NEVER_LIMIT_MS } from '../sim/constants.ts';
+import { DEFAULT_NAMESPACE, UNTIL_NEVER_LIMIT_MS } from '../sim/constants.ts';
 import { SimClusterGateway, SimWatchSource } from '../sim/gateway.ts';
 import { EventQueue } from '../sim/queue.ts';
 import type { TimelineEntry } from '../sim/timeline.ts';
@@ -40,6 +41,11 @@ const DEMO_CLUSTER_RECORD = { id: DEMO_CLUSTER, endpoint: 'https://simulated.inv
 /** DemoOptions: what to run and how to show it. */
 export interface DemoOptions {
   readonly jobSets: readonly JobSet[];
+  /**
+   * How each Job behaves, and the outside actions (suspend, deleteJob) done at their virtual
+   * times to every JobSet of the demo, as `lineup simulate` does them to its one
+   * (lib/sim/actions.ts).
+   */
   readonly behaviour: Behaviour;
   readonly planOptions: PlanOptions;
   /** Real milliseconds per virtual second (0: as fast as the pipeline goes). */
@@ -63,6 +69,13 @@ export interface DemoOptions {
   readonly keptState?: StateDatabase | undefined;
   /** Keep containers' environment values in the journal (lib/reconcile/redact.ts). @default false: redacted */
   readonly journalKeepEnv?: boolean | undefined;
+  /**
+   * Wall-clock time (epoch ms) the virtual clock starts at, floored to a whole second as the
+   * cluster's timestamps are: the journal, heartbeats and objects read as the day the demo ran,
+   * so `lineup clusters status` on a kept state directory sees a fresh heartbeat. Passed in so a
+   * test's run is the same every time. @default the wall clock when the demo starts
+   */
+  readonly startedAt?: number | undefined;
 }
 
 /** Outcome of one JobSet in the demo. */
@@ -119,13 +132,15 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
   const counters = new Counters();
   const queue = new EventQueue();
-  const now = (): number => SIM_EPOCH_MS + queue.now();
+  const epochMs = Math.floor((options.startedAt ?? Date.now()) / 1000) * 1000;
+  const now = (): number => epochMs + queue.now();
   const failures: unknown[] = [];
   let source: SimWatchSource | undefined;
   const cluster = new SimCluster({
     queue,
     timing: (job) => resolveBehaviour(options.behaviour, job),
     onChange: (namespace, name) => source?.notify(namespace, name),
+    epochMs,
   });
   source = new SimWatchSource(cluster, (error) => failures.push(error));
   const watched = source;
@@ -191,9 +206,10 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
     });
 
     for (const jobSet of options.jobSets) cluster.createJobSet(jobSet, 0);
+    const names = options.jobSets.map((jobSet) => ({ namespace: jobSet.metadata.namespace ?? DEFAULT_NAMESPACE, name: jobSet.metadata.name ?? '' }));
+    scheduleBehaviourActions(queue, cluster, names, options.behaviour.actions);
     forwarding = forwarder.run(abort.signal);
 
-    const names = options.jobSets.map((jobSet) => ({ namespace: jobSet.metadata.namespace ?? 'default', name: jobSet.metadata.name ?? '' }));
     const printed = new Map<string, number>();
     const printNew = (): void => {
       for (const { namespace, name } of names) {
@@ -232,7 +248,7 @@ export const runDemo = async (options: DemoOptions): Promise<DemoSummary> => {
     printNew();
     let stoppedBy: DemoStopReason;
     for (;;) {
-      const next = [queue.peekTime(), liveBus.nextVisibleAt() === undefined ? undefined : (liveBus.nextVisibleAt() ?? 0) - SIM_EPOCH_MS]
+      const next = [queue.peekTime(), liveBus.nextVisibleAt() === undefined ? undefined : (liveBus.nextVisibleAt() ?? 0) - epochMs]
         .filter((time): time is number => time !== undefined)
         .reduce<number | undefined>((min, time) => (min === undefined || time < min ? time : min), undefined);
       if (finished() && queue.peekTime() === undefined) {

@@ -27,9 +27,12 @@ import type { EventHandle, EventQueue } from './queue.ts';
 import { conditionChanges, timelineCondition, TimelineType } from './timeline.ts';
 import type { TimelineEntry } from './timeline.ts';
 
-/** toTimestamp: the RFC 3339 form of a virtual time, seconds precision like metav1.Time. */
-export const toTimestamp = (virtualMs: number): string =>
-  `${new Date(SIM_EPOCH_MS + Math.floor(virtualMs / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+/**
+ * toTimestamp: the RFC 3339 form of a virtual time, seconds precision like metav1.Time, on a
+ * cluster whose virtual t=0 is `epochMs`.
+ */
+export const toTimestamp = (virtualMs: number, epochMs: number = SIM_EPOCH_MS): string =>
+  `${new Date(epochMs + Math.floor(virtualMs / 1000) * 1000).toISOString().slice(0, 19)}Z`;
 
 /** objectKey: `namespace/name`, the store's key for a namespaced object. */
 export const objectKey = (namespace: string, name: string): string => `${namespace}/${name}`;
@@ -57,6 +60,12 @@ export interface ClusterOptions {
   readonly timing?: ((job: JobRef) => JobTiming) | undefined;
   /** Called after every write to a JobSet, or to a Job or Service labelled/named for one (a watch event). */
   readonly onChange?: ((namespace: string, jobSetName: string, change: ClusterChange) => void) | undefined;
+  /**
+   * Wall-clock time (epoch ms) of virtual t=0: objects' timestamps and a pass's `now` derive from
+   * it. `lineup demo` passes the time it started, so what it records reads as today; `lineup
+   * simulate` keeps the fixed one, so its output is the same on every run. @default SIM_EPOCH_MS
+   */
+  readonly epochMs?: number | undefined;
 }
 
 /**
@@ -157,6 +166,8 @@ type Applier<K extends ActionKind> = (namespace: string, jobSetName: string, act
  * queue.runUntil(30_000); // the Job has succeeded
  */
 export class SimCluster {
+  /** Wall-clock time (epoch ms) of virtual t=0 (ClusterOptions.epochMs). */
+  readonly epochMs: number;
   private readonly queue: EventQueue;
   private readonly timing: (job: JobRef) => JobTiming;
   private readonly onChange: (namespace: string, jobSetName: string, change: ClusterChange) => void;
@@ -175,6 +186,7 @@ export class SimCluster {
     this.queue = options.queue;
     this.timing = options.timing ?? ((job) => resolveBehaviour(EMPTY_BEHAVIOUR, job));
     this.onChange = options.onChange ?? (() => undefined);
+    this.epochMs = options.epochMs ?? SIM_EPOCH_MS;
   }
 
   // ---- reads -------------------------------------------------------------------------------
@@ -234,7 +246,7 @@ export class SimCluster {
       jobSet,
       jobs: this.jobsOf(namespace, name),
       service: this.getService(namespace, subdomainOf(jobSet)),
-      now: SIM_EPOCH_MS + now,
+      now: this.epochMs + now,
     };
   }
 
@@ -258,7 +270,7 @@ export class SimCluster {
         uid: jobSet.metadata.uid ?? this.nextUid(),
         resourceVersion: this.nextResourceVersion(),
         generation: 1,
-        creationTimestamp: toTimestamp(now),
+        creationTimestamp: toTimestamp(now, this.epochMs),
       },
     };
     this.jobSets.set(key, stored);
@@ -311,7 +323,7 @@ export class SimCluster {
         uid: this.nextUid(),
         resourceVersion: this.nextResourceVersion(),
         generation: 1,
-        creationTimestamp: toTimestamp(now),
+        creationTimestamp: toTimestamp(now, this.epochMs),
       },
       spec: {
         ...spec,
@@ -359,7 +371,7 @@ export class SimCluster {
       ...record.job,
       metadata: {
         ...record.job.metadata,
-        deletionTimestamp: toTimestamp(now),
+        deletionTimestamp: toTimestamp(now, this.epochMs),
         finalizers: propagation === 'Foreground' ? [...finalizers, FOREGROUND_FINALIZER] : finalizers,
       },
     });
@@ -438,7 +450,7 @@ export class SimCluster {
           namespace: serviceNamespace,
           uid: this.nextUid(),
           resourceVersion: this.nextResourceVersion(),
-          creationTimestamp: toTimestamp(now),
+          creationTimestamp: toTimestamp(now, this.epochMs),
         },
       });
       this.notifyService(serviceNamespace, name, this.services.get(objectKey(serviceNamespace, name)));
@@ -453,7 +465,7 @@ export class SimCluster {
         ...action.claim,
         apiVersion: 'v1',
         kind: 'PersistentVolumeClaim',
-        metadata: { ...action.claim.metadata, namespace: claimNamespace, uid: this.nextUid(), resourceVersion: this.nextResourceVersion(), creationTimestamp: toTimestamp(now) },
+        metadata: { ...action.claim.metadata, namespace: claimNamespace, uid: this.nextUid(), resourceVersion: this.nextResourceVersion(), creationTimestamp: toTimestamp(now, this.epochMs) },
       });
       const retention = action.claim.metadata.ownerReferences === undefined ? 'retained after the jobset' : 'owned by the jobset';
       this.record(objectKey(namespace, jobSetName), { at: now, type: TimelineType.VolumeClaimCreated, message: `${name} (${retention})` });
@@ -540,7 +552,7 @@ export class SimCluster {
       ...jobSet,
       metadata: {
         ...jobSet.metadata,
-        deletionTimestamp: toTimestamp(now),
+        deletionTimestamp: toTimestamp(now, this.epochMs),
         finalizers: [...(jobSet.metadata.finalizers ?? []), FOREGROUND_FINALIZER],
       },
     });
@@ -596,7 +608,7 @@ export class SimCluster {
     const wasSuspended = status.conditions?.some((c) => c.type === JobConditionType.Suspended && c.status === 'True');
     this.storeJobStatus(record, {
       ...status,
-      startTime: status.startTime ?? toTimestamp(at),
+      startTime: status.startTime ?? toTimestamp(at, this.epochMs),
       active: job.spec.parallelism ?? 1,
       ready: 0,
       ...(wasSuspended
@@ -659,7 +671,7 @@ export class SimCluster {
       active: 0,
       ready: 0,
       succeeded: Math.max(status.succeeded ?? 0, spec.completions ?? spec.parallelism ?? 1),
-      completionTime: toTimestamp(at),
+      completionTime: toTimestamp(at, this.epochMs),
       conditions,
     });
     this.record(record.jobSetKey, { at, type: TimelineType.JobSucceeded, ...this.jobFields(job) });
@@ -742,7 +754,7 @@ export class SimCluster {
   // ---- store helpers ----------------------------------------------------------------------
 
   private jobCondition(type: string, status: 'True' | 'False', reason: string, message: string, at: number): JobCondition {
-    const time = toTimestamp(at);
+    const time = toTimestamp(at, this.epochMs);
     return { type, status, reason, message, lastProbeTime: time, lastTransitionTime: time };
   }
 

@@ -3,7 +3,11 @@
  * written once here; docs and `@default` tags name the constant.
  */
 
-/** SIM_EPOCH_MS: wall-clock time of virtual t=0 (timestamps in simulated objects derive from it). */
+/**
+ * SIM_EPOCH_MS: wall-clock time of virtual t=0 (timestamps in simulated objects derive from it)
+ * unless the cluster is given another: fixed, so `lineup simulate` prints the same on every run.
+ * `lineup demo` starts its clock at the wall clock's now instead (lib/hosts/demo.ts).
+ */
 export const SIM_EPOCH_MS = Date.UTC(2026, 0, 1, 0, 0, 0);
 
 /** DEFAULT_TIMING: built-in Job behaviour when the behaviour file says nothing (DESIGN §4). */

@@ -9,9 +9,8 @@ import type { ListResult, WatchEnd, WatchEvent, WatchedKind, WatchedObject, Watc
 import type { Action, Observed } from '../plan/types.ts';
 import type { ClusterGateway, Written } from '../reconcile/types.ts';
 import type { SimCluster } from './cluster.ts';
-import { SIM_EPOCH_MS } from './constants.ts';
 
-/** SimClusterGateway: the reconciler's view of a SimCluster; `now` arguments are epoch ms. */
+/** SimClusterGateway: the reconciler's view of a SimCluster; `now` arguments are epoch ms, on the cluster's epoch (SimCluster.epochMs). */
 export class SimClusterGateway implements ClusterGateway {
   private readonly cluster: SimCluster;
   constructor(cluster: SimCluster) {
@@ -19,7 +18,7 @@ export class SimClusterGateway implements ClusterGateway {
   }
 
   async observe(namespace: string, name: string, now: number): Promise<Observed | undefined> {
-    return this.cluster.observe(namespace, name, now - SIM_EPOCH_MS);
+    return this.cluster.observe(namespace, name, now - this.cluster.epochMs);
   }
 
   /**
@@ -28,7 +27,7 @@ export class SimClusterGateway implements ClusterGateway {
    * nothing for a deletion — so a pass loop settles on its writes' answers here as on a cluster.
    */
   async apply(namespace: string, jobSetName: string, action: Action, now: number): Promise<Written | void> {
-    this.cluster.apply(namespace, jobSetName, action, now - SIM_EPOCH_MS);
+    this.cluster.apply(namespace, jobSetName, action, now - this.cluster.epochMs);
     switch (action.kind) {
       case 'CreateJob':
       case 'ResumeJob':

@@ -1,4 +1,6 @@
 /** The simulated cluster and `lineup simulate`'s engine (an adapter: imports the core, never the reverse). */
+export { applyBehaviourAction, scheduleBehaviourActions } from './actions.ts';
+export type { ActionTarget } from './actions.ts';
 export { EMPTY_BEHAVIOUR, BehaviourFileSchema, loadBehaviour, parseBehaviour, resolveBehaviour } from './behaviour.ts';
 export type { Behaviour, BehaviourAction, BehaviourFile, JobTiming, TimingOverrides } from './behaviour.ts';
 export { SimCluster, objectKey, patchPodTemplate, toTimestamp } from './cluster.ts';

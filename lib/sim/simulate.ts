@@ -10,11 +10,12 @@ import type { Condition, JobSet, ReplicatedJobStatus } from '../jobset/schema.ts
 import { plan } from '../plan/planner.ts';
 import type { ActionKind, Observed, Plan, PlanOptions } from '../plan/types.ts';
 import type { StartupForm } from '../policy/types.ts';
+import { scheduleBehaviourActions } from './actions.ts';
 import { resolveBehaviour } from './behaviour.ts';
 import type { Behaviour, JobTiming } from './behaviour.ts';
 import { SimCluster } from './cluster.ts';
 import type { ClusterChange, JobRef } from './cluster.ts';
-import { DEFAULT_NAMESPACE, DeleteReason, MAX_PASSES_PER_INSTANT, MAX_RETRY_BACKOFF_MS, RETRY_BACKOFF_MS, UNTIL_NEVER_LIMIT_MS } from './constants.ts';
+import { DEFAULT_NAMESPACE, MAX_PASSES_PER_INSTANT, MAX_RETRY_BACKOFF_MS, RETRY_BACKOFF_MS, UNTIL_NEVER_LIMIT_MS } from './constants.ts';
 import { EventQueue, Phase } from './queue.ts';
 import type { EventHandle } from './queue.ts';
 import type { TimelineEntry } from './timeline.ts';
@@ -240,15 +241,7 @@ export const simulate = (jobSet: JobSet, behaviour: Behaviour, options: Simulate
   }
 
   cluster.createJobSet({ ...jobSet, metadata: { ...jobSet.metadata, namespace } }, 0);
-  for (const action of behaviour.actions) {
-    queue.schedule(action.at, Phase.Cluster, (at) => {
-      if (!cluster.getJobSet(namespace, name)) return;
-      if (action.kind === 'suspend') cluster.setJobSetSuspend(namespace, name, action.suspend, at);
-      else if (action.kind === 'deleteJob') cluster.deleteJob(namespace, action.job, 'Background', at, DeleteReason.BehaviourAction);
-      else if (action.kind === 'updateSpec') cluster.updateJobSetSpec(namespace, name, action.spec, at);
-      else cluster.deleteJobSetAsUser(namespace, name, at);
-    });
-  }
+  scheduleBehaviourActions(queue, cluster, [{ namespace, name }], behaviour.actions);
 
   // Run by hand rather than queue.runUntil so a quiescent run reports when its last event happened.
   const bounded = Number.isFinite(options.until);

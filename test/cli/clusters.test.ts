@@ -1,8 +1,10 @@
 /**
  * `lineup clusters list | add | remove | status` through the CLI's main(): its help, `add`'s
  * checks (each bad flag one line and exit 2), and the four verbs against a state directory that
- * `lineup demo --state-dir` kept (dynalite in process): the demo's heartbeat, lag, last hour and
- * startups as of a time within its virtual clock, the JSON shape, and watched/unwatched exit codes.
+ * `lineup demo --state-dir` kept (its clock started at a fixed time): the demo's heartbeat, lag,
+ * last hour and startups as of a time within its virtual clock, the JSON shape, and
+ * watched/unwatched exit codes. Then a demo whose clock started at the wall clock's now, as
+ * `lineup demo` starts it: status right after calls its cluster watched.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,11 +12,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { runCli } from './inProcess.ts';
+import { runDemoCommand } from '../../lib/cli/demo.ts';
+import type { CliIo } from '../../lib/cli/io.ts';
+import { runCli, type CliRun } from './inProcess.ts';
 
 const CA = fileURLToPath(new URL('../fixtures/cluster-ca.pem', import.meta.url));
 const EKS_ARN = 'arn:aws:eks:eu-west-1:123456789012:cluster/prod';
 const STORY2 = fileURLToPath(new URL('../../examples/story2-messagequeue-driver-worker.yaml', import.meta.url));
+
+/** demoStartedAt: `lineup demo STORY2 --speed 0 --state-dir stateDir` with its virtual clock started at `startedAt`. */
+const demoStartedAt = async (stateDir: string, startedAt: number): Promise<CliRun> => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { stdout: (text) => out.push(text), stderr: (text) => err.push(text), readFile: (path) => readFileSync(path, 'utf8') };
+  const code = await runDemoCommand([STORY2], { speed: '0', stateDir }, io, () => startedAt);
+  return { code, stdout: out.join(''), stderr: err.join('') };
+};
+
+/** firstPassAt: epoch ms of the first journaled pass of the story 2 JobSet in `stateDir`. */
+const firstPassAt = async (stateDir: string): Promise<number> => {
+  const history = await runCli(['history', 'local/default/messagequeue-driver-worker', '--state-dir', stateDir, '--output', 'json']);
+  assert.equal(history.code, 0, history.stderr);
+  return Date.parse((JSON.parse(history.stdout) as { passes: { at: string }[] }).passes[0]?.at ?? '');
+};
 
 describe('lineup clusters', () => {
   it('--help documents the four verbs', async () => {
@@ -62,7 +82,8 @@ describe('lineup clusters', () => {
     before(async () => {
       scratch = mkdtempSync(join(tmpdir(), 'lineup-clusters-'));
       stateDir = join(scratch, 'D');
-      const demo = await runCli(['demo', STORY2, '--speed', '0', '--state-dir', stateDir]);
+      // A fixed start, so the times below are known.
+      const demo = await demoStartedAt(stateDir, Date.parse('2026-01-01T00:00:00Z'));
       assert.equal(demo.code, 0, demo.stderr);
     });
 
@@ -114,10 +135,10 @@ describe('lineup clusters', () => {
       assert.deepEqual(local?.['lastHour'], { events: (local?.['lastHour'] as { events: number }).events, passes: await journaledBy('2026-01-01T00:01:00Z'), errors: 0 });
     });
 
-    it('status now: the demo heartbeat is long past, so the cluster is unwatched (exit 1); --missing-after decides how long is too long', async () => {
-      const now = await runCli(['clusters', 'status', '--state-dir', stateDir]);
-      assert.equal(now.code, 1, now.stderr);
-      assert.match(now.stdout, /\nlocal {2}token {2}UNWATCHED: no heartbeat for \d+h(\d+m)?(\d+s)? \(missing after 5m\), the last sent 2026-01-01T00:00:00\.000Z; the resync polls its jobsets; lag /);
+    it('status hours after the demo: its heartbeat is long past, so the cluster is unwatched (exit 1); --missing-after decides how long is too long', async () => {
+      const later = await runCli(['clusters', 'status', '--state-dir', stateDir, '--at', '2026-01-01T08:00:00Z']);
+      assert.equal(later.code, 1, later.stderr);
+      assert.match(later.stdout, /\nlocal {2}token {2}UNWATCHED: no heartbeat for 8h \(missing after 5m\), the last sent 2026-01-01T00:00:00\.000Z; the resync polls its jobsets; lag /);
       const strict = await runCli(['clusters', 'status', '--state-dir', stateDir, '--at', '2026-01-01T00:01:00Z', '--missing-after', '30s']);
       assert.equal(strict.code, 1);
       assert.match(strict.stdout, /UNWATCHED: no heartbeat for 1m \(missing after 30s\)/);
@@ -159,6 +180,26 @@ describe('lineup clusters', () => {
       assert.deepEqual([none.code, none.stderr], [2, `lineup clusters list: no state in ${join(scratch, 'missing')}: expected the --state-dir of a lineup run or lineup demo\n`]);
       const noRegion = await runCli(['clusters', 'status', '--table', 'T']);
       assert.deepEqual([noRegion.code, noRegion.stderr], [2, "lineup clusters status: --table T without --region: expected the table's AWS region\n"]);
+    });
+  });
+
+  describe('a demo whose clock starts at the wall clock, as lineup demo starts it', () => {
+    let scratch = '';
+    before(() => {
+      scratch = mkdtempSync(join(tmpdir(), 'lineup-clusters-now-'));
+    });
+    after(() => rmSync(scratch, { recursive: true, force: true }));
+
+    it('status right after it, on the wall clock: its cluster is watched (exit 0), and its first pass is at the second it started', async () => {
+      const stateDir = join(scratch, 'D');
+      const startedAt = Date.now();
+      const demo = await demoStartedAt(stateDir, startedAt);
+      assert.equal(demo.code, 0, demo.stderr);
+      const status = await runCli(['clusters', 'status', '--state-dir', stateDir]);
+      assert.equal(status.code, 0, status.stdout);
+      assert.match(status.stdout, /\nlocal {2}token {2}watched: heartbeat \d+s ago \(every 1m\); /);
+      const first = await firstPassAt(stateDir);
+      assert.ok(first <= startedAt && startedAt - first < 60_000, `first pass at ${new Date(first).toISOString()}, the demo started at ${new Date(startedAt).toISOString()}`);
     });
   });
 });

@@ -43,6 +43,8 @@ ${dependsOnItself ? '    dependsOn: [{name: workers, status: Ready}]\n' : ''}   
     'huge.yaml': JOBSET('huge', false).replace('replicas: 2', 'replicas: 100000000'),
     'typo-behaviour.yaml': 'replicatedJobs: {worker: {readyAfter: 2s}}\njobs: {fine-driver-0: {}}\nactions: [{at: 1s, deleteJob: fine-workers-2}]\n',
     'forever-behaviour.yaml': 'default: {succeedAfter: never}\n',
+    'other.yaml': JOBSET('other', false),
+    'actions-behaviour.yaml': 'actions: [{at: 5s, suspend: true}, {at: 8s, deleteJob: fine-workers-1}, {at: 20s, suspend: false}]\n',
   };
   const demo = async (files: string[], flags: DemoFlags = {}) => {
     const out: string[] = [];
@@ -111,6 +113,24 @@ ${dependsOnItself ? '    dependsOn: [{name: workers, status: Ready}]\n' : ''}   
       assert.equal(stdout, '');
     });
   }
+
+  it("applies the behaviour file's actions at their times to every JobSet, as simulate does: suspend, deleteJob, resume", async () => {
+    const { code, stdout, stderr } = await demo(['fine.yaml', 'other.yaml'], { behaviour: 'actions-behaviour.yaml' });
+    assert.equal(code, 0, stderr);
+    const lines = stdout.split('\n');
+    const at = (time: string, what: RegExp): string[] => lines.filter((line) => line.startsWith(time.padStart(7)) && what.test(line));
+    for (const jobSet of ['fine', 'other']) {
+      assert.equal(at('5.0s', new RegExp(`^ +5\\.0s {2}${jobSet} +JobSuspended {6}`)).length, 3, `${jobSet}: its 3 Jobs suspended at 5s`);
+      assert.equal(at('5.0s', new RegExp(`^ +5\\.0s {2}${jobSet} +ConditionChanged {2}Suspended=True {2}jobset is suspended$`)).length, 1);
+      assert.equal(at('20.0s', new RegExp(`^ +20\\.0s {2}${jobSet} +JobResumed {8}`)).length, 3, `${jobSet}: its 3 Jobs resumed at 20s`);
+      assert.equal(at('20.0s', new RegExp(`^ +20\\.0s {2}${jobSet} +ConditionChanged {2}Suspended=False {2}jobset is resumed$`)).length, 1);
+    }
+    // The deleted Job is made again by the controller, suspended as its JobSet is.
+    assert.match(stdout, /\n {3}8\.0s {2}fine {3}JobDeleted {8}workers-1\n {3}8\.0s {2}fine {3}JobCreated {8}workers-1 \(suspended\)\n/);
+    assert.doesNotMatch(stdout, /other +JobDeleted/);
+    // 15s suspended: the 30s of work ends at 50s.
+    assert.match(stdout, /\nResult after 50s of virtual time: 2 Completed\n/);
+  });
 
   it('runs --until never until nothing more is scheduled, and says so', async () => {
     const { code, stdout, stderr } = await demo(['fine.yaml'], { until: 'never', behaviour: 'forever-behaviour.yaml' });

@@ -13,6 +13,7 @@ import type { JobSet } from '../../lib/jobset/schema.ts';
 import { collectingLog } from '../../lib/log.ts';
 import { DEFAULT_PLAN_OPTIONS } from '../../lib/plan/planner.ts';
 import { EMPTY_BEHAVIOUR, loadBehaviour } from '../../lib/sim/behaviour.ts';
+import { simulate } from '../../lib/sim/simulate.ts';
 import type { TimelineEntry } from '../../lib/sim/timeline.ts';
 import { makeJobSet } from '../builders.ts';
 import { exampleFiles, examplePath } from '../repoFiles.ts';
@@ -82,6 +83,23 @@ describe('hosts/demo', () => {
       summary.jobSets.map((js) => [js.name, js.terminalState]),
       jobSets.map((js) => [js.metadata.name, 'Completed']),
     );
+  });
+
+  it("applies a behaviour file's actions as lineup simulate does: the same timeline, entry for entry", async () => {
+    // Prepare: a suspend, a Job deleted while suspended, a resume.
+    const [jobSet] = load(examplePath('story2-messagequeue-driver-worker.yaml'));
+    assert.ok(jobSet);
+    const behaviour = loadBehaviour('actions: [{at: 3s, suspend: true}, {at: 4s, deleteJob: messagequeue-driver-worker-driver-0}, {at: 9s, suspend: false}]', 'b.yaml');
+    const planOptions = { ...DEFAULT_PLAN_OPTIONS, claimUnmanaged: true };
+    const entries: TimelineEntry[] = [];
+    // Act
+    const summary = await runDemo({ jobSets: [jobSet], behaviour, planOptions, realMsPerVirtualSecond: 0, until: 3_600_000, onEntry: (_, entry) => entries.push(entry), log: collectingLog().log });
+    const simulated = simulate(jobSet, behaviour, { until: 3_600_000, latency: 0, planOptions });
+    // Assess
+    assert.equal(summary.jobSets[0]?.terminalState, 'Completed');
+    assert.deepEqual(entries, simulated.timeline);
+    assert.ok(entries.some((entry) => entry.type === 'JobDeleted' && entry.message === 'deleted by a behaviour action'));
+    assert.deepEqual(entries.filter((entry) => entry.condition?.type === 'Suspended').map((entry) => [entry.at, entry.condition?.status]), [[3_000, 'True'], [9_000, 'False']]);
   });
 });
 

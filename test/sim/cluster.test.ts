@@ -6,7 +6,7 @@ import type { Job, JobSet, JobStatus } from '../../lib/jobset/schema.ts';
 import type { Action } from '../../lib/plan/types.ts';
 import { loadBehaviour, resolveBehaviour } from '../../lib/sim/behaviour.ts';
 import { SimCluster, toTimestamp } from '../../lib/sim/cluster.ts';
-import { FOREGROUND_FINALIZER, POD_TERMINATION_MS } from '../../lib/sim/constants.ts';
+import { FOREGROUND_FINALIZER, POD_TERMINATION_MS, SIM_EPOCH_MS } from '../../lib/sim/constants.ts';
 import { jobStatusViolations } from '../../lib/sim/jobStatusRules.ts';
 import { EventQueue } from '../../lib/sim/queue.ts';
 import { makeJobSet } from '../builders.ts';
@@ -555,6 +555,23 @@ describe('sim/cluster', () => {
       assert.equal(observed.service?.metadata.name, JS);
       assert.equal(observed.now, Date.parse(toTimestamp(0)));
       assert.equal(cluster.observe(NS, 'missing', 0), undefined);
+    });
+
+    it('stamps objects and observes on the epoch it was given (the demo starts its at the wall clock), seconds precision', () => {
+      // Prepare
+      const queue = new EventQueue();
+      const epochMs = Date.UTC(2031, 5, 15, 8, 30, 0);
+      const cluster = new SimCluster({ queue, epochMs });
+      // Act
+      const created = cluster.createJobSet(makeJobSet(JS, NS).replicatedJob('workers', 1).obj(), 2_500);
+      cluster.createJob(makeJob('js-workers-0'), 2_500);
+      queue.runUntil(2_500);
+      // Assess
+      assert.equal(cluster.epochMs, epochMs);
+      assert.equal(created.metadata.creationTimestamp, '2031-06-15T08:30:02Z');
+      assert.equal(cluster.getJob(NS, 'js-workers-0')?.status?.startTime, toTimestamp(2_500, epochMs));
+      assert.equal(cluster.observe(NS, JS, 2_500)?.now, epochMs + 2_500);
+      assert.equal(new SimCluster({ queue: new EventQueue() }).epochMs, SIM_EPOCH_MS, 'simulate keeps the fixed epoch');
     });
 
     it('bumps the resourceVersion on every write and tells the listener which JobSet changed', () => {

@@ -8,18 +8,19 @@
 import { describe } from 'node:test';
 import type { Job, JobSet } from '../../lib/jobset/schema.ts';
 import { SimCluster } from '../../lib/sim/cluster.ts';
-import { SIM_EPOCH_MS } from '../../lib/sim/constants.ts';
 import { SimClusterGateway } from '../../lib/sim/gateway.ts';
 import { EventQueue } from '../../lib/sim/queue.ts';
 import { describeGatewayBehaviour } from '../k8s/gatewayBehaviour.ts';
 import type { GatewayWorld } from '../k8s/gatewayBehaviour.ts';
 
 const NAMESPACE = 'contract';
+// Not SIM_EPOCH_MS: the gateway must convert times on its cluster's own epoch, as the demo's (started at the wall clock) needs.
+const EPOCH_MS = Date.UTC(2031, 5, 15, 8, 30, 0);
 
 /** simWorld: a fresh simulated cluster behind the contract's world. */
 export const simWorld = async (): Promise<GatewayWorld> => {
   const queue = new EventQueue();
-  const cluster = new SimCluster({ queue });
+  const cluster = new SimCluster({ queue, epochMs: EPOCH_MS });
   const gateway = new SimClusterGateway(cluster);
   const at = (): number => queue.now();
   const need = (name: string): Job => {
@@ -30,7 +31,7 @@ export const simWorld = async (): Promise<GatewayWorld> => {
   return {
     gateway,
     namespace: NAMESPACE,
-    now: () => SIM_EPOCH_MS + at(),
+    now: () => EPOCH_MS + at(),
     createJobSet: async (jobSet: JobSet) => cluster.createJobSet({ ...jobSet, metadata: { ...jobSet.metadata, namespace: NAMESPACE } }, at()),
     createJob: async (job: Job) => cluster.createJob({ ...job, metadata: { ...job.metadata, namespace: NAMESPACE } }, at()),
     getJobSet: async (name) => cluster.getJobSet(NAMESPACE, name),
