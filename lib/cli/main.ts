@@ -90,12 +90,12 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
 
   program
     .command('history')
-    .description("print a JobSet's journal (what each reconcile pass saw and did, and why) from lineup run's state")
+    .description("print a JobSet's journal from lineup run's state: per reconcile pass what it saw (the counts it judged, the gate), what it did and why; per stage where the time went")
     .argument('<target>', 'CLUSTER/NAMESPACE/NAME')
     .option('--state-dir <dir>', `state directory of lineup run (default: ${DEFAULT_STATE_DIR}, unless --table)`)
     .option('--table <name>', 'instead: the deployed checkpoint table (stack output TableName); AWS credentials from the default chain')
     .option('--region <region>', "with --table: the table's AWS region")
-    .option('--limit <n>', 'at most this many passes', '200')
+    .option('--limit <n>', 'only the newest this many passes (the text then says "newest N of M passes")', '200')
     .addOption(new Option('--output <format>', 'output format (json: the shape README documents; html: one self-contained page drawing the passes)').choices(['text', 'json', 'html']).default('text'))
     .action(async (target: string, options: { stateDir?: string; table?: string; region?: string; limit: string; output: string }) => exit(await historyCommand(target, options, io)));
 

@@ -12,6 +12,7 @@ import { journalSource, UnusableJournalSource, type JournalSourceFlags } from '.
 import type { Log } from '../log.ts';
 import { ExitCode, type CliIo } from './io.ts';
 import { historyOf, historyText } from '../replay/history.ts';
+import { newestPasses } from '../replay/historyWindow.ts';
 import { recordingOf } from '../replay/recording.ts';
 import { historyDrawing } from '../render/historyDrawing.ts';
 import { renderTimelineHtml } from '../render/timelineHtml.ts';
@@ -78,7 +79,12 @@ export interface HistoryFlags extends JournalSourceFlags {
   readonly output?: string | undefined;
 }
 
-/** historyCommand: print a JobSet's decisions, oldest first. */
+/**
+ * historyCommand: print a JobSet's decisions, the newest `--limit` of them (the ones being debugged,
+ * usually), oldest of those first. Every entry is read: a delta entry's inputs are rebuilt from
+ * the entries before it, gate timings start at the event of their loop, and the text says how
+ * many passes --limit left out.
+ */
 export const historyCommand = async (target: string, flags: HistoryFlags, io: CliIo): Promise<number> => {
   const parts = target.split('/');
   const [cluster, namespace, name] = parts;
@@ -94,17 +100,17 @@ export const historyCommand = async (target: string, flags: HistoryFlags, io: Cl
   try {
     const source = journalSource('lineup history', flags);
     const key = { cluster, namespace, name };
-    const entries = await source.read((store) => store.listJournal(key, limit));
+    const entries = await source.read((store) => store.listJournal(key));
     if (entries.length === 0) {
       // As export and replay: a JobSet with no pass is a mistyped target or the wrong source.
       io.stderr(`${ReplayMessage.unknownJobSet('lineup history', target, source.where)}\n`);
       return ExitCode.Usage;
     }
     if (flags.output === 'html') {
-      io.stdout(renderTimelineHtml(historyDrawing(recordingOf(key, entries))));
+      io.stdout(renderTimelineHtml(historyDrawing(newestPasses(recordingOf(key, entries), limit))));
       return ExitCode.Ok;
     }
-    const report = historyOf(key, entries);
+    const report = historyOf(key, entries, { limit });
     io.stdout(flags.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : historyText(report));
     return ExitCode.Ok;
   } catch (error) {
