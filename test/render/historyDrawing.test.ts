@@ -1,6 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { historyDrawing, replayDrawing } from '../../lib/render/historyDrawing.ts';
+import { actionLines, historyDrawing, replayDrawing } from '../../lib/render/historyDrawing.ts';
+import { plan } from '../../lib/plan/planner.ts';
+import type { Planner } from '../../lib/replay/replay.ts';
+import { loadBehaviour } from '../../lib/sim/behaviour.ts';
+import { story2 } from '../reconcile/fixtures.ts';
 import { recordingOf, type Recording } from '../../lib/replay/recording.ts';
 import { replayRecording } from '../../lib/replay/replay.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
@@ -14,6 +18,25 @@ const recorded = async (): Promise<Recording> => {
 };
 
 const MINUTE = 60_000;
+const SECOND = 1000;
+
+/**
+ * failedAfterRestart: story 2 allowed one restart, its workers failing 20 s after they run, one
+ * event every 10 s: it starts, restarts (attempt 1), starts again and fails.
+ */
+const failedAfterRestart = async (): Promise<Recording> => {
+  const store = new MemoryCheckpointStore();
+  const base = story2();
+  const jobSet = { ...base, spec: { ...base.spec, failurePolicy: { maxRestarts: 1 } } };
+  await recordStartup(store, { behaviour: loadBehaviour('replicatedJobs: {worker: {failAfter: 20s}}\n', 'behaviour.yaml'), jobSet, stepMs: 10 * SECOND, steps: 14 });
+  return recordingOf(KEY, await store.listJournal(KEY));
+};
+
+/** resumeWordedOtherwise: a planner that gives every resume another message, so each pass that resumes differs. */
+const resumeWordedOtherwise: Planner = (observed, options) => {
+  const result = plan(observed, options);
+  return { ...result, reasons: result.reasons.map((reason, index) => (result.actions[index]?.kind === 'ResumeJob' ? { ...reason, message: `${reason.message} (variant)` } : reason)) };
+};
 
 const statesOf = (recording: Recording, drawing = historyDrawing(recording)) =>
   Object.fromEntries(drawing.lanes.flatMap((lane) => lane.jobs.map((job) => [job.label, job.segments.map((segment) => `${segment.state}@${String(segment.from / MINUTE)}`)])));
@@ -95,7 +118,7 @@ describe('replayDrawing', () => {
     assert.match(detail, /\nCreateJob messagequeue-driver-worker-worker-0: code recorded "StartupRuleHeld", replayed "GateOpened"; [^\n]+\n {2}spec\.suspend: recorded true, replayed false\n/);
     assert.match(drawing.ticks[1]?.detail ?? '', /\nreplay: same$/);
     assert.equal(drawing.title, `lineup replay ${KEY.cluster}/default/${NAME}`);
-    assert.match(drawing.subtitle, /^4 same, 1 different, 0 unreplayable: 5 passes .* replayed with variant$/);
+    assert.match(drawing.subtitle, /^4 same, 1 different, 0 unreplayable \(first divergence: pass 1\): 5 passes .* replayed with variant$/);
     // The picture of what happened is the recording's, whatever the replay found.
     assert.deepEqual(drawing.lanes, historyDrawing(recording).lanes);
   });
@@ -103,5 +126,81 @@ describe('replayDrawing', () => {
   it("today's planner highlights no pass", async () => {
     const recording = await recorded();
     assert.deepEqual(replayDrawing(recording, replayRecording(recording)).ticks.filter((tick) => tick.differs), []);
+  });
+});
+
+describe('historyDrawing of a JobSet that failed after one restart', () => {
+  it('marks the restart with its attempt at the pass that decided it, and the failure at the pass that failed it', async () => {
+    const recording = await failedAfterRestart();
+    const drawing = historyDrawing(recording);
+    const restarts = drawing.markers.filter((marker) => marker.kind === 'restart');
+    assert.deepEqual(restarts.map((marker) => [marker.at / SECOND, marker.attempt, marker.label]), [[40, 1, 'restart, attempt 1']]);
+    assert.match(restarts[0]?.detail ?? '', /pass 5: restart, attempt 1 begins: restarting \(attempt 1\)/);
+    const failed = drawing.markers.filter((marker) => marker.kind === 'failed');
+    assert.deepEqual(failed.map((marker) => [marker.at / SECOND, marker.label]), [[90, 'Failed: ReachedMaxRestarts']]);
+    // The workers are failed from the pass that read them so to the end.
+    const worker = drawing.lanes.find((lane) => lane.replicatedJob === 'worker')?.jobs[0];
+    assert.equal(worker?.segments.at(-1)?.state, 'failed');
+    // Gates open again after the restart: two per lane.
+    assert.equal(drawing.markers.filter((marker) => marker.kind === 'gate' && marker.lane === 'driver').length, 2);
+  });
+
+  it('ends the stretch drawn wide where the last startup completed', async () => {
+    assert.equal(historyDrawing(await failedAfterRestart()).startupEnd, 80 * SECOND);
+    // The fixture's story 2 never reports its Jobs ready, so no startup completes: its last gate, two minutes in, ends it.
+    assert.equal(historyDrawing(await recorded()).startupEnd, 2 * MINUTE);
+  });
+
+  it('has a table row per pass: number, time, trigger, reason, and its actions grouped with their Jobs named compactly', async () => {
+    const rows = historyDrawing(await failedAfterRestart()).passes ?? [];
+    assert.equal(rows.length, 12);
+    const [first] = rows;
+    assert.deepEqual([first?.pass, first?.time, first?.clock, first?.trigger], [1, '0s', '00:00:00.000Z', 'JobSet rv recorder-0 MODIFIED']);
+    assert.equal(first?.reason, 'created 5 jobs (4 suspended); waiting for messagequeue to be Ready: 0/1 jobs ready');
+    assert.deepEqual(
+      first?.actions.map((line) => [line.kind, line.count, line.targets, line.why, line.minor ?? false]),
+      [
+        ['CreateService', 1, NAME, 'ServiceMissing: service does not exist', false],
+        ['CreateJob', 1, 'messagequeue-0', 'GateOpened: InOrder: first replicatedJob', false],
+        ['CreateJob', 4, 'driver-0, driver-1, worker-0, worker-1', 'StartupRuleHeld: InOrder: waiting for messagequeue to be Ready: 0/1 jobs ready', false],
+        ['UpdateJobSetStatus', 1, '', 'StatusChanged', true],
+        ['EmitEvent', 1, '', 'ConditionChanged: InOrderStartupPolicyInProgress', true],
+      ],
+    );
+    // The restart's five deletions are one line, the name each message repeats left out.
+    const deletions = rows[5]?.actions[0];
+    assert.deepEqual([deletions?.kind, deletions?.count, deletions?.targets, deletions?.why], ['DeleteJob', 5, 'messagequeue-0, driver-0, driver-1, worker-0, worker-1', 'PreviousAttempt: belongs to an earlier restart attempt (now 1)']);
+    assert.equal(rows[5]?.trigger, '(no event of its own: a later pass of its loop)');
+  });
+});
+
+describe('actionLines', () => {
+  const action = (kind: string, target: string, code: string, message: string) => ({ kind, target, code, message, digest: '' });
+  it('folds an Event emitted for the same reason as an action into its line, and marks the lines a replay disagrees on', () => {
+    const lines = actionLines(
+      [action('ResumeJob', 'js-d-0', 'GateOpened', 'InOrder: m Ready 1/1'), action('ResumeJob', 'js-d-1', 'GateOpened', 'InOrder: m Ready 1/1'), action('EmitEvent', '', 'GateOpened', 'InOrder: m Ready 1/1')],
+      'js',
+      'resumed 2 jobs',
+      new Set(['ResumeJob js-d-1']),
+    );
+    assert.deepEqual(lines, [{ kind: 'ResumeJob', count: 2, targets: 'd-0, d-1', why: 'GateOpened: InOrder: m Ready 1/1', events: 1, differs: true }]);
+  });
+});
+
+describe('replayDrawing: recorded and replayed side by side', () => {
+  it('gives each differing pass its replayed actions and difference lines, the differing actions highlighted on both sides', async () => {
+    const recording = await failedAfterRestart();
+    const drawing = replayDrawing(recording, replayRecording(recording, { planner: resumeWordedOtherwise, plannerVersion: 'variant' }));
+    const differing = (drawing.passes ?? []).filter((row) => row.replay?.outcome === 'different');
+    assert.deepEqual(differing.map((row) => row.pass), [2, 3, 8, 9]);
+    const row = differing[0];
+    assert.deepEqual(row?.actions.filter((line) => line.differs === true).map((line) => [line.kind, line.targets]), [['ResumeJob', 'driver-0, driver-1']]);
+    assert.deepEqual(row?.replay?.actions.filter((line) => line.differs === true).map((line) => [line.kind, line.targets, line.why]), [['ResumeJob', 'driver-0, driver-1', 'GateOpened: InOrder: messagequeue Ready 1/1 (variant)']]);
+    assert.deepEqual(row?.replay?.lines, [
+      'ResumeJob driver-0: message recorded "InOrder: messagequeue Ready 1/1", replayed "InOrder: messagequeue Ready 1/1 (variant)"',
+      'ResumeJob driver-1: message recorded "InOrder: messagequeue Ready 1/1", replayed "InOrder: messagequeue Ready 1/1 (variant)"',
+    ]);
+    assert.deepEqual(drawing.replay, { jobSet: `${KEY.cluster}/default/${NAME}`, passes: 12, same: 8, different: 4, unreplayable: 0, firstDivergence: 2 });
+    assert.deepEqual(drawing.ticks.filter((tick) => tick.outcome === 'different').map((tick) => tick.pass), [2, 3, 8, 9]);
   });
 });

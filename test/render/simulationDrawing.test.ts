@@ -15,8 +15,8 @@ const story2 = () => {
   return { ...jobSet, metadata: { ...jobSet.metadata, namespace: 'default' } };
 };
 
-const run = (behaviourYaml = '') =>
-  simulate(story2(), behaviourYaml === '' ? EMPTY_BEHAVIOUR : loadBehaviour(behaviourYaml, 'behaviour.yaml'), {
+const run = (behaviourYaml = '', jobSet = story2()) =>
+  simulate(jobSet, behaviourYaml === '' ? EMPTY_BEHAVIOUR : loadBehaviour(behaviourYaml, 'behaviour.yaml'), {
     until: 86_400_000,
     latency: 0,
     planOptions: { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: true },
@@ -78,5 +78,36 @@ describe('simulationDrawing', () => {
     const drawing = simulationDrawing(run('jobs: {messagequeue-driver-worker-worker-1: {failAfter: 3s}}\n'));
     const worker = drawing.lanes.find((lane) => lane.replicatedJob === 'worker')?.jobs.find((job) => job.label === 'worker-1');
     assert.equal(worker?.segments.at(-1)?.state, 'failed');
+  });
+});
+
+describe('simulationDrawing: restarts, failure, the startup window and the pass table', () => {
+  const failingAfterRestart = () => {
+    const jobSet = story2();
+    return run('replicatedJobs: {worker: {failAfter: 2s}}\n', { ...jobSet, spec: { ...jobSet.spec, failurePolicy: { maxRestarts: 1 } } });
+  };
+
+  it('marks a restart with its attempt where the earlier attempt\'s Jobs are deleted, and the failure', () => {
+    const drawing = simulationDrawing(failingAfterRestart());
+    assert.deepEqual(drawing.markers.filter((marker) => marker.kind === 'restart').map((marker) => [marker.at, marker.attempt, marker.label]), [[4000, 1, 'restart, attempt 1']]);
+    assert.deepEqual(drawing.markers.filter((marker) => marker.kind === 'failed').map((marker) => [marker.at, marker.label]), [[9000, 'Failed: ReachedMaxRestarts']]);
+    // The gates open again in the new attempt.
+    assert.deepEqual(drawing.markers.filter((marker) => marker.kind === 'gate' && marker.lane === 'worker').map((marker) => [marker.at, marker.label]), [
+      [2000, 'worker starts'],
+      [7000, 'worker starts (attempt 1)'],
+    ]);
+  });
+
+  it('ends the stretch drawn wide where the startup completed', () => {
+    assert.equal(simulationDrawing(run()).startupEnd, 3000);
+  });
+
+  it('lists every pass with its reason and its actions counted by kind', () => {
+    const result = run();
+    const rows = simulationDrawing(result).passes ?? [];
+    assert.equal(rows.length, result.passes.length);
+    assert.deepEqual([rows[0]?.pass, rows[0]?.time, rows[0]?.trigger], [1, '0s', undefined]);
+    assert.match(rows[0]?.reason ?? '', /^created 5 jobs \(4 suspended\)/);
+    assert.deepEqual(rows[0]?.actions.find((line) => line.kind === 'CreateJob'), { kind: 'CreateJob', count: 5, targets: '', why: '' });
   });
 });
