@@ -1,36 +1,24 @@
 /**
- * The drawn journal in a real browser: `lineup history --output html` and `lineup replay
- * --output html` of KEP story 2 recorded by `lineup demo --state-dir`, loaded by headless
- * Chromium from files. Each page must load with no console error and no request beyond itself,
- * and hold the lanes, gate markers and passes the journal has; in the replay of a recording whose
- * one pass an older planner decided differently (its recorded reason edited), that pass and only
- * it is highlighted. Screenshots are kept in test-artifacts/.
+ * The drawn journal in a real browser. Story 2 recorded by `lineup demo --state-dir`, drawn by
+ * `lineup history --output html` and, one pass's recorded reason edited, `lineup replay --output
+ * html`; and a JobSet that failed after one restart, recorded by the real reconciler over the
+ * simulated cluster, drawn as history and as a replay by a planner that words every resume
+ * otherwise. Each page must load with no console error and no request beyond itself; at
+ * 1400×900, without hover, the failure, the restart and every pass's reason must be in the
+ * viewport as drawn text, every differing pass of a replay visible, and no label overflow its
+ * box. Screenshots are kept in test-artifacts/.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL, fileURLToPath } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { artifactPath, startBrowser } from '../harness/browser.ts';
-import { examplePath } from '../../repoFiles.ts';
+import { failurePages, NAME, story2Pages, type FailurePages, type Story2Pages } from './pages.ts';
 
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-const NAME = 'messagequeue-driver-worker';
-
-/** lineup: the CLI as a user runs it; returns its exit code and output. */
-const lineup = (...args: string[]) => {
-  const result = spawnSync(process.execPath, ['bin/lineup.js', ...args], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-};
-
-interface RecordedAction {
-  kind: string;
-  target: string;
-  message: string;
-}
+const VIEWPORT = { width: 1400, height: 900 };
 
 /** PageUnderTest: a page opened in the browser, with what it complained about and what it fetched. */
 interface PageUnderTest {
@@ -40,52 +28,99 @@ interface PageUnderTest {
   readonly requests: string[];
 }
 
+/** Box: an element's bounding box in the viewport. */
+interface Box {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+const inViewport = (box: Box): boolean => box.width > 0 && box.height > 0 && box.x >= 0 && box.y >= 0 && box.x + box.width <= VIEWPORT.width && box.y + box.height <= VIEWPORT.height;
+
+/** boxesOf: the bounding boxes of what `selector` selects, with their visible text. */
+const boxesOf = (page: Page, selector: string): Promise<(Box & { text: string })[]> =>
+  page.$$eval(selector, (elements) =>
+    elements.map((element) => {
+      const box = element.getBoundingClientRect();
+      // innerText is what is drawn (no <title>); SVG elements have none, their textContent is drawn.
+      const drawn = 'innerText' in element && typeof element.innerText === 'string' ? element.innerText : (element.textContent ?? '');
+      return { x: box.x, y: box.y, width: box.width, height: box.height, text: drawn };
+    }),
+  );
+
+/**
+ * overflows: every drawn label that leaves its box: SVG text outside its SVG, two labels of the
+ * timeline that overlap, a table cell whose content is wider than the cell, a page wider than the window.
+ */
+const overflows = async (page: Page): Promise<string[]> => {
+  // Run in the page as text: the tests are compiled without the DOM's types.
+  const found = await page.evaluate(`(() => {
+    const found = [];
+    for (const svg of document.querySelectorAll('svg')) {
+      const frame = svg.getBoundingClientRect();
+      const labels = [...svg.querySelectorAll('text')].map((text) => ({ text: text.textContent ?? '', kind: text.getAttribute('data-label') ?? '', box: text.getBoundingClientRect() }));
+      for (const { text, box } of labels) {
+        if (box.width === 0) continue;
+        if (box.left < frame.left - 0.5 || box.right > frame.right + 0.5 || box.top < frame.top - 0.5 || box.bottom > frame.bottom + 0.5) found.push('"' + text + '" leaves its drawing');
+      }
+      // Labels placed beside markers and ticks must not overlap each other.
+      const placed = labels.filter(({ kind, box }) => (kind === 'marker' || kind === 'tick' || kind === 'replayed') && box.width > 0);
+      for (let i = 0; i < placed.length; i += 1) {
+        for (let j = i + 1; j < placed.length; j += 1) {
+          const a = placed[i].box;
+          const b = placed[j].box;
+          if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) found.push('"' + placed[i].text + '" overlaps "' + placed[j].text + '"');
+        }
+      }
+    }
+    for (const cell of document.querySelectorAll('td, th')) if (cell.scrollWidth > cell.clientWidth + 1) found.push('cell "' + (cell.textContent ?? '').slice(0, 40) + '" overflows');
+    if (document.documentElement.scrollWidth > window.innerWidth) found.push('the page is ' + document.documentElement.scrollWidth + ' px wide');
+    return found;
+  })()`);
+  return found as string[];
+};
+
 describe('history and replay pages in Chromium', () => {
   let browser: Browser;
   let scratch = '';
-  let history: PageUnderTest;
-  let replay: PageUnderTest;
-  let passes = 0;
-  let editedPass = 0;
+  let story2: Story2Pages;
+  let failure: FailurePages;
+  const opened = new Map<string, PageUnderTest>();
 
-  const open = async (file: string, html: string): Promise<PageUnderTest> => {
+  const open = async (name: string, html: string): Promise<PageUnderTest> => {
+    const file = join(scratch, `${name}.html`);
     writeFileSync(file, html);
     const page = await browser.newPage();
-    await page.setViewport({ width: 1320, height: 400 });
-    const opened: PageUnderTest = { page, url: pathToFileURL(file).href, problems: [], requests: [] };
+    await page.setViewport(VIEWPORT);
+    const under: PageUnderTest = { page, url: pathToFileURL(file).href, problems: [], requests: [] };
     page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warn') opened.problems.push(`console ${message.type()}: ${message.text()}`);
+      if (message.type() === 'error' || message.type() === 'warn') under.problems.push(`console ${message.type()}: ${message.text()}`);
     });
-    page.on('pageerror', (error) => opened.problems.push(`page error: ${String(error)}`));
-    page.on('request', (request) => opened.requests.push(request.url()));
-    await page.goto(opened.url, { waitUntil: 'load' });
-    return opened;
+    page.on('pageerror', (error) => under.problems.push(`page error: ${String(error)}`));
+    page.on('request', (request) => under.requests.push(request.url()));
+    await page.goto(under.url, { waitUntil: 'load' });
+    opened.set(name, under);
+    return under;
+  };
+  const pageOf = (name: string): Page => {
+    const under = opened.get(name);
+    assert.ok(under, `no page ${name}`);
+    return under.page;
   };
 
   before(async () => {
-    // Prepare: story 2's journal as the demo keeps it, and a recording of it whose drivers' resume
-    // carries the reason an older planner would have given.
+    // Prepare: story 2's journal as the demo keeps it and an edited recording of it; a JobSet that failed after one restart.
     scratch = mkdtempSync(join(tmpdir(), 'lineup-recording-html-'));
-    const stateDir = join(scratch, 'D');
-    const demo = lineup('demo', examplePath('story2-messagequeue-driver-worker.yaml'), '--speed', '0', '--state-dir', stateDir);
-    assert.equal(demo.code, 0, demo.stderr);
-    const historyHtml = lineup('history', `local/default/${NAME}`, '--state-dir', stateDir, '--output', 'html');
-    assert.equal(historyHtml.code, 0, historyHtml.stderr);
-    const exported = lineup('export', `local/default/${NAME}`, '--state-dir', stateDir);
-    assert.equal(exported.code, 0, exported.stderr);
-    const recording = JSON.parse(exported.stdout) as { passes: { actions: RecordedAction[] }[] };
-    passes = recording.passes.length;
-    editedPass = recording.passes.findIndex((pass) => pass.actions.some((action) => action.kind === 'ResumeJob' && action.target === `${NAME}-driver-0`)) + 1;
-    assert.ok(editedPass > 1, 'the journal has no pass resuming the drivers');
-    for (const action of recording.passes[editedPass - 1]?.actions ?? []) if (action.kind === 'ResumeJob') action.message = 'InOrder: messagequeue Ready 0/1 (an older planner)';
-    const edited = join(scratch, 'older.json');
-    writeFileSync(edited, JSON.stringify(recording));
-    const replayHtml = lineup('replay', edited, '--output', 'html');
-    assert.equal(replayHtml.code, 1, `a pass differs: ${replayHtml.stderr}`);
+    story2 = story2Pages();
+    failure = await failurePages();
     browser = await startBrowser();
     // Act
-    history = await open(join(scratch, 'history.html'), historyHtml.stdout);
-    replay = await open(join(scratch, 'replay.html'), replayHtml.stdout);
+    await open('history', story2.history);
+    await open('replay', story2.replay);
+    await open('failure-history', failure.history);
+    await open('failure-replay', failure.replay);
+    await open('replay-all', failure.all);
   });
 
   after(async () => {
@@ -93,26 +128,27 @@ describe('history and replay pages in Chromium', () => {
     if (scratch !== '') rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('both pages load with no console error and fetch nothing but themselves', () => {
-    for (const opened of [history, replay]) {
-      assert.deepEqual(opened.problems, [], opened.url);
-      assert.deepEqual(opened.requests, [opened.url]);
+  it('every page loads with no console error and fetches nothing but itself', () => {
+    for (const under of opened.values()) {
+      assert.deepEqual(under.problems, [], under.url);
+      assert.deepEqual(under.requests, [under.url]);
     }
   });
 
   it('the history page holds a lane per replicatedJob with its Jobs from the recorded inputs, in spec order', async () => {
-    const lanes = await history.page.$$eval('[data-lane]', (elements) => elements.map((lane) => [lane.getAttribute('data-lane'), lane.querySelectorAll('[data-job]').length]));
+    const history = pageOf('history');
+    const lanes = await history.$$eval('[data-lane]', (elements) => elements.map((lane) => [lane.getAttribute('data-lane'), lane.querySelectorAll('[data-job]').length]));
     assert.deepEqual(lanes, [
       ['messagequeue', 1],
       ['driver', 2],
       ['worker', 2],
     ]);
-    const driverStates = await history.page.$$eval('[data-job$="-driver-0"] rect', (rects) => rects.map((rect) => rect.getAttribute('data-state')));
+    const driverStates = await history.$$eval('[data-job$="-driver-0"] rect', (rects) => rects.map((rect) => rect.getAttribute('data-state')));
     assert.deepEqual(driverStates, ['suspended', 'running', 'ready', 'succeeded']);
   });
 
   it('the history page marks each gate on its lane, labelled with its reason code and message, drawn', async () => {
-    const gates = await history.page.$$eval('[data-marker="gate"]', (markers) =>
+    const gates = await pageOf('history').$$eval('[data-marker="gate"]', (markers) =>
       markers.map((marker) => [marker.getAttribute('data-marker-lane'), marker.querySelector('text')?.textContent ?? '', marker.querySelector('line')?.getBoundingClientRect().height ?? 0]),
     );
     assert.deepEqual(
@@ -126,39 +162,92 @@ describe('history and replay pages in Chromium', () => {
     assert.ok(gates.every(([, , height]) => Number(height) > 0), 'a gate marker is not drawn');
   });
 
-  it('the history page draws a tick per pass, each with its reason and actions on hover', async () => {
-    const ticks = await history.page.$$eval('[data-tick]', (lines) => lines.map((line) => line.querySelector('title')?.textContent ?? ''));
-    assert.equal(ticks.length, passes);
-    assert.match(ticks[0] ?? '', /pass 1: created 5 jobs \(4 suspended\)[^]*\nCreateJob×4 StartupRuleHeld: InOrder: waiting for messagequeue to be Ready: 0\/1 jobs ready\n/);
+  it('the history page draws every pass: ticks numbered or counted ×N add up to the passes, each pass a table row with its reason and actions in plain text', async () => {
+    const history = pageOf('history');
+    const counts = await history.$$eval('[data-tick]', (groups) => groups.map((group) => Number(group.getAttribute('data-count'))));
+    assert.equal(counts.reduce((sum, count) => sum + count, 0), story2.passes);
+    const rows = await boxesOf(history, '[data-pass-row]');
+    assert.equal(rows.length, story2.passes);
+    assert.match(rows[0]?.text ?? '', /created 5 jobs \(4 suspended\)[^]*CreateJob ×4 driver-0, driver-1, worker-0, worker-1 StartupRuleHeld: InOrder: waiting for messagequeue to be Ready: 0\/1 jobs ready/);
   });
 
-  it('the replay page highlights the one pass that differs, in red and wider, with the difference on hover', async () => {
-    const differing = await replay.page.$$eval('[data-tick][data-differs="true"]', (lines) =>
-      lines.map((line) => {
-        const style = line.ownerDocument.defaultView?.getComputedStyle(line);
-        return { label: line.getAttribute('data-tick'), stroke: style?.stroke, width: style?.strokeWidth, title: line.querySelector('title')?.textContent ?? '' };
+  it('the replay page draws the recorded and the replayed passes one row above the other, the one that differs marked ≠ and its row in the table highlighted with the difference', async () => {
+    const replay = pageOf('replay');
+    const differing = await replay.$$eval('[data-replayed="different"]', (groups) =>
+      groups.map((group) => {
+        const path = group.querySelector('path');
+        return { passes: group.getAttribute('data-passes'), label: group.querySelector('text')?.textContent ?? '', fill: path === null ? '' : (group.ownerDocument.defaultView?.getComputedStyle(path).fill ?? '') };
       }),
     );
-    assert.deepEqual(
-      differing.map(({ label, stroke, width }) => [label, stroke, width]),
-      [[`pass ${String(editedPass)}`, 'rgb(222, 45, 38)', '3px']],
+    assert.equal(differing.length, 1);
+    assert.ok(differing[0]?.passes?.split(' ').includes(String(story2.editedPass)), JSON.stringify(differing));
+    assert.match(differing[0]?.label ?? '', /^≠/);
+    assert.equal(differing[0]?.fill, 'rgb(208, 28, 139)');
+    const rows = await boxesOf(replay, '[data-pass-row][data-outcome="different"]');
+    assert.equal(rows.length, 1);
+    assert.match(rows[0]?.text ?? '', /ResumeJob driver-0: message recorded "InOrder: messagequeue Ready 0\/1 \(an older planner\)", replayed "InOrder: messagequeue Ready 1\/1"/);
+    const rowOf = await replay.$eval('[data-outcome="different"]', (row) => row.getAttribute('data-pass-row'));
+    assert.equal(rowOf, String(story2.editedPass));
+    assert.equal(await replay.$$eval('[data-pass-row][data-outcome="same"]', (rows) => rows.length), story2.passes - 1);
+    assert.match(await replay.$eval('h1', (heading) => heading.textContent ?? ''), new RegExp(`^lineup replay local/default/${NAME}$`));
+  });
+
+  it('a JobSet that failed after one restart, at 1400×900: the failure, the restart with its attempt, and every pass\'s reason are in view without hover', async () => {
+    const history = pageOf('failure-history');
+    const failed = await boxesOf(history, '[data-job$="-worker-0"] rect[data-state="failed"]');
+    assert.equal(failed.length, 2, 'the workers fail in both attempts');
+    for (const box of failed) assert.ok(inViewport(box) && box.width >= 8, `a failed segment is not in view or too thin: ${JSON.stringify(box)}`);
+    const failedLabel = await boxesOf(history, '[data-marker="failed"] text');
+    assert.equal(failedLabel.length, 1);
+    assert.ok(inViewport(failedLabel[0] as Box), JSON.stringify(failedLabel));
+    assert.equal(failedLabel[0]?.text, '✕ Failed: ReachedMaxRestarts');
+    const restart = await boxesOf(history, '[data-marker="restart"][data-attempt="1"] text');
+    assert.equal(restart.length, 1);
+    assert.ok(inViewport(restart[0] as Box), JSON.stringify(restart));
+    assert.equal(restart[0]?.text, '↻ restart, attempt 1');
+    // Every reason as drawn text (a table cell, not a tooltip's <title>), in the viewport.
+    const reasons = await boxesOf(history, '[data-pass-row] [data-part="reason"]');
+    assert.deepEqual(reasons.map((reason) => reason.text), failure.recording.passes.map((pass) => pass.reason));
+    for (const reason of reasons) assert.ok(inViewport(reason), `the reason "${reason.text}" is not in view: ${JSON.stringify(reason)}`);
+  });
+
+  it('every differing pass of a replay is visible: marked on the replayed row in view, and its table row drawn with its difference lines', async () => {
+    const replay = pageOf('failure-replay');
+    const marked = await replay.$$eval('[data-replayed="different"]', (groups) =>
+      groups.map((group) => {
+        const box = group.querySelector('path')?.getBoundingClientRect() ?? { x: 0, y: 0, width: 0, height: 0 };
+        return { passes: (group.getAttribute('data-passes') ?? '').split(' ').map(Number), differing: Number(group.getAttribute('data-differs-count')), x: box.x, y: box.y, width: box.width, height: box.height };
+      }),
     );
-    assert.match(differing[0]?.title ?? '', /\nreplay: DIFFERENT \(\d+ actions recorded, \d+ replayed\)\naction \d+ message: recorded "InOrder: messagequeue Ready 0\/1 \(an older planner\)", replayed "InOrder: messagequeue Ready 1\/1"\n/);
-    const others = await replay.page.$$eval('[data-tick]:not([data-differs])', (lines) => lines.map((line) => line.ownerDocument.defaultView?.getComputedStyle(line).stroke));
-    assert.equal(others.length, passes - 1);
-    assert.ok(others.every((stroke) => stroke === 'rgb(85, 85, 85)'), others.join(', '));
-    assert.match(await replay.page.$eval('h1', (heading) => heading.textContent ?? ''), new RegExp(`^lineup replay local/default/${NAME}$`));
+    assert.deepEqual(marked.flatMap((group) => group.passes).filter((pass) => failure.differing.includes(pass)), [...failure.differing]);
+    assert.equal(marked.reduce((sum, group) => sum + group.differing, 0), failure.differing.length);
+    for (const group of marked) assert.ok(inViewport(group), JSON.stringify(group));
+    const rows = await boxesOf(replay, '[data-pass-row][data-outcome="different"]');
+    assert.deepEqual(rows.length, failure.differing.length);
+    for (const row of rows) {
+      assert.ok(row.width > 0 && row.height > 0, JSON.stringify(row));
+      assert.match(row.text, /≠ ResumeJob ×2 [^\n]*\(variant\)/);
+      assert.match(row.text, /message recorded "InOrder: [^"]+", replayed "InOrder: [^"]+ \(variant\)"/);
+    }
+  });
+
+  it('the replay of several JobSets opens with a summary, the one that differs first, linking to its section', async () => {
+    const all = pageOf('replay-all');
+    const summary = await all.$$eval('[data-summary-row]', (rows) => rows.map((row) => [row.getAttribute('data-outcome'), row.querySelector('a')?.getAttribute('href') ?? '']));
+    assert.deepEqual(summary.map(([outcome]) => outcome), ['different', 'same']);
+    for (const [, href] of summary) assert.equal(await all.$$eval(href ?? '', (targets) => targets.length), 1, `no section ${String(href)}`);
+  });
+
+  it('no label overflows its box on any page', async () => {
+    for (const [name, under] of opened) assert.deepEqual(await overflows(under.page), [], name);
   });
 
   it('keeps a screenshot of each page for a person to look at', async () => {
-    for (const [opened, name] of [
-      [history, 'history-story2.png'],
-      [replay, 'replay-story2-differs.png'],
-    ] as const) {
-      const file = artifactPath(name);
+    for (const [name, under] of opened) {
+      const file = artifactPath(`${name}.png`);
       // Headless Chromium captures only the tab in front: a screenshot of a tab behind another waits for ever.
-      await opened.page.bringToFront();
-      await opened.page.screenshot({ path: file, fullPage: true });
+      await under.page.bringToFront();
+      await under.page.screenshot({ path: file, fullPage: true });
       assert.ok(file.endsWith('.png'));
     }
   });
