@@ -7,7 +7,7 @@ import { applyDefaults } from '../../lib/jobset/defaults.ts';
 import { loadJobSets } from '../../lib/jobset/load.ts';
 import { validateJobSet } from '../../lib/jobset/validation.ts';
 import { parseBehaviour } from '../../lib/sim/behaviour.ts';
-import { behaviourFileOf, conformanceCases, FORMS, integrationCases, manifestOf, simulatorCases, VARIANTS } from './generate.ts';
+import { behaviourFileOf, conformanceCases, FORMS, integrationCases, manifestOf, SIMULATOR_FAILURE_AFTER_MS, simulatorCases, VARIANTS } from './generate.ts';
 
 describe('conformance scenarios', () => {
   const cases = conformanceCases();
@@ -56,6 +56,14 @@ describe('conformance scenarios', () => {
     assert.ok(simulator.length >= 8);
     assert.deepEqual([...new Set(simulator.map((c) => c.form))].sort(), Object.keys(FORMS).sort());
     assert.ok(simulator.some((c) => c.variant === 'restarts'));
+    // Failing Pods fail late enough for the real pipeline to see their stage Ready first, in the behaviour and the annotations alike.
+    const failing = simulator.flatMap((c) => Object.entries(c.pods).filter(([, plan]) => plan.outcome === 'Failed').map(([name, plan]) => ({ c, name, plan })));
+    assert.ok(failing.length >= 2);
+    for (const { c, name, plan } of failing) {
+      assert.equal(plan.finishAfterMs, SIMULATOR_FAILURE_AFTER_MS, `${c.name}/${name}`);
+      const rjob = (c.spec.replicatedJobs as { name: string; template: { spec: { template: { metadata: { annotations: Record<string, string> } } } } }[]).find((candidate) => candidate.name === name);
+      assert.equal(rjob?.template.spec.template.metadata.annotations['lineup.test/finish-after'], `${SIMULATOR_FAILURE_AFTER_MS}ms`, `${c.name}/${name}`);
+    }
   });
 
   it('name no upstream manager: the twin without managedBy is upstream\'s', () => {

@@ -227,14 +227,36 @@ export const integrationCases = (): ConformanceCase[] => {
 };
 
 /**
+ * SIMULATOR_FAILURE_AFTER_MS: from Ready to Failed for the simulator share's failing Pods. A
+ * failure ends the JobSet (or restarts it); the real pipeline must have seen the failing stage
+ * Ready before that, or it writes no StartupPolicyCompleted where the simulator, which reacts at
+ * once, does — and on a loaded 2-core machine a pipeline hop was seen to take more than 3 s.
+ */
+export const SIMULATOR_FAILURE_AFTER_MS = 9_000;
+
+/** withPods: the case with `pods` for some of its replicatedJobs, the spec's pod annotations to match. */
+const withPods = (c: ConformanceCase, pods: Readonly<Record<string, PodPlan>>): ConformanceCase => {
+  const replicatedJobs = (Array.isArray(c.spec.replicatedJobs) ? (c.spec.replicatedJobs as JsonObject[]) : []).map((rjob) => {
+    const plan = pods[String(rjob.name)];
+    if (plan === undefined) return rjob;
+    const template = rjob.template as { spec: { template: JsonObject } & JsonObject };
+    return { ...rjob, template: { ...template, spec: { ...template.spec, template: { ...template.spec.template, metadata: { annotations: podAnnotations(plan) } } } } };
+  });
+  return { ...c, pods: { ...c.pods, ...pods }, spec: { ...c.spec, replicatedJobs } };
+};
+
+/**
  * simulatorCases: the simulator conformance share — every form run to success, InOrder with
- * restarts, dependsOn with a Job failure, and a success policy ending early (9 JobSets). Not a
- * gated form's success-any: its target ends 1 s after it is ready, so whether the real pipeline
- * sees it ready first (and writes StartupPolicyCompleted) is its speed, not the simulator's rules.
+ * restarts, dependsOn with a Job failure, and a success policy ending early (9 JobSets), failing
+ * Pods failing SIMULATOR_FAILURE_AFTER_MS after Ready. Not a gated form's success-any: its target
+ * ends 1 s after it is ready, so whether the real pipeline sees it ready first (and writes
+ * StartupPolicyCompleted) is its speed, not the simulator's rules.
  */
 export const simulatorCases = (): ConformanceCase[] => {
   const names = new Set([...(Object.keys(FORMS) as FormName[]).map((form) => `${form}-succeed`), 'inorder-restarts', 'mixed-job-fails', 'any-success-any']);
-  return conformanceCases().filter((c) => names.has(c.name));
+  return conformanceCases()
+    .filter((c) => names.has(c.name))
+    .map((c) => withPods(c, Object.fromEntries(Object.entries(c.pods).filter(([, plan]) => plan.outcome === 'Failed').map(([name, plan]) => [name, { ...plan, finishAfterMs: SIMULATOR_FAILURE_AFTER_MS }]))));
 };
 
 /** manifestOf: the case as a JobSet in `namespace`, managed by `managedBy` (none: upstream's). */
