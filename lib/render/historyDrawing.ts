@@ -14,7 +14,8 @@
 import { ActionReasonCode } from '../plan/reasons.ts';
 import { isSuspended, jobFinishedType, jobReady, replicatedJobOf } from '../plan/childJobs.ts';
 import type { Job } from '../jobset/schema.ts';
-import { latencyOf, latencyText } from '../replay/history.ts';
+import { latencyOf, latencyText, summaryOf } from '../replay/history.ts';
+import { passViewOf, type PassView } from '../replay/passView.ts';
 import { differenceLines, identityOf } from '../replay/actionDiff.ts';
 import { observedOfPass, type RecordedPass, type Recording } from '../replay/recording.ts';
 import type { PassOutcome, ReplayReport } from '../replay/replay.ts';
@@ -331,8 +332,8 @@ const passReplayOf = (outcome: PassOutcome, jobSetName: string, passReason: stri
   };
 };
 
-/** passRowOf: one pass as the table shows it. */
-const passRowOf = (pass: RecordedPass, index: number, start: number, jobSetName: string, outcome: PassOutcome | undefined): PassRow => {
+/** passRowOf: one pass as the table shows it; `summary` is its reason as history words it (what a "nothing to do" pass wrote). */
+const passRowOf = (pass: RecordedPass, index: number, start: number, jobSetName: string, outcome: PassOutcome | undefined, summary: string = pass.reason): PassRow => {
   const recordedDiffering = outcome?.result === 'different' ? diffActionsIdentities(outcome.differences).recorded : new Set<string>();
   const notes = [
     ...(pass.applied ? [] : [`not applied${pass.replayName === undefined ? '' : ` (replay ${pass.replayName})`}`]),
@@ -345,7 +346,7 @@ const passRowOf = (pass: RecordedPass, index: number, start: number, jobSetName:
     time: formatDuration(pass.at - start),
     clock: `${new Date(pass.at).toISOString().slice(11, 23)}Z`,
     trigger: triggerText(pass, jobSetName),
-    reason: pass.reason,
+    reason: summary,
     actions: actionLines(pass.actions, jobSetName, pass.reason, recordedDiffering),
     ...(notes.length === 0 ? {} : { notes }),
     ...(outcome === undefined ? {} : { replay: passReplayOf(outcome, jobSetName, pass.reason) }),
@@ -398,6 +399,26 @@ const tickOf = (pass: RecordedPass, index: number, start: number, outcome: PassO
   };
 };
 
+/**
+ * rowSummary: a summary short enough for the table's reason column: of a status write, the
+ * conditions it turned True ("wrote status: StartupPolicyCompleted=True"); the counts and the
+ * other conditions are in the row's actions and in `lineup history`'s text.
+ */
+export const rowSummary = (summary: string): string => {
+  const written = /^wrote status: ([^;]*)/.exec(summary)?.[1];
+  if (written === undefined) return summary;
+  const conditions = written.split(/,\s*(?=[A-Za-z]+=)/).map((entry) => entry.replace(/\s*\(.*\)$/, '').trim());
+  const turnedTrue = conditions.filter((entry) => entry.endsWith('=True'));
+  return `wrote status: ${(turnedTrue.length > 0 ? turnedTrue : conditions.slice(0, 1)).join(', ')}`;
+};
+
+/** viewOf: what pass `index` saw and wrote, for its summary; undefined when its inputs were not kept. */
+const viewOf = (recording: Recording, index: number): PassView | undefined => {
+  const pass = recording.passes[index];
+  const observed = observedOfPass(recording, index);
+  return pass === undefined || typeof observed === 'string' ? undefined : passViewOf(observed, pass.planOptions, pass.actions);
+};
+
 /** recordingDrawing: the picture of a recording, with a replay's outcome per pass when given. */
 const recordingDrawing = (recording: Recording, title: string, subtitle: string, outcomes: readonly PassOutcome[] | undefined): TimelineDrawing => {
   const start = recording.passes[0]?.at ?? 0;
@@ -413,7 +434,7 @@ const recordingDrawing = (recording: Recording, title: string, subtitle: string,
     markers,
     ticks: recording.passes.map((pass, index) => tickOf(pass, index, start, outcomeOf(index))),
     startupEnd: startupEndOf(recording, markers, start),
-    passes: recording.passes.map((pass, index) => passRowOf(pass, index, start, shape.jobSetName, outcomeOf(index))),
+    passes: recording.passes.map((pass, index) => passRowOf(pass, index, start, shape.jobSetName, outcomeOf(index), rowSummary(summaryOf(pass, viewOf(recording, index))))),
   };
 };
 

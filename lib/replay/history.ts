@@ -303,7 +303,7 @@ const passViewsOf = (entries: readonly JournalEntry[], from: number): (PassView 
  * Without the status write itself (today's planner would write another), the conditions its
  * Events announce.
  */
-const summaryOf = (entry: JournalEntry, view: PassView | undefined): string => {
+export const summaryOf = (entry: Pick<JournalEntry, 'reason' | 'actions'>, view: PassView | undefined): string => {
   if (!entry.reason.startsWith(NOTHING_TO_DO) || entry.actions.length === 0) return entry.reason;
   const notes = entry.reason.slice(NOTHING_TO_DO.length);
   const announced = entry.actions.filter((action) => action.kind === 'EmitEvent' && action.code === CONDITION_CHANGED).map((action) => action.message.split(':')[0] ?? '');

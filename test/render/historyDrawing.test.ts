@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { actionLines, historyDrawing, replayDrawing } from '../../lib/render/historyDrawing.ts';
+import { actionLines, historyDrawing, replayDrawing, rowSummary } from '../../lib/render/historyDrawing.ts';
 import { plan } from '../../lib/plan/planner.ts';
 import type { Planner } from '../../lib/replay/replay.ts';
 import { loadBehaviour } from '../../lib/sim/behaviour.ts';
@@ -202,5 +202,17 @@ describe('replayDrawing: recorded and replayed side by side', () => {
     ]);
     assert.deepEqual(drawing.replay, { jobSet: `${KEY.cluster}/default/${NAME}`, passes: 12, same: 8, different: 4, unreplayable: 0, firstDivergence: 2 });
     assert.deepEqual(drawing.ticks.filter((tick) => tick.outcome === 'different').map((tick) => tick.pass), [2, 3, 8, 9]);
+  });
+});
+
+describe('rowSummary', () => {
+  it('keeps of a status write the conditions it turned True, and any other summary whole', () => {
+    assert.equal(
+      rowSummary('wrote status: StartupPolicyInProgress=False (InOrderStartupPolicyInProgress), StartupPolicyCompleted=True (InOrderStartupPolicyCompleted); worker ready 0→2'),
+      'wrote status: StartupPolicyCompleted=True',
+    );
+    assert.equal(rowSummary('wrote status: messagequeue active 1→0'), 'wrote status: messagequeue active 1→0');
+    assert.equal(rowSummary('wrote status: Suspended=False (ResumeJobs)'), 'wrote status: Suspended=False');
+    assert.equal(rowSummary('resumed 2 jobs; waiting for worker'), 'resumed 2 jobs; waiting for worker');
   });
 });
