@@ -13,6 +13,8 @@ import { after, before, describe, it } from 'node:test';
 import { EXAMPLES_DIR, runDemoCommand, type DemoFlags } from '../../lib/cli/demo.ts';
 import type { CliIo } from '../../lib/cli/io.ts';
 import { main } from '../../lib/cli/main.ts';
+import { parseRecording } from '../../lib/replay/recording.ts';
+import { tamperings } from '../replay/fixtures.ts';
 
 /** CliRun: what one command printed and its exit code. */
 interface CliRun {
@@ -81,6 +83,20 @@ describe('lineup demo --state-dir, then history, export and replay (the README s
     const replay = await lineup('replay', file);
     assert.equal(replay.code, 0, replay.stdout);
     assert.match(replay.stdout, new RegExp(`\\n {2}${String(passes)} same, 0 different, 0 unreplayable\\n$`));
+  });
+
+  it("a demo's recording tampered each way (another pass's inputs, a Job status edited, a dangling reference, a pass before the first, a renamed JobSet): replay exit 2 naming the pass", async () => {
+    const exported = await lineup('export', `local/default/${NAME}`, '--state-dir', stateDir);
+    assert.equal(exported.code, 0, exported.stderr);
+    const cases = tamperings(parseRecording(exported.stdout, 'the export'));
+    assert.equal(cases.length, 5);
+    for (const tampering of cases) {
+      const file = join(scratch, `tampered-${tampering.name.replaceAll(' ', '-')}.json`);
+      writeFileSync(file, JSON.stringify(tampering.recording));
+      const replay = await lineup('replay', file);
+      assert.equal(replay.code, 2, `${tampering.name}: ${replay.stdout}`);
+      assert.match(replay.stderr, new RegExp(`^lineup replay: \\S+: pass ${tampering.pass}: [^\\n]+; not replayed\\n$`), tampering.name);
+    }
   });
 
   it('npx lineup replay --all --state-dir D --output json: exit 0, every example JobSet, no pass differs', async () => {
