@@ -136,6 +136,8 @@ interface KindState {
   lastCheckpointAt: number;
   /** The running checkpoint writer, when one runs. */
   writing: Promise<void> | undefined;
+  /** Wakes the running writer from its wait for the checkpoint interval: the forwarder is stopping. */
+  hurry: AbortController | undefined;
 }
 
 /** Session: the state of one run — what the two kinds' loops share. */
@@ -505,13 +507,23 @@ export class Forwarder {
    * writes at once: the forwarder is stopping.
    */
   private writeCheckpoints(state: KindState, final: boolean): Promise<void> {
-    if (state.writing !== undefined) return final ? state.writing.then(() => this.writeCheckpoints(state, true)) : state.writing;
+    if (state.writing !== undefined) {
+      if (!final) return state.writing;
+      // A stop must not wait out the interval (a pod's SIGTERM would take that long): the waiting writer writes now.
+      state.hurry?.abort();
+      return state.writing.then(() => this.writeCheckpoints(state, true));
+    }
     const { bookmarks, cluster, counters, log, now } = this.options;
     const interval = this.options.checkpointIntervalMs ?? WATCH_CHECKPOINT_INTERVAL_MS;
     const write = async () => {
       while (state.delivered !== undefined && state.delivered !== state.checkpointed) {
         const wait = state.lastCheckpointAt + interval - now();
-        if (!final && wait > 0) await this.sleep(wait);
+        if (!final && wait > 0) {
+          const hurry = new AbortController();
+          state.hurry = hurry;
+          await this.sleep(wait, hurry.signal);
+          state.hurry = undefined;
+        }
         const resourceVersion = state.delivered;
         try {
           await bookmarks.putBookmark(cluster, BookmarkResource[state.kind], resourceVersion, now());
@@ -542,4 +554,5 @@ const newKindState = (kind: WatchedKind): KindState => ({
   checkpointed: undefined,
   lastCheckpointAt: Number.NEGATIVE_INFINITY,
   writing: undefined,
+  hurry: undefined,
 });

@@ -341,6 +341,42 @@ describe('Forwarder', () => {
     assert.deepEqual(bookmarks.puts, ['jobs=201']);
   });
 
+  it('on abort does not wait out the checkpoint interval: the writer waiting for it writes the last delivered resourceVersion at once', { timeout: 10_000 }, async () => {
+    // Prepare: a clock that stands still, and a wait for the 10 s interval that ends only when
+    // woken (other waits, such as a re-watch's backoff, pass at once), so a stop that waited out
+    // the interval would never return.
+    let bookmarks: RecordingBookmarks | undefined;
+    const firstCheckpointed = async (): Promise<void> => {
+      while (!(bookmarks?.puts.includes('jobs=201') ?? false)) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const source = new ScriptedSource({
+      watches: {
+        Job: [
+          { events: [modified(job('201', { active: 1 }))], end: 'closed' },
+          { after: firstCheckpointed, events: [modified(job('202', { active: 1, ready: 1 }))], end: 'closed' },
+        ],
+      },
+    });
+    const waits: number[] = [];
+    const setUp = setup(source, {
+      checkpointIntervalMs: 10_000,
+      sleep: (ms, signal) => {
+        waits.push(ms);
+        if (ms !== 10_000) return new Promise((resolve) => setImmediate(resolve));
+        return new Promise((resolve) => (signal?.aborted ? resolve() : signal?.addEventListener('abort', () => resolve(), { once: true })));
+      },
+    });
+    bookmarks = setUp.bookmarks;
+    await bookmarks.store.putBookmark(cluster, 'jobsets', '200', 0);
+    await bookmarks.store.putBookmark(cluster, 'jobs', '200', 0);
+    // Act
+    await runUntilIdle(setUp.forwarder, source);
+    // Assess: the second checkpoint waited for the interval, and the stop wrote it without waiting more.
+    assert.ok(waits.includes(10_000), JSON.stringify(waits));
+    assert.deepEqual(bookmarks.puts, ['jobs=201', 'jobs=202']);
+    assert.deepEqual(setUp.sink.summary(), ['Job Changed MODIFIED Job/train-workers-0@201', 'Job Changed MODIFIED Job/train-workers-0@202']);
+  });
+
   it('on restart resumes from the checkpoint without re-listing', async () => {
     // Prepare: a first run lists and forwards; a second run shares only the checkpoint store.
     const first = new ScriptedSource({
