@@ -72,7 +72,7 @@ export const runCostBench = (countsFile: string = DEFAULT_COUNTS_OUT): CostFigur
       .sort((a, b) => b.monthly - a.monthly)
       .slice(0, 3)
       .map((line) => ({ item: line.item, per1000Startups: per1000(line.monthly) })),
-    table: renderTable(report, file),
+    table: renderTable(report, file, counts),
   };
 };
 

@@ -14,7 +14,7 @@ import type { CostReport, ForwarderHost } from './costModel.ts';
 /** round2: a count per startup as people read it (sums of averages carry float noise). */
 const round2 = (value: number): number => Math.round(value * 100) / 100;
 
-/** DEFAULT_COUNTS_FILE: the committed story 2 counts. */
+/** DEFAULT_COUNTS_FILE: the committed story 2 counts (re-measure with `node infra/cost/measure.ts`; the report prints their date and command). */
 export const DEFAULT_COUNTS_FILE = fileURLToPath(new URL('story2-counts.json', import.meta.url));
 /** DEFAULT_CLUSTERS and DEFAULT_STARTUPS_PER_DAY: the fleet the issue asks about. */
 export const DEFAULT_CLUSTERS = 50;
@@ -22,8 +22,14 @@ export const DEFAULT_STARTUPS_PER_DAY = 1000;
 
 const dollars = (value: number, digits = 2): string => `$${value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
 
-/** renderTable: the report as text. */
-export const renderTable = (report: CostReport, countsFile: string): string => {
+/** CountsOrigin: when and how the priced counts were measured (a counts file's producedAt and producedBy). */
+export interface CountsOrigin {
+  readonly producedAt: string;
+  readonly producedBy: string;
+}
+
+/** renderTable: the report as text; `origin` says beside the price when and by which command the counts were measured. */
+export const renderTable = (report: CostReport, countsFile: string, origin?: CountsOrigin): string => {
   const per1000 = (monthly: number): string => dollars((monthly / report.startupsPerMonth) * 1000, 4);
   const upstreamLabel = `upstream: ${report.fleet.clusters} controller pods × ${UPSTREAM_POD.cpuMillis}m CPU + ${UPSTREAM_POD.memoryMiB} Mi (Fargate arm64 rates)`;
   const width = Math.max(...report.lineup.map((line) => line.item.length + 2), upstreamLabel.length) + 2;
@@ -34,6 +40,7 @@ export const renderTable = (report: CostReport, countsFile: string): string => {
     `fleet: ${report.fleet.clusters} clusters, ${report.fleet.startupsPerDay.toLocaleString('en-US')} JobSet startups a day (${Math.round(report.startupsPerMonth).toLocaleString('en-US')} a month of ${DAYS_PER_MONTH.toFixed(2)} days)`,
     `per startup (${countsFile}): ${round2(work.events)} events, ${round2(work.reconcilerInvocations)} reconciler invocations, ${round2(work.kubeRequests)} Kubernetes requests, ` +
       `${round2(work.dynamoRequests)} DynamoDB requests (${work.dynamoWriteUnits.toFixed(1)} WRU, ${work.dynamoReadUnits.toFixed(1)} RRU)`,
+    ...(origin === undefined ? [] : [`counts measured on ${origin.producedAt} by: ${origin.producedBy}`]),
     '',
     row('', 'per month', 'per 1,000 startups'),
     ...['startup', 'fixed'].flatMap((kind) => [
@@ -68,7 +75,7 @@ export const main = (argv: readonly string[]): number => {
   }
   const counts = CountsFileSchema.parse(JSON.parse(readFileSync(values.counts, 'utf8')));
   const report = costReport({ clusters, startupsPerDay, forwarder: forwarder as ForwarderHost }, startupWork(counts));
-  process.stdout.write(values.json ? `${JSON.stringify({ counts: values.counts, ...report }, null, 2)}\n` : renderTable(report, values.counts));
+  process.stdout.write(values.json ? `${JSON.stringify({ counts: values.counts, ...report }, null, 2)}\n` : renderTable(report, values.counts, counts));
   return 0;
 };
 
