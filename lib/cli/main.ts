@@ -131,7 +131,7 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--stack <name>', 'with --archive: the stack whose rule to find', DEFAULT_STACK_NAME)
     .option('--timeout <duration>', 'with --archive: how long to wait for the replay', DEFAULT_REPLAY_TIMEOUT)
     .option('--settle <duration>', 'with --archive: how long the journal must stay unchanged after the replay before the report', DEFAULT_SETTLE)
-    .addHelpText('after', '\nExit codes: 0 every pass decides the same (--perturb: every run kept the startup order and reached the recorded final state); 1 a pass differs (a run failed); 2 unusable input (truncated file, unknown format version, unknown JobSet, bad --perturb/--seed) or, with --archive, a replay that failed or did not end in time.')
+    .addHelpText('after', '\nExit codes: 0 every pass decides the same (--perturb: every run kept the startup order and reached the recorded final state); 1 a pass differs or could not be replayed (a run failed); 2 unusable input (truncated file, unknown format version, unknown JobSet, a recording that fails its check, bad --perturb/--seed, --perturb with --output html) or, with --archive, a replay that failed or did not end in time.')
     .action(async (target: string | undefined, options: { stateDir?: string; all?: boolean; since?: string; cluster?: string; output: string; archive?: string; perturb?: string; seed?: string } & Omit<ArchiveReplayFlags, 'archive'>) =>
       exit(options.archive === undefined ? await replayCommand(target, options, io) : await archiveReplayCommand({ ...options, archive: options.archive }, io)),
     );
