@@ -1,5 +1,5 @@
 /**
- * The forwarder's heartbeat (issue 13): every HEARTBEAT_INTERVAL_MS each forwarder puts one
+ * The forwarder's heartbeat: every HEARTBEAT_INTERVAL_MS each forwarder puts one
  * `Heartbeat` event saying "the watch of cluster C is alive". It travels the reconciler's rule and
  * queue like every Lineup event, so a recorded heartbeat proves the whole path from the cluster's
  * forwarder to the reconciler; the reconciler keeps the newest per cluster (lib/fleet/heartbeatRecorder.ts).

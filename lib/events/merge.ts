@@ -1,5 +1,5 @@
 /**
- * One event per JobSet per window (issue 11): the forwarder folds the changes of a JobSet's
+ * One event per JobSet per window: the forwarder folds the changes of a JobSet's
  * objects that wait in the same batch window into one event. The newest change stays the event's
  * own object; every other object changed meanwhile is named in `also` with its newest state, so
  * the reconciler still reads again exactly the objects that changed. Pure.

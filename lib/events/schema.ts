@@ -1,5 +1,5 @@
 /**
- * The one event Lineup sends through EventBridge (DESIGN §4 Events), validated by the same zod
+ * The one event Lineup sends through EventBridge, validated by the same zod
  * schema in the forwarder that produces it and the reconciler that consumes it. An event is a
  * hint — "JobSet X in cluster C may have changed" — never the input of a decision.
  */

@@ -1,5 +1,5 @@
 /**
- * What `lineup clusters add` registers (issue 13): the flags checked one by one and turned into a
+ * What `lineup clusters add` registers: the flags checked one by one and turned into a
  * registry entry, or an InvalidInputError saying which flag, the value seen and what was expected;
  * and what to install in the cluster next. Pure but for reading the CA file through `readFile`.
  */

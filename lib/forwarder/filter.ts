@@ -1,5 +1,5 @@
 /**
- * The forwarder's filter (DESIGN §2 Forwarder): which watch events become Lineup events. Pure —
+ * The forwarder's filter: which watch events become Lineup events. Pure —
  * the caller keeps the state (what was last seen per object uid, and which JobSets are
  * Lineup's) and passes lookups in; the decision says what to remember.
  *

@@ -1,5 +1,5 @@
 /**
- * The forwarder (DESIGN §2 Forwarder): lists and watches JobSets and their Jobs, forwards a slim
+ * The forwarder: lists and watches JobSets and their Jobs, forwards a slim
  * event when something a decision depends on changed, and checkpoints the resourceVersion it
  * reached so the next run (a restarted Deployment, the next Lambda watch session) resumes there.
  *

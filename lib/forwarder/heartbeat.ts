@@ -1,5 +1,5 @@
 /**
- * The forwarder's heartbeat (issue 13): while a forwarder runs, one `Heartbeat` event every
+ * The forwarder's heartbeat: while a forwarder runs, one `Heartbeat` event every
  * interval, the first at once. The reconciler keeps the newest per cluster; the stack alarms when
  * none arrived for longer than its configured time, and the resync and `lineup clusters status`
  * call such a cluster unwatched. A failed put is logged and counted, and the next beat tries again:

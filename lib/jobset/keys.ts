@@ -11,7 +11,7 @@ export const jobName = (jobSetName: string, replicatedJob: string, index: number
 
 /**
  * jobHashKey: lowercase hex SHA-1 of `<namespace>/<jobName>` — upstream's code uses SHA-1
- * although its API comment says SHA256 (jobset-behaviour.md §3.3).
+ * although its API comment says SHA256.
  */
 export const jobHashKey = (namespace: string, name: string): string =>
   createHash('sha1').update(`${namespace}/${name}`).digest('hex');

@@ -1,5 +1,5 @@
 /**
- * How Lineup authenticates to a registered cluster (DESIGN §2 "Many clusters"): a kubeconfig
+ * How Lineup authenticates to a registered cluster: a kubeconfig
  * file, a static bearer token, or an EKS token — `k8s-aws-v1.` + a presigned STS
  * GetCallerIdentity URL (aws-iam-authenticator's format), signed with the Lambda's own AWS
  * credentials or a role it assumes, cached and re-signed before it expires.

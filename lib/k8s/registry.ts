@@ -1,6 +1,6 @@
 /**
- * resolveClusters: the reconciler's ClusterResolver over the cluster registry (DESIGN §2 "Many
- * clusters"): static config first, then the checkpoint store's registry items. One gateway per
+ * resolveClusters: the reconciler's ClusterResolver over the cluster registry: static config
+ * first, then the checkpoint store's registry items. One gateway per
  * cluster id is built on first use and kept, so a warm Lambda reuses its connections, its
  * cached EKS token and the token it read from a `token` cluster's secret.
  */

@@ -1,6 +1,6 @@
 /**
  * Child Job discovery, bucketing and counters (upstream getChildJobs and
- * calculateReplicatedJobStatuses, jobset-behaviour.md §5.1–5.2).
+ * calculateReplicatedJobStatuses).
  */
 import { JOBSET_API_VERSION, JOBSET_KIND, JobConditionType, Label } from '../constants.ts';
 import type { Job, JobSet, ReplicatedJobStatus } from '../jobset/schema.ts';
@@ -101,14 +101,14 @@ const zeroCounters = (): Counters => ({ ready: 0, succeeded: 0, failed: 0, activ
 export interface ReplicatedJobCounters {
   /** status.replicatedJobsStatus, name descending as upstream writes it. */
   readonly status: ReplicatedJobStatus[];
-  /** Progress for startup gates: a suspended Job is never ready (jobset-behaviour.md §8.5). */
+  /** Progress for startup gates: a suspended Job is never ready. */
   readonly gating: ReadonlyMap<string, ReplicatedJobProgress>;
 }
 
 /**
  * countReplicatedJobs: upstream's counters for status, and the progress gates decide on.
  * Jobs recorded as finished in `record` but gone from the cluster (deleted by their own TTL,
- * upstream issue 360) still count as succeeded/failed, so the gates they opened stay open.
+ * kubernetes-sigs/jobset#360) still count as succeeded/failed, so the gates they opened stay open.
  */
 export const countReplicatedJobs = (
   replicatedJobNames: readonly string[],
@@ -116,7 +116,7 @@ export const countReplicatedJobs = (
   record: FinishedJobsRecord,
   jobNameOf: (replicatedJob: string, index: number) => string,
 ): ReplicatedJobCounters => {
-  // §8.13: every replicatedJob has an entry, zeros before any Job exists, so gates always resolve.
+  // every replicatedJob has an entry, zeros before any Job exists, so gates always resolve.
   const status = new Map<string, Counters>(replicatedJobNames.map((name) => [name, zeroCounters()]));
   const gatingReady = new Map<string, number>(replicatedJobNames.map((name) => [name, 0]));
   for (const job of children.active) {
@@ -152,7 +152,7 @@ export const countReplicatedJobs = (
   for (const [name, counters] of status) {
     gating.set(name, { ready: gatingReady.get(name) ?? 0, succeeded: counters.succeeded, failed: counters.failed });
   }
-  // §8.10: the list is rewritten whole, name descending, as upstream writes it.
+  // the list is rewritten whole, name descending, as upstream writes it.
   const statusList = [...status.entries()]
     .map(([name, counters]): ReplicatedJobStatus => ({ name, ...counters }))
     .sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));

@@ -1,6 +1,5 @@
 /**
- * JobSet conditions, set the way upstream's setCondition/updateCondition do
- * (jobset-behaviour.md §5.4): a False condition is never created from scratch, an unchanged
+ * JobSet conditions, set the way upstream's setCondition/updateCondition do: a False condition is never created from scratch, an unchanged
  * status keeps its lastTransitionTime, and StartupPolicyInProgress/Completed exclude each other.
  */
 import { ConditionType } from '../constants.ts';
@@ -51,7 +50,7 @@ export const setCondition = (
       }
       return existing;
     }
-    // upstream QUIRK kept (§8.3): only the status of the other startup condition flips; its
+    // upstream QUIRK kept: only the status of the other startup condition flips; its
     // reason, message and lastTransitionTime stay as they were.
     if (
       exclusivePair.has(existing.type) &&
@@ -65,7 +64,7 @@ export const setCondition = (
     return existing;
   });
   if (!found) {
-    // upstream §5.4 rule 2: a False condition is only ever a transition of an existing one.
+    // upstream: a False condition is only ever a transition of an existing one.
     if (desired.status !== 'True') return { conditions: [...conditions], change: 'none' };
     next.push({ ...desired, lastTransitionTime: at });
     change = 'added';

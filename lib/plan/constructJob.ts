@@ -1,6 +1,6 @@
 /**
  * Child Jobs and the headless Service, built exactly as upstream builds them
- * (constructJob, labelAndAnnotateObject, addVolumes, createHeadlessSvcIfNecessary; jobset-behaviour.md §3–4),
+ * (constructJob, labelAndAnnotateObject, addVolumes, createHeadlessSvcIfNecessary),
  * with two Lineup additions: spec.suspend also holds a gated Job back, and a Job with a
  * Job-level TTL carries the finished-record finalizer.
  */
@@ -82,7 +82,7 @@ const exclusivePlacementAnnotations = (jobSet: JobSet, rjob: ReplicatedJob): Rec
 /**
  * constructJob: the child Job for `rjob` at `index`. `suspend` is the JobSet's suspension or the
  * replicatedJob's closed startup gate — the one deliberate difference from upstream, which
- * delays creation instead (DESIGN §1, "How gating works").
+ * delays creation instead.
  */
 export const constructJob = (jobSet: JobSet, rjob: ReplicatedJob, index: number, suspend: boolean, layout: ReplicaLayout): Job => {
   const name = jobName(jobSet.metadata.name ?? '', rjob.name, index);

@@ -1,7 +1,7 @@
 /**
  * The record of finished child Jobs kept in the JobSet annotation `lineup.dev/finished-jobs`.
  * Upstream re-creates a finished Job that its own ttlSecondsAfterFinished deleted, re-running
- * work and re-closing gates (upstream issue 360). Lineup holds a finalizer on such Jobs until
+ * work and re-closing gates (kubernetes-sigs/jobset#360). Lineup holds a finalizer on such Jobs until
  * their outcome is recorded here, and counts recorded Jobs that are gone. Indices are stored as
  * ranges ("0-49,51") so a 1,000-replica replicatedJob fits comfortably in an annotation.
  */

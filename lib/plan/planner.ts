@@ -2,14 +2,14 @@
  * The planner: observed {JobSet, its Jobs, its Service, now} → the actions one reconcile pass
  * takes. Pure and deterministic: the same input gives the same plan; no I/O, no clock.
  *
- * Order of a pass follows upstream's reconcile (jobset-behaviour.md §6): validation → counters →
+ * Order of a pass follows upstream's reconcile: validation → counters →
  * finished/TTL → delete previous attempt → failure policy → success policy → headless Service →
  * create → suspend/resume → one status write → events. Lineup's deliberate differences are
  * written beside the code that makes them, marked DEVIATION.
  *
- * §8.9 (status skipped when a step fails) holds by construction: actions are ordered so the
+ * Upstream's status write is skipped when a step fails; here that holds by construction: actions are ordered so the
  * status write and its events come after every Job write, and executors stop at the first
- * failure. §8.11 (a Job of the generated name that this JobSet does not own) is kept as
+ * failure. A Job of the generated name that this JobSet does not own is treated as
  * upstream: no adoption — the CreateJob fails with AlreadyExists on every pass and the
  * executor reports JobCreationFailed, because taking over someone else's Job is worse.
  */
@@ -71,7 +71,7 @@ export const DEFAULT_PLAN_OPTIONS: PlanOptions = { controllerName: DEFAULT_CONTR
 /**
  * isManagedByLineup: the JobSet names Lineup in spec.managedBy, or names nobody and the
  * deployment claims unmanaged JobSets. Upstream's reserved name is upstream's; an empty string
- * counts as another manager (jobset-behaviour.md §8.15).
+ * counts as another manager.
  */
 export const isManagedByLineup = (jobSet: JobSet, options: PlanOptions): boolean => {
   const managedBy = jobSet.spec.managedBy;
@@ -96,7 +96,7 @@ const startupText: Record<Exclude<StartupForm, 'AnyOrder'>, { progress: [string,
   },
 };
 
-/** eventTypeOf: Warning for conditions that report trouble, Normal otherwise (upstream §5.5). */
+/** eventTypeOf: Warning for conditions that report trouble, Normal otherwise (upstream). */
 const eventTypeOf = (condition: DesiredCondition): 'Normal' | 'Warning' =>
   condition.status === 'True' &&
   (condition.type === ConditionType.Failed || condition.type === ConditionType.RestartingJobSet || condition.type === ConditionType.Rejected)
@@ -265,7 +265,7 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
   if (!isManagedByLineup(raw, options)) {
     return { ...base, skipped: 'NotManaged', actions: [], reasons: [], reason: `managed by ${raw.spec.managedBy ?? 'no controller'}, not ${options.controllerName}` };
   }
-  // DEVIATION (§8.7, §8.12): Lineup applies upstream's webhook defaults in memory on every pass,
+  // DEVIATION: Lineup applies upstream's webhook defaults in memory on every pass,
   // so a JobSet behaves as if admitted through the webhook whether or not the cluster has one.
   const jobSet = applyDefaults(raw);
   const children = bucketJobs(jobSet, observed.jobs);
@@ -308,7 +308,7 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
     return isDeepStrictEqual(status, raw.status) ? [] : [{ kind: 'UpdateJobSetStatus', resourceVersion: raw.metadata.resourceVersion, status }];
   };
 
-  // Lineup: an invalid JobSet starts nothing and says why (DESIGN §1), in a condition and an Event.
+  // Lineup: an invalid JobSet starts nothing and says why, in a condition and an Event.
   const errors = validateJobSet(jobSet, options.limits);
   if (errors.length > 0) {
     const message = errors.map((error) => `${error.path}: ${error.message}`).join('; ');
@@ -395,7 +395,7 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
     return finish([], `restarting (attempt ${draft.restarts}): ${outcome.message}`, undefined, cause);
   }
 
-  // Step 9: success policy, evaluated once any Job succeeded (recorded ones count: issue 360).
+  // Step 9: success policy, evaluated once any Job succeeded (recorded ones count: kubernetes-sigs/jobset#360).
   const successful = [...finishedRefs(children.successful), ...recordedGoneRefs(record, children, jobSetName)];
   const replicaCounts = replicatedJobs.map((r) => ({ name: r.name, replicas: r.replicas ?? 1 }));
   if (successful.length > 0 && successPolicyMet(jobSet.spec.successPolicy, replicaCounts, successful)) {
@@ -435,7 +435,7 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
   // Missing Jobs left to the next passes (MAX_CREATES_PER_PASS), and how many of them a gate holds back.
   let deferred = 0;
   let deferredGated = 0;
-  // upstream §3.1: with BlockingRecreate nothing is built while any Job of an older attempt exists.
+  // upstream: with BlockingRecreate nothing is built while any Job of an older attempt exists.
   const blocked = jobSet.spec.failurePolicy?.restartStrategy === 'BlockingRecreate' && children.previous.length > 0;
   if (!blocked) {
     const layout = replicaLayout(replicatedJobs);
@@ -443,9 +443,9 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
       const holdBack = suspended || !released(rjob.name);
       for (let index = 0; index < (rjob.replicas ?? 1); index += 1) {
         const name = jobName(jobSetName, rjob.name, index);
-        // upstream §3.1: skip any name an owned Job already has, whatever its bucket.
+        // upstream: skip any name an owned Job already has, whatever its bucket.
         if (children.byName.has(name)) continue;
-        // DEVIATION (upstream issue 360, §8.6): a Job that finished and was deleted by its own TTL
+        // DEVIATION (kubernetes-sigs/jobset#360): a Job that finished and was deleted by its own TTL
         // is recorded, not re-created — its work is done and the gates it opened stay open.
         if (recordHas(record, 'succeeded', rjob.name, index) || recordHas(record, 'failed', rjob.name, index)) continue;
         if (creates.length >= MAX_CREATES_PER_PASS) {
@@ -453,7 +453,7 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
           if (holdBack) deferredGated += 1;
           continue;
         }
-        // DEVIATION (DESIGN §1, §8.8): every Job is created at once — also while the JobSet is
+        // DEVIATION: every Job is created at once — also while the JobSet is
         // suspended, for dependsOn as for InOrder — and a gated one is created suspended.
         const reason = gateReason(rjob.name);
         creates.push(tag({ kind: 'CreateJob', job: constructJob(jobSet, rjob, index, holdBack, layout), replicatedJob: rjob.name }, reason.code, reason.message));
@@ -523,7 +523,7 @@ export const plan = (observed: Observed, options: PlanOptions): Plan => {
         );
       }
     }
-    // DEVIATION (§8.2): Suspended turns False as soon as the JobSet is resumed; the startup
+    // DEVIATION: Suspended turns False as soon as the JobSet is resumed; the startup
     // conditions, not Suspended, show how far an in-order resume has come.
     applyCondition(draft, { type: ConditionType.Suspended, status: 'False', reason: Reason.ResumeJobs, message: Message.ResumeJobs });
     applyStartupConditions(draft, evaluation, {
@@ -599,7 +599,7 @@ const applyStartupConditions = (draft: Draft, evaluation: StartupEvaluation, fac
   const complete = evaluation.complete || (facts.stillComplete && conditionIsTrue(draft.conditions, ConditionType.StartupPolicyCompleted));
   if (complete) {
     applyCondition(draft, { type: ConditionType.StartupPolicyCompleted, status: 'True', reason: text.completed[0], message: text.completed[1] });
-    // The exclusive flip keeps InProgress's text (upstream §8.3), but Lineup's text names what was
+    // The exclusive flip keeps InProgress's text (upstream), but Lineup's text names what was
     // awaited ("0/2 jobs ready"), stale once startup completed: put back the plain progress message,
     // which is upstream's own, so a finished JobSet reads exactly as upstream's does.
     draft.conditions = draft.conditions.map((condition) =>

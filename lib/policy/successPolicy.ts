@@ -13,7 +13,7 @@ export interface FinishedJobRef {
 
 /**
  * successPolicyMet: whether the JobSet's success policy holds. A missing policy is `All`
- * (upstream dereferences it unconditionally; jobset-behaviour.md §8.14 — Lineup defaults it).
+ * (upstream dereferences it unconditionally; Lineup defaults it).
  */
 export const successPolicyMet = (
   policy: SuccessPolicy | undefined,

@@ -1,7 +1,7 @@
 /**
  * executePlan: carry out a plan's actions in order, stopping at the first failure — so the
  * status write and its events (last in every plan) happen only when every Job write before
- * them did (jobset-behaviour.md §8.9). Runs of the same Job action are sent in parallel, at
+ * them did. Runs of the same Job action are sent in parallel, at
  * most MAX_PARALLELISM at a time, as upstream creates and deletes Jobs.
  *
  * Kubernetes Events are written where upstream v0.12.0 writes one (a condition set or changed:

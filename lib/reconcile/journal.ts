@@ -1,8 +1,8 @@
 /**
- * The journal entry of one reconcile pass (DESIGN §2, issue 10): the events that triggered it,
+ * The journal entry of one reconcile pass: the events that triggered it,
  * when each hop happened, the planner inputs (compressed: whole in a keyframe, else only the
  * objects that changed since the JobSet's previous entry, or a reference by digest when nothing
- * did — issue 11), the planner version, and every action with its reason. Also the way back: a
+ * did), the planner version, and every action with its reason. Also the way back: a
  * recorded entry's inputs as the planner's Observed, rebuilt from its keyframe forward.
  *
  * The inputs are kept without the tenant data no decision reads (./redact.ts: containers'
@@ -30,7 +30,7 @@ const ACTION_DIGEST_CHARS = 12;
 /** JobSets whose last snapshot one process remembers (a warm Lambda serves many). */
 export const INPUTS_MEMORY_SIZE = 10_000;
 /**
- * A JobSet's entries store their inputs whole at least every this many entries (issue 11): the
+ * A JobSet's entries store their inputs whole at least every this many entries: the
  * rebuilding of an entry's inputs walks back at most this far, and a lost or expired entry leaves
  * at most this many unreadable.
  */

@@ -1,5 +1,5 @@
 /**
- * The reconciler's core loop (DESIGN §2): an event is a hint that a JobSet may have changed.
+ * The reconciler's core loop: an event is a hint that a JobSet may have changed.
  * Bump the JobSet's dirty counter; whoever wins its lease loops read → plan → execute until the
  * counter it reconciled is the stored one, then releases. Bursts collapse into few passes; a
  * crashed holder's lease expires and the resync picks the JobSet up.
@@ -341,7 +341,7 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, since: ObserveSi
   }
 };
 
-/** evaluateReplay: a replayed event is for looking, not acting (DESIGN §2 Replay). */
+/** evaluateReplay: a replayed event is for looking, not acting. */
 const evaluateReplay = async (gateway: ClusterGateway, key: JobSetKey, replayName: string, arrival: Arrival, deps: ReconcileDeps): Promise<EventOutcome> => {
   const now = deps.now();
   const observed = await gateway.observe(key.namespace, key.name, now);
@@ -385,7 +385,7 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
   const arrival = arrivalOf(event, deps.now());
   const { detail } = event;
   const fields = { cluster: detail.cluster, jobSet: `${detail.namespace}/${detail.jobSet}`, kind: detail.kind, name: detail.name };
-  // A cluster's forwarder may only speak for itself (DESIGN §2 Many clusters).
+  // A cluster's forwarder may only speak for itself.
   if (clusterOfSource(event.source) !== detail.cluster) {
     deps.log('warn', 'event dropped: its source does not match its cluster', { ...fields, source: event.source });
     return 'dropped';

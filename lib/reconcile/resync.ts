@@ -1,5 +1,5 @@
 /**
- * The resync (DESIGN §2): re-queue JobSets the event flow left behind — a lease that expired
+ * The resync: re-queue JobSets the event flow left behind — a lease that expired
  * with its holder, a pass that failed, a dirty counter nobody reconciled, a TTL wake-up that is
  * due — and, on a full resync, every JobSet the store knows that may still change, in case events
  * were lost upstream of the bus. It only puts `JobSet Sync` events; the reconciler does the rest.

@@ -1,5 +1,5 @@
 /**
- * The observed state a pass loop leaves behind (issue 11): what it read, with its own writes
+ * The observed state a pass loop leaves behind: what it read, with its own writes
  * applied as the API server answered them. The next pass of the JobSet starts from it and reads
  * again only the objects events say changed since — the state item's pending triggers name them,
  * and a trigger at the resourceVersion the snapshot already holds (the echo of a write of its

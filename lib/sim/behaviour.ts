@@ -1,5 +1,5 @@
 /**
- * The behaviour file of `lineup simulate` (DESIGN §4): how long each simulated Job takes to
+ * The behaviour file of `lineup simulate`: how long each simulated Job takes to
  * become ready, succeed or fail once it is un-suspended, and changes made from outside at
  * virtual times. Unknown keys are errors, so a typo is never silently ignored.
  */

@@ -229,7 +229,7 @@ export class SimCluster {
     return this.eventLog.get(objectKey(namespace, jobSetName)) ?? [];
   }
 
-  /** timeline: what happened to a JobSet and its Jobs, oldest first (DESIGN §4 entries). */
+  /** timeline: what happened to a JobSet and its Jobs, oldest first. */
   timeline(namespace: string, jobSetName: string): readonly TimelineEntry[] {
     return this.timelines.get(objectKey(namespace, jobSetName)) ?? [];
   }
@@ -497,7 +497,7 @@ export class SimCluster {
     const record = this.requireJob(namespace, action.name);
     this.checkResourceVersion(record.job, action.resourceVersion, what);
     // upstream resumeJob: clear startTime through the status subresource first, because the pod
-    // template of a Job with a startTime is immutable (jobset-behaviour.md §6.5).
+    // template of a Job with a startTime is immutable.
     if (action.clearStartTime && record.job.status?.startTime !== undefined) {
       const { startTime: _cleared, ...status } = record.job.status;
       this.storeJobStatus(record, status);

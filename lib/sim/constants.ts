@@ -10,7 +10,7 @@
  */
 export const SIM_EPOCH_MS = Date.UTC(2026, 0, 1, 0, 0, 0);
 
-/** DEFAULT_TIMING: built-in Job behaviour when the behaviour file says nothing (DESIGN §4). */
+/** DEFAULT_TIMING: built-in Job behaviour when the behaviour file says nothing. */
 export const DEFAULT_TIMING = {
   readyAfter: 1_000,
   succeedAfter: 30_000,
@@ -74,7 +74,7 @@ export const UNTIL_NEVER_LIMIT_MS = 7 * 24 * 3_600_000;
  */
 export const SIMULATOR_MAX_JOBS = 10_000;
 
-/** Defaults of `lineup simulate` flags (DESIGN §4). */
+/** Defaults of `lineup simulate` flags. */
 export const SimulateDefaults = {
   until: '24h',
   latency: '0ms',

@@ -128,7 +128,7 @@ const rules: readonly StatusRule[] = [
       : undefined,
   ({ next, old, spec }) => {
     // Clearing or moving startTime is allowed only while the Job is suspended (or being resumed);
-    // that is why upstream's resume clears it before it sets suspend=false (jobset-behaviour.md §6.5).
+    // that is why upstream's resume clears it before it sets suspend=false.
     const resuming = isTrue(old.conditions, JobConditionType.Suspended) && isFalse(next.conditions, JobConditionType.Suspended);
     return old.startTime !== undefined && next.startTime !== old.startTime && !resuming && spec?.suspend !== true
       ? invalid(`${STATUS}.startTime`, 'field is immutable for unsuspended job once set', next.startTime ?? null)

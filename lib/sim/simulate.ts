@@ -66,7 +66,7 @@ export interface DeliveredEvent {
   readonly deliveredAt: number;
 }
 
-/** FinalState: the JobSet's status when the run stopped (DESIGN §4 `final`). */
+/** FinalState: the JobSet's status when the run stopped. */
 export interface FinalState {
   readonly conditions: readonly Condition[];
   readonly replicatedJobsStatus: readonly ReplicatedJobStatus[];
@@ -74,7 +74,7 @@ export interface FinalState {
   readonly terminalState: 'Completed' | 'Failed' | null;
 }
 
-/** SimulationReport: exactly the JSON DESIGN §4 specifies; other tools read it, keep it stable. */
+/** SimulationReport: exactly the JSON `lineup simulate --output json` prints (README, Commands); other tools read it, keep it stable. */
 export interface SimulationReport {
   /** `namespace/name`. */
   readonly jobSet: string;
@@ -126,7 +126,7 @@ export interface SimulationResult extends SimulationReport {
   readonly startupForm: StartupForm | undefined;
 }
 
-/** simulationReport: the DESIGN §4 JSON shape of a result, and nothing else. */
+/** simulationReport: the `--output json` shape of a result, and nothing else. */
 export const simulationReport = (result: SimulationResult): SimulationReport => ({
   jobSet: result.jobSet,
   timeline: result.timeline,

@@ -1,5 +1,5 @@
 /**
- * The timeline of a simulated run, entry for entry as DESIGN §4 specifies it for
+ * The timeline of a simulated run, entry for entry as it appears in
  * `lineup simulate --output json`. Other tools read that JSON, so the key names and their
  * order are part of the contract.
  */

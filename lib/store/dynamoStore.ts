@@ -1,5 +1,5 @@
 /**
- * The checkpoint store on DynamoDB (DESIGN §2): every write is one conditional single-item
+ * The checkpoint store on DynamoDB: every write is one conditional single-item
  * UpdateItem/PutItem/DeleteItem — no transactions, no TTL API — so the same code runs on AWS,
  * on `lineup run`'s embedded dynalite and against the test server. Table layout: ./table.ts.
  */

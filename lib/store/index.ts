@@ -1,4 +1,4 @@
-/** The checkpoint store (DESIGN §2): the contract, the DynamoDB store, the embedded server and the in-memory stand-in. */
+/** The checkpoint store: the contract, the DynamoDB store, the embedded server and the in-memory stand-in. */
 export type {
   BookmarkRecord,
   CheckpointStore,

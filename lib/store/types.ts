@@ -1,5 +1,5 @@
 /**
- * The checkpoint store's contract (DESIGN §2): one DynamoDB table, conditional single-item
+ * The checkpoint store's contract: one DynamoDB table, conditional single-item
  * writes only (no transactions, so it runs on any DynamoDB-API server). Per JobSet a dirty
  * counter and a lease; a journal of reconcile passes; per cluster the forwarder's watch bookmarks and the
  * cluster registry. One real implementation (DynamoDB) and, for unit tests of the code above
@@ -23,7 +23,7 @@ export interface Lease {
 }
 
 /**
- * What a pass loop leaves on the state item for the next one (issue 11): read back by the next
+ * What a pass loop leaves on the state item for the next one: read back by the next
  * event's write at no extra request.
  */
 export interface LoopCheckpoint {
