@@ -14,7 +14,7 @@
 import { ActionReasonCode } from '../plan/reasons.ts';
 import { isSuspended, jobFinishedType, jobReady, replicatedJobOf } from '../plan/childJobs.ts';
 import type { Job } from '../jobset/schema.ts';
-import { latencyOf, latencyText, summaryOf } from '../replay/history.ts';
+import { latencyOf, latencyText, summaryOf, triggerLabel } from '../replay/history.ts';
 import { passViewOf, type PassView } from '../replay/passView.ts';
 import { differenceLines, identityOf } from '../replay/actionDiff.ts';
 import { observedOfPass, type RecordedPass, type Recording } from '../replay/recording.ts';
@@ -379,7 +379,7 @@ const outcomeText = (outcome: PassOutcome): string[] => {
 const tickOf = (pass: RecordedPass, index: number, start: number, outcome: PassOutcome | undefined): Tick => {
   const latency = latencyOf(pass.timings);
   const hops = latencyText(latency);
-  const triggers = pass.triggers.map((trigger) => `${trigger.detailType} ${trigger.kind} ${trigger.name} rv ${trigger.resourceVersion}`);
+  const triggers = pass.triggers.map(triggerLabel);
   const lines = [
     `${clock(pass.at, start)} pass ${String(index + 1)}: ${pass.reason}`,
     `after ${triggers.length > 0 ? triggers.join('; ') : 'no event of its own'}; ${hops}`,

@@ -3,6 +3,7 @@
  * wide a label is, where time falls on the page, which pass ticks are too close to tell apart,
  * and where each label goes so none is clipped or drawn over another.
  */
+import { shortJobName } from '../replay/jobNames.ts';
 
 /**
  * AVERAGE_CHAR_EM: the width of an average character of the page's sans-serif font, in ems. The
@@ -188,7 +189,7 @@ export const placeLabels = (requests: readonly LabelRequest[], fontPx: number, m
  * then a count of the rest. Names in first-seen order; a name without an index is listed as is.
  */
 export const compactNames = (names: readonly string[], jobSetName: string, limit = 6): string => {
-  const short = names.map((name) => (jobSetName !== '' && name.startsWith(`${jobSetName}-`) && name.length > jobSetName.length + 1 ? name.slice(jobSetName.length + 1) : name));
+  const short = names.map((name) => shortJobName(name, jobSetName));
   const groups = new Map<string, number[]>();
   const parts: string[] = [];
   for (const name of short) {

@@ -398,6 +398,9 @@ export const latencyText = (latency: HopLatency): string =>
 /** durationText: "41 ms" under a second, else "1m30s": a stage's cluster time is often minutes. */
 const durationText = (ms: number): string => (ms < 1000 ? `${ms} ms` : formatDuration(ms));
 
+/** triggerLabel: "Job Changed Job js-a-0 rv 12": an event as a replay's first divergence and a drawn pass name it. */
+export const triggerLabel = (trigger: JournalEvent): string => `${trigger.detailType} ${trigger.kind} ${trigger.name} rv ${trigger.resourceVersion}`;
+
 /** triggerText: "Job Changed Job js-a-0 rv 12 MODIFIED (replay r1)". */
 const triggerText = (trigger: JournalEvent): string =>
   `${trigger.detailType || 'event'} ${trigger.kind} ${trigger.name} rv ${trigger.resourceVersion} ${trigger.watchType}${trigger.replayName ? ` (replay ${trigger.replayName})` : ''}`;

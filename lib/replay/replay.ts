@@ -12,6 +12,7 @@ import { plannerVersion } from '../plannerVersion.ts';
 import { journalActionsOf, wholeActionDigest } from '../reconcile/journal.ts';
 import type { JournalAction } from '../store/types.ts';
 import { diffActions, identityOf, leafDifferences, type ActionDifference } from './actionDiff.ts';
+import { triggerLabel } from './history.ts';
 import { observedOfPass, type Recording } from './recording.ts';
 
 /** Planner: what replay runs (lib/plan's plan, or a variant). */
@@ -183,7 +184,7 @@ export const replayRecording = (recording: Recording, options: ReplayOptions = {
           firstDivergence: {
             pass: first.pass,
             at: first.at,
-            triggers: (recording.passes[first.pass - 1]?.triggers ?? []).map((trigger) => `${trigger.detailType} ${trigger.kind} ${trigger.name} rv ${trigger.resourceVersion}`),
+            triggers: (recording.passes[first.pass - 1]?.triggers ?? []).map(triggerLabel),
             difference: firstDifference,
           },
         }),
