@@ -2,10 +2,12 @@
  * The planner: observed {JobSet, its Jobs, its Service, now} → the actions one reconcile pass
  * takes. Pure and deterministic: the same input gives the same plan; no I/O, no clock.
  *
- * Order of a pass follows upstream's reconcile: validation → counters →
- * finished/TTL → delete previous attempt → failure policy → success policy → headless Service →
- * create → suspend/resume → one status write → events. Lineup's deliberate differences are
- * written beside the code that makes them, marked DEVIATION.
+ * Order of a pass follows upstream's reconcile, one named step each (`plan`, at the end, reads
+ * as the list): validation (rejectIfInvalid) → counters (countJobs) → finished/TTL
+ * (finishedJobSet) → delete previous attempt (deletePreviousAttempt) → failure policy
+ * (failOrRestart) → success policy (completeIfSucceeded) → headless Service → gates → create →
+ * suspend/resume (runJobSet) → one status write → events (finish). Lineup's deliberate
+ * differences are written beside the code that makes them, marked DEVIATION.
  *
  * Upstream's status write is skipped when a step fails; here that holds by construction: actions are ordered so the
  * status write and its events come after every Job write, and executors stop at the first
@@ -26,7 +28,7 @@ import {
 } from '../constants.ts';
 import { applyDefaults } from '../jobset/defaults.ts';
 import { jobName } from '../jobset/keys.ts';
-import type { Condition, Job, JobSet, JobSetStatus, ReplicatedJob } from '../jobset/schema.ts';
+import type { Condition, Job, JobSet, JobSetStatus, ReplicatedJob, ReplicatedJobStatus } from '../jobset/schema.ts';
 import { validateJobSet } from '../jobset/validation.ts';
 import { decideFailure, type FailedJobRef } from '../policy/failurePolicy.ts';
 import { evaluateStartup } from '../policy/startupPolicy.ts';
@@ -39,6 +41,7 @@ import {
   jobIndexOf,
   replicatedJobOf,
   type ChildJobs,
+  type ReplicatedJobCounters,
 } from './childJobs.ts';
 import { conditionIsTrue, findCondition, setCondition, type DesiredCondition } from './conditions.ts';
 import { constructJob, dnsHostnamesEnabled, headlessService, replicaLayout } from './constructJob.ts';
@@ -255,313 +258,465 @@ const ttlOutcome = (jobSet: JobSet, conditions: readonly Condition[], now: numbe
   return now >= expiry ? { expired: true } : { expired: false, requeueAfterMs: expiry - now };
 };
 
+/** The plan's identity fields, as observed. */
+type PlanBase = Pick<Plan, 'namespace' | 'name' | 'uid'>;
+
+/** Pass: one pass's inputs and its bookkeeping; lives only inside plan(). */
+interface Pass {
+  readonly observed: Observed;
+  /** The JobSet as observed: its status and resourceVersion are what the status write compares with. */
+  readonly raw: JobSet;
+  /** The JobSet with upstream's webhook defaults applied: what every step decides from. */
+  readonly jobSet: JobSet;
+  readonly base: PlanBase;
+  readonly children: ChildJobs;
+  readonly draft: Draft;
+  /** Why each action is taken: tagged where it is decided; the rest get their kind's reason. */
+  readonly because: Map<Action, ActionReason>;
+}
+
+/** CountedPass: a valid JobSet's pass once its Jobs are counted and its finished Jobs' record read. */
+interface CountedPass extends Pass {
+  readonly replicatedJobs: readonly ReplicatedJob[];
+  /** The Jobs the spec asks for, over all replicatedJobs. */
+  readonly totalReplicas: number;
+  readonly record: FinishedJobsRecord;
+  readonly counters: ReplicatedJobCounters;
+  readonly recordWork: RecordWork;
+  /** Problems worth a word in the pass's reason (an unreadable record). */
+  readonly notes: readonly string[];
+  /** The pass's Job deletes, which go before everything else it writes. */
+  readonly deletes: Action[];
+  /** The counts the status write carries: as observed, or as the pass's own Job writes leave them (countAfterWrites). */
+  statusCounts: ReplicatedJobStatus[];
+}
+
+/** tag: record why an action is taken, where that is decided. */
+const tag = <A extends Action>(pass: Pass, action: A, code: ActionReasonCode, message: string): A => {
+  pass.because.set(action, { code, message });
+  return action;
+};
+
+/** explained: the plan with a reason for each of its actions, tagged or by the action's kind. */
+const explained = <P extends Plan>(pass: Pass, result: P): P => ({
+  ...result,
+  reasons: result.actions.map((action) => pass.because.get(action) ?? defaultReason(action, result.reason)),
+});
+
+/** statusWrite: the status update the draft calls for, none when it equals the status observed. */
+const statusWrite = (pass: Pass, replicatedJobsStatus: JobSetStatus['replicatedJobsStatus']): Action[] => {
+  const status = statusOf(pass.raw.status, pass.draft, replicatedJobsStatus);
+  return isDeepStrictEqual(status, pass.raw.status) ? [] : [{ kind: 'UpdateJobSetStatus', resourceVersion: pass.raw.metadata.resourceVersion, status }];
+};
+
 /**
- * plan: one reconcile pass for one JobSet. Never throws for an ordinary state of the world;
- * "not ready yet" is a plan that waits.
+ * finish: the pass's plan, in the order the executor must write it; `cause`, when given, is the
+ * reason of its status write and events.
  */
-export const plan = (observed: Observed, options: PlanOptions): Plan => {
+const finish = (pass: CountedPass, extra: Action[], reason: string, requeueAfterMs?: number, cause?: ActionReason): Plan => {
+  const statusAndEvents = [...statusWrite(pass, pass.statusCounts), ...pass.draft.events];
+  if (cause !== undefined) for (const action of statusAndEvents) if (!pass.because.has(action)) tag(pass, action, cause.code, cause.message);
+  const { recordWork } = pass;
+  return explained(pass, {
+    ...pass.base,
+    // An earlier attempt's finalizers go before its Jobs are deleted: the delete writes the Job,
+    // and a release conditional on the resourceVersion observed would then be refused (409).
+    actions: [...recordWork.previousReleases, ...pass.deletes, ...extra, ...statusAndEvents, ...(recordWork.patch ? [recordWork.patch] : []), ...recordWork.releases],
+    reasons: [],
+    requeueAfterMs,
+    reason: [reason, ...pass.notes].join('; '),
+  });
+};
+
+/** notManaged: the plan that leaves another controller's JobSet alone, or undefined for Lineup's own. */
+const notManaged = (raw: JobSet, base: PlanBase, options: PlanOptions): Plan | undefined =>
+  isManagedByLineup(raw, options)
+    ? undefined
+    : { ...base, skipped: 'NotManaged', actions: [], reasons: [], reason: `managed by ${raw.spec.managedBy ?? 'no controller'}, not ${options.controllerName}` };
+
+/** beginPass: the JobSet with upstream's defaults, its Jobs bucketed, a draft of its status as observed. */
+const beginPass = (observed: Observed, base: PlanBase): Pass => {
   const raw = observed.jobSet;
-  const base = { namespace: raw.metadata.namespace ?? 'default', name: raw.metadata.name ?? '', uid: raw.metadata.uid };
-  if (!isManagedByLineup(raw, options)) {
-    return { ...base, skipped: 'NotManaged', actions: [], reasons: [], reason: `managed by ${raw.spec.managedBy ?? 'no controller'}, not ${options.controllerName}` };
-  }
   // DEVIATION: Lineup applies upstream's webhook defaults in memory on every pass,
   // so a JobSet behaves as if admitted through the webhook whether or not the cluster has one.
   const jobSet = applyDefaults(raw);
-  const children = bucketJobs(jobSet, observed.jobs);
-  // Why each action is taken: tagged where it is decided; the rest get their kind's reason.
-  const because = new Map<Action, ActionReason>();
-  const tag = <A extends Action>(action: A, code: ActionReasonCode, message: string): A => {
-    because.set(action, { code, message });
-    return action;
-  };
-  const explained = <P extends Plan>(result: P): P => ({
-    ...result,
-    reasons: result.actions.map((action) => because.get(action) ?? defaultReason(action, result.reason)),
-  });
-  const now = observed.now;
-
-  if (raw.metadata.deletionTimestamp !== undefined) {
-    // The JobSet is going away: let garbage collection take Jobs that wait on Lineup's finalizer.
-    const releases: Action[] = [...children.byName.values()]
-      .filter(holdsRecordFinalizer)
-      .map((job) => ({ kind: 'RemoveJobFinalizer', name: job.metadata.name ?? '', resourceVersion: job.metadata.resourceVersion, finalizer: LineupKey.FinishedRecordFinalizer }));
-    return {
-      ...base,
-      skipped: 'Deleting',
-      actions: releases,
-      reasons: releases.map(() => ({ code: ActionReasonCode.FinalizerReleased, message: 'jobset is being deleted' })),
-      reason: `jobset is being deleted; released ${releases.length} finalizers`,
-    };
-  }
-
   const draft: Draft = {
     conditions: [...(raw.status?.conditions ?? [])],
     restarts: raw.status?.restarts ?? 0,
     restartsCountTowardsMax: raw.status?.restartsCountTowardsMax ?? 0,
     terminalState: raw.status?.terminalState || undefined,
     events: [],
-    now,
+    now: observed.now,
   };
-  const statusAction = (replicatedJobsStatus: JobSetStatus['replicatedJobsStatus']): Action[] => {
-    const status = statusOf(raw.status, draft, replicatedJobsStatus);
-    return isDeepStrictEqual(status, raw.status) ? [] : [{ kind: 'UpdateJobSetStatus', resourceVersion: raw.metadata.resourceVersion, status }];
-  };
+  return { observed, raw, jobSet, base, children: bucketJobs(jobSet, observed.jobs), draft, because: new Map() };
+};
 
-  // Lineup: an invalid JobSet starts nothing and says why, in a condition and an Event.
-  const errors = validateJobSet(jobSet, options.limits);
-  if (errors.length > 0) {
-    const message = errors.map((error) => `${error.path}: ${error.message}`).join('; ');
-    applyCondition(draft, { type: ConditionType.Rejected, status: 'True', reason: Reason.InvalidJobSet, message });
-    const actions = [...statusAction(raw.status?.replicatedJobsStatus), ...draft.events];
-    for (const action of actions) tag(action, ActionReasonCode.JobSetInvalid, message);
-    return explained({ ...base, actions, reasons: [], reason: `rejected: ${message}` });
+/** releaseForDeletion: the JobSet is going away: let garbage collection take Jobs that wait on Lineup's finalizer. */
+const releaseForDeletion = (pass: Pass): Plan => {
+  const releases: Action[] = [...pass.children.byName.values()]
+    .filter(holdsRecordFinalizer)
+    .map((job) => ({ kind: 'RemoveJobFinalizer', name: job.metadata.name ?? '', resourceVersion: job.metadata.resourceVersion, finalizer: LineupKey.FinishedRecordFinalizer }));
+  return {
+    ...pass.base,
+    skipped: 'Deleting',
+    actions: releases,
+    reasons: releases.map(() => ({ code: ActionReasonCode.FinalizerReleased, message: 'jobset is being deleted' })),
+    reason: `jobset is being deleted; released ${releases.length} finalizers`,
+  };
+};
+
+/**
+ * rejectIfInvalid: Lineup's validation. An invalid JobSet starts nothing and says why, in a
+ * condition and an Event; a valid one gets Rejected=False and undefined here.
+ */
+const rejectIfInvalid = (pass: Pass, options: PlanOptions): Plan | undefined => {
+  const errors = validateJobSet(pass.jobSet, options.limits);
+  if (errors.length === 0) {
+    applyCondition(pass.draft, { type: ConditionType.Rejected, status: 'False', reason: Reason.ValidJobSet, message: Message.ValidJobSet });
+    return undefined;
   }
-  applyCondition(draft, { type: ConditionType.Rejected, status: 'False', reason: Reason.ValidJobSet, message: Message.ValidJobSet });
+  const message = errors.map((error) => `${error.path}: ${error.message}`).join('; ');
+  applyCondition(pass.draft, { type: ConditionType.Rejected, status: 'True', reason: Reason.InvalidJobSet, message });
+  const actions = [...statusWrite(pass, pass.raw.status?.replicatedJobsStatus), ...pass.draft.events];
+  for (const action of actions) tag(pass, action, ActionReasonCode.JobSetInvalid, message);
+  return explained(pass, { ...pass.base, actions, reasons: [], reason: `rejected: ${message}` });
+};
 
-  const replicatedJobs = jobSet.spec.replicatedJobs ?? [];
-  const jobSetName = base.name;
-  const parsedRecord = parseRecord(raw.metadata.annotations?.[LineupKey.FinishedJobsAnnotation], draft.restarts);
-  const record = parsedRecord.record;
+/** countJobs: upstream's counters with the finished-Jobs record read, and the record's bookkeeping for this pass. */
+const countJobs = (pass: Pass): CountedPass => {
+  const replicatedJobs = pass.jobSet.spec.replicatedJobs ?? [];
+  const parsed = parseRecord(pass.raw.metadata.annotations?.[LineupKey.FinishedJobsAnnotation], pass.draft.restarts);
   const counters = countReplicatedJobs(
     replicatedJobs.map((rjob) => rjob.name),
-    children,
-    record,
-    (rjob, index) => jobName(jobSetName, rjob, index),
+    pass.children,
+    parsed.record,
+    (rjob, index) => jobName(pass.base.name, rjob, index),
   );
-  const recordWork = recordFinishedJobs(children, record);
-  /** The counts the status write carries: as observed, or as the pass's own Job writes leave them (see the last step). */
-  let statusCounts = counters.status;
-  const notes: string[] = parsedRecord.problem ? [parsedRecord.problem] : [];
-  const deletes: Action[] = [];
-  /** finish: the pass's plan; `cause`, when given, is the reason of its status write and events. */
-  const finish = (extra: Action[], reason: string, requeueAfterMs?: number, cause?: ActionReason): Plan => {
-    const statusAndEvents = [...statusAction(statusCounts), ...draft.events];
-    if (cause !== undefined) for (const action of statusAndEvents) if (!because.has(action)) tag(action, cause.code, cause.message);
-    return explained({
-      ...base,
-      // An earlier attempt's finalizers go before its Jobs are deleted: the delete writes the Job,
-      // and a release conditional on the resourceVersion observed would then be refused (409).
-      actions: [...recordWork.previousReleases, ...deletes, ...extra, ...statusAndEvents, ...(recordWork.patch ? [recordWork.patch] : []), ...recordWork.releases],
-      reasons: [],
-      requeueAfterMs,
-      reason: [reason, ...notes].join('; '),
-    });
+  return {
+    ...pass,
+    replicatedJobs,
+    totalReplicas: replicatedJobs.reduce((sum, rjob) => sum + (rjob.replicas ?? 1), 0),
+    record: parsed.record,
+    counters,
+    recordWork: recordFinishedJobs(pass.children, parsed.record),
+    notes: parsed.problem ? [parsed.problem] : [],
+    deletes: [],
+    statusCounts: counters.status,
   };
+};
 
-  // Step 5: a finished JobSet deletes its remaining active Jobs and applies its TTL.
-  if (jobSetFinished(draft.conditions)) {
-    for (const job of children.active) {
-      if (!isDeleting(job)) {
-        deletes.push(tag({ kind: 'DeleteJob', name: job.metadata.name ?? '', uid: job.metadata.uid, propagation: 'Foreground', reason: 'jobset finished' }, ActionReasonCode.JobSetFinished, `jobset ${draft.terminalState ?? 'finished'}: ${job.metadata.name ?? ''} still active`));
-      }
-    }
-    const ttl = ttlOutcome(jobSet, draft.conditions, now);
-    const deleteJobSet: Action[] = ttl.expired
-      ? [tag({ kind: 'DeleteJobSet', uid: base.uid, propagation: 'Foreground' }, ActionReasonCode.TtlExpired, `ttlSecondsAfterFinished ${jobSet.spec.ttlSecondsAfterFinished ?? 0} passed`)]
-      : [];
-    const plan = finish([], ttl.expired ? 'jobset finished; ttl expired, deleting it' : `jobset finished (${draft.terminalState ?? 'terminal'})`, ttl.requeueAfterMs);
-    return explained({ ...plan, actions: [...plan.actions, ...deleteJobSet] });
-  }
-
-  // Step 6: Jobs of an earlier restart attempt go first (foreground, so same-named Jobs wait).
-  for (const job of children.previous) {
+/** finishedJobSet: a finished JobSet deletes its remaining active Jobs and applies its TTL. */
+const finishedJobSet = (pass: CountedPass): Plan => {
+  const { draft, jobSet } = pass;
+  for (const job of pass.children.active) {
     if (!isDeleting(job)) {
-      deletes.push(tag({ kind: 'DeleteJob', name: job.metadata.name ?? '', uid: job.metadata.uid, propagation: 'Foreground', reason: 'previous restart attempt' }, ActionReasonCode.PreviousAttempt, `${job.metadata.name ?? ''} belongs to an earlier restart attempt (now ${draft.restarts})`));
+      pass.deletes.push(tag(pass, { kind: 'DeleteJob', name: job.metadata.name ?? '', uid: job.metadata.uid, propagation: 'Foreground', reason: 'jobset finished' }, ActionReasonCode.JobSetFinished, `jobset ${draft.terminalState ?? 'finished'}: ${job.metadata.name ?? ''} still active`));
     }
   }
-  const suspended = jobSet.spec.suspend === true;
-  const totalReplicas = replicatedJobs.reduce((sum, rjob) => sum + (rjob.replicas ?? 1), 0);
-  const readyOrSucceeded = counters.status.reduce((sum, s) => sum + s.ready + s.succeeded, 0);
-  if (!suspended && totalReplicas === readyOrSucceeded) {
-    applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobsReady, message: Message.JobsReady });
-  }
+  const ttl = ttlOutcome(jobSet, draft.conditions, draft.now);
+  const deleteJobSet: Action[] = ttl.expired
+    ? [tag(pass, { kind: 'DeleteJobSet', uid: pass.base.uid, propagation: 'Foreground' }, ActionReasonCode.TtlExpired, `ttlSecondsAfterFinished ${jobSet.spec.ttlSecondsAfterFinished ?? 0} passed`)]
+    : [];
+  const finished = finish(pass, [], ttl.expired ? 'jobset finished; ttl expired, deleting it' : `jobset finished (${draft.terminalState ?? 'terminal'})`, ttl.requeueAfterMs);
+  return explained(pass, { ...finished, actions: [...finished.actions, ...deleteJobSet] });
+};
 
-  // Step 8: failure policy; a failure ends the pass before anything is created or resumed.
-  if (children.failed.length > 0) {
-    const failedRefs = finishedRefs(children.failed);
-    const outcome = decideFailure(jobSet.spec.failurePolicy, failedRefs, draft.restartsCountTowardsMax);
-    const cause: ActionReason = { code: ActionReasonCode.FailurePolicyRule, message: failureRuleMessage(jobSet.spec.failurePolicy, failedRefs, outcome) };
-    if (outcome.kind === 'Fail') {
-      applyCondition(draft, { type: ConditionType.Failed, status: 'True', reason: outcome.reason, message: outcome.message });
-      applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobSetFailed, message: Message.JobSetFailed });
-      draft.terminalState = 'Failed';
-      return finish([], `jobset failed: ${outcome.message}`, undefined, cause);
+/** deletePreviousAttempt: Jobs of an earlier restart attempt go first (foreground, so same-named Jobs wait). */
+const deletePreviousAttempt = (pass: CountedPass): void => {
+  for (const job of pass.children.previous) {
+    if (!isDeleting(job)) {
+      pass.deletes.push(tag(pass, { kind: 'DeleteJob', name: job.metadata.name ?? '', uid: job.metadata.uid, propagation: 'Foreground', reason: 'previous restart attempt' }, ActionReasonCode.PreviousAttempt, `${job.metadata.name ?? ''} belongs to an earlier restart attempt (now ${pass.draft.restarts})`));
     }
-    draft.restarts += 1;
-    if (outcome.countsTowardsMax) draft.restartsCountTowardsMax += 1;
-    applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'True', reason: outcome.reason, message: outcome.message });
-    draft.events.push(tag({ kind: 'EmitEvent', eventType: 'Warning', reason: outcome.eventReason, message: outcome.message }, cause.code, cause.message));
-    return finish([], `restarting (attempt ${draft.restarts}): ${outcome.message}`, undefined, cause);
   }
+};
 
-  // Step 9: success policy, evaluated once any Job succeeded (recorded ones count: kubernetes-sigs/jobset#360).
-  const successful = [...finishedRefs(children.successful), ...recordedGoneRefs(record, children, jobSetName)];
-  const replicaCounts = replicatedJobs.map((r) => ({ name: r.name, replicas: r.replicas ?? 1 }));
-  if (successful.length > 0 && successPolicyMet(jobSet.spec.successPolicy, replicaCounts, successful)) {
-    applyCondition(draft, { type: ConditionType.Completed, status: 'True', reason: Reason.AllJobsCompleted, message: Message.AllJobsCompleted });
-    applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobSetCompleted, message: Message.AllJobsCompleted });
-    draft.terminalState = 'Completed';
-    return finish([], 'jobset completed', undefined, { code: ActionReasonCode.SuccessPolicyMet, message: successPolicyMessage(jobSet.spec.successPolicy, replicaCounts, successful) });
+/** noteJobsReady: a running JobSet whose every Job is ready or succeeded is no longer restarting. */
+const noteJobsReady = (pass: CountedPass): void => {
+  const readyOrSucceeded = pass.counters.status.reduce((sum, s) => sum + s.ready + s.succeeded, 0);
+  if (pass.jobSet.spec.suspend !== true && pass.totalReplicas === readyOrSucceeded) {
+    applyCondition(pass.draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobsReady, message: Message.JobsReady });
   }
+};
 
-  // Step 10: the headless Service, (re)created whenever it is missing.
-  const serviceActions: Action[] = dnsHostnamesEnabled(jobSet) && observed.service === undefined ? [{ kind: 'CreateService', service: headlessService(jobSet) }] : [];
+/** failOrRestart: the failure policy's answer to failed Jobs; either ends the pass before anything is created or resumed. */
+const failOrRestart = (pass: CountedPass): Plan => {
+  const { draft, jobSet } = pass;
+  const failedRefs = finishedRefs(pass.children.failed);
+  const outcome = decideFailure(jobSet.spec.failurePolicy, failedRefs, draft.restartsCountTowardsMax);
+  const cause: ActionReason = { code: ActionReasonCode.FailurePolicyRule, message: failureRuleMessage(jobSet.spec.failurePolicy, failedRefs, outcome) };
+  if (outcome.kind === 'Fail') {
+    applyCondition(draft, { type: ConditionType.Failed, status: 'True', reason: outcome.reason, message: outcome.message });
+    applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobSetFailed, message: Message.JobSetFailed });
+    draft.terminalState = 'Failed';
+    return finish(pass, [], `jobset failed: ${outcome.message}`, undefined, cause);
+  }
+  draft.restarts += 1;
+  if (outcome.countsTowardsMax) draft.restartsCountTowardsMax += 1;
+  applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'True', reason: outcome.reason, message: outcome.message });
+  draft.events.push(tag(pass, { kind: 'EmitEvent', eventType: 'Warning', reason: outcome.eventReason, message: outcome.message }, cause.code, cause.message));
+  return finish(pass, [], `restarting (attempt ${draft.restarts}): ${outcome.message}`, undefined, cause);
+};
 
-  // Steps 11–12: startup gates, creation, suspend/resume.
-  const policy = startupPolicySpecOf(jobSet);
-  const evaluation = evaluateStartup(policy, counters.gating);
-  const gateOpen = new Map(evaluation.gates.map((gate) => [gate.replicatedJob, gate.released]));
+/**
+ * completeIfSucceeded: the success policy, evaluated once any Job succeeded (recorded ones count:
+ * kubernetes-sigs/jobset#360); the plan that completes the JobSet, or undefined.
+ */
+const completeIfSucceeded = (pass: CountedPass): Plan | undefined => {
+  const { draft, jobSet } = pass;
+  const successful = [...finishedRefs(pass.children.successful), ...recordedGoneRefs(pass.record, pass.children, pass.base.name)];
+  const replicaCounts = pass.replicatedJobs.map((r) => ({ name: r.name, replicas: r.replicas ?? 1 }));
+  if (successful.length === 0 || !successPolicyMet(jobSet.spec.successPolicy, replicaCounts, successful)) return undefined;
+  applyCondition(draft, { type: ConditionType.Completed, status: 'True', reason: Reason.AllJobsCompleted, message: Message.AllJobsCompleted });
+  applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobSetCompleted, message: Message.AllJobsCompleted });
+  draft.terminalState = 'Completed';
+  return finish(pass, [], 'jobset completed', undefined, { code: ActionReasonCode.SuccessPolicyMet, message: successPolicyMessage(jobSet.spec.successPolicy, replicaCounts, successful) });
+};
+
+/** headlessServiceIfMissing: the headless Service, (re)created whenever it is missing. */
+const headlessServiceIfMissing = (pass: Pass): Action[] =>
+  dnsHostnamesEnabled(pass.jobSet) && pass.observed.service === undefined ? [{ kind: 'CreateService', service: headlessService(pass.jobSet) }] : [];
+
+/** Gates: the startup policy's answer for this pass, per replicatedJob. */
+interface Gates {
+  readonly evaluation: StartupEvaluation;
+  /** released: the replicatedJob's Jobs may run (its gate is open, or it already runs). */
+  readonly released: (rjob: string) => boolean;
+  /** reasonFor: why a replicatedJob's Jobs start now or are held back. */
+  readonly reasonFor: (rjob: string) => ActionReason;
+}
+
+/** decideGates: evaluate the startup policy on the gating counters. */
+const decideGates = (pass: CountedPass): Gates => {
+  const suspended = pass.jobSet.spec.suspend === true;
+  const policy = startupPolicySpecOf(pass.jobSet);
+  const gating = pass.counters.gating;
+  const evaluation = evaluateStartup(policy, gating);
+  const gateByName = new Map(evaluation.gates.map((gate) => [gate.replicatedJob, gate]));
   // A replicatedJob with a running Job stays released even if its gate closes again (a ready
   // pod restarting): Lineup never suspends running work because of a gate, only on JobSet suspend.
   const running = new Set<string>();
-  for (const job of children.active) {
+  for (const job of pass.children.active) {
     const rjob = replicatedJobOf(job);
     if (rjob !== undefined && !isSuspended(job) && !isDeleting(job)) running.add(rjob);
   }
-  const released = (rjob: string): boolean => (gateOpen.get(rjob) ?? false) || running.has(rjob);
-  const gateByName = new Map(evaluation.gates.map((gate) => [gate.replicatedJob, gate]));
-  /** gateReason: why a replicatedJob's Jobs start now or are held back. */
-  const gateReason = (rjob: string): ActionReason => {
+  const released = (rjob: string): boolean => gateByName.get(rjob)?.released === true || running.has(rjob);
+  const reasonFor = (rjob: string): ActionReason => {
     if (suspended) return { code: ActionReasonCode.JobSetSuspended, message: 'spec.suspend is true' };
     const gate = gateByName.get(rjob);
-    if (gate?.released === true) return { code: ActionReasonCode.GateOpened, message: gateOpenedMessage(policy, counters.gating, rjob) };
+    if (gate?.released === true) return { code: ActionReasonCode.GateOpened, message: gateOpenedMessage(policy, gating, rjob) };
     if (running.has(rjob)) return { code: ActionReasonCode.AlreadyRunning, message: `${rjob} already has running jobs; its gate closed again` };
     return { code: ActionReasonCode.StartupRuleHeld, message: gate === undefined ? `${rjob}: no gate` : heldMessage(policy, gate) };
   };
+  return { evaluation, released, reasonFor };
+};
 
-  const creates: Action[] = [];
-  let createdGated = 0;
-  // Missing Jobs left to the next passes (MAX_CREATES_PER_PASS), and how many of them a gate holds back.
-  let deferred = 0;
-  let deferredGated = 0;
+/** Creation: the Jobs this pass creates, and those it leaves to the next passes. */
+interface Creation {
+  readonly creates: Action[];
+  /** Created suspended because a gate holds them back (or the JobSet is suspended). */
+  readonly createdGated: number;
+  /** Missing Jobs left to the next passes (MAX_CREATES_PER_PASS), and how many of them a gate holds back. */
+  readonly deferred: number;
+  readonly deferredGated: number;
+}
+
+/**
+ * createMissingJobs: every missing Job of the current attempt, up to MAX_CREATES_PER_PASS a pass,
+ * in spec order and index ascending; a held-back one is created suspended.
+ */
+const createMissingJobs = (pass: CountedPass, gates: Gates): Creation => {
+  const { jobSet, children, record, replicatedJobs } = pass;
+  const suspended = jobSet.spec.suspend === true;
+  const creation = { creates: [] as Action[], createdGated: 0, deferred: 0, deferredGated: 0 };
   // upstream: with BlockingRecreate nothing is built while any Job of an older attempt exists.
-  const blocked = jobSet.spec.failurePolicy?.restartStrategy === 'BlockingRecreate' && children.previous.length > 0;
-  if (!blocked) {
-    const layout = replicaLayout(replicatedJobs);
-    for (const rjob of replicatedJobs) {
-      const holdBack = suspended || !released(rjob.name);
-      for (let index = 0; index < (rjob.replicas ?? 1); index += 1) {
-        const name = jobName(jobSetName, rjob.name, index);
-        // upstream: skip any name an owned Job already has, whatever its bucket.
-        if (children.byName.has(name)) continue;
-        // DEVIATION (kubernetes-sigs/jobset#360): a Job that finished and was deleted by its own TTL
-        // is recorded, not re-created — its work is done and the gates it opened stay open.
-        if (recordHas(record, 'succeeded', rjob.name, index) || recordHas(record, 'failed', rjob.name, index)) continue;
-        if (creates.length >= MAX_CREATES_PER_PASS) {
-          deferred += 1;
-          if (holdBack) deferredGated += 1;
-          continue;
-        }
-        // DEVIATION: every Job is created at once — also while the JobSet is
-        // suspended, for dependsOn as for InOrder — and a gated one is created suspended.
-        const reason = gateReason(rjob.name);
-        creates.push(tag({ kind: 'CreateJob', job: constructJob(jobSet, rjob, index, holdBack, layout), replicatedJob: rjob.name }, reason.code, reason.message));
-        if (holdBack) createdGated += 1;
-      }
-    }
-  }
-
-  // upstream reconcileVolumeClaimPolicies: the claims exist before any Job that mounts them. A
-  // pass that creates Jobs (the first, and each after a restart) creates them; one that exists is kept.
-  const claims: Action[] =
-    creates.length === 0
-      ? []
-      : volumeClaims(jobSet).map((claim) =>
-          tag(
-            { kind: 'CreatePersistentVolumeClaim', claim },
-            ActionReasonCode.VolumeClaimPolicy,
-            `${claim.metadata.name ?? ''}: created before the jobs that mount it (${claim.metadata.ownerReferences === undefined ? 'Retain: kept when the jobset is deleted' : 'Delete: owned by the jobset'})`,
-          ),
-        );
-
-  const transitions: Action[] = [];
-  const rjobByName = new Map<string, ReplicatedJob>(replicatedJobs.map((rjob) => [rjob.name, rjob]));
-  let remainingSuspended = 0;
-  if (suspended) {
-    for (const job of children.active) {
-      if (isSuspended(job) || isDeleting(job)) continue;
-      transitions.push(
-        tag({ kind: 'SuspendJob', name: job.metadata.name ?? '', replicatedJob: replicatedJobOf(job) ?? '', resourceVersion: job.metadata.resourceVersion }, ActionReasonCode.JobSetSuspended, 'spec.suspend is true'),
-      );
-    }
-    applyCondition(draft, { type: ConditionType.Suspended, status: 'True', reason: Reason.SuspendedJobs, message: Message.SuspendedJobs });
-    applyCondition(draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobSetSuspended, message: Message.JobSetSuspended });
-  } else {
-    const resumedBy = new Map<string, number>();
-    for (const job of children.active) {
-      if (!isSuspended(job) || isDeleting(job)) continue;
-      const rjobName = replicatedJobOf(job);
-      const rjob = rjobName === undefined ? undefined : rjobByName.get(rjobName);
-      if (!rjob || !released(rjob.name)) {
-        remainingSuspended += 1;
+  if (jobSet.spec.failurePolicy?.restartStrategy === 'BlockingRecreate' && children.previous.length > 0) return creation;
+  const layout = replicaLayout(replicatedJobs);
+  for (const rjob of replicatedJobs) {
+    const holdBack = suspended || !gates.released(rjob.name);
+    for (let index = 0; index < (rjob.replicas ?? 1); index += 1) {
+      const name = jobName(pass.base.name, rjob.name, index);
+      // upstream: skip any name an owned Job already has, whatever its bucket.
+      if (children.byName.has(name)) continue;
+      // DEVIATION (kubernetes-sigs/jobset#360): a Job that finished and was deleted by its own TTL
+      // is recorded, not re-created — its work is done and the gates it opened stay open.
+      if (recordHas(record, 'succeeded', rjob.name, index) || recordHas(record, 'failed', rjob.name, index)) continue;
+      if (creation.creates.length >= MAX_CREATES_PER_PASS) {
+        creation.deferred += 1;
+        if (holdBack) creation.deferredGated += 1;
         continue;
       }
-      const reason = gateReason(rjob.name);
-      transitions.push(
+      // DEVIATION: every Job is created at once — also while the JobSet is
+      // suspended, for dependsOn as for InOrder — and a gated one is created suspended.
+      const reason = gates.reasonFor(rjob.name);
+      creation.creates.push(tag(pass, { kind: 'CreateJob', job: constructJob(jobSet, rjob, index, holdBack, layout), replicatedJob: rjob.name }, reason.code, reason.message));
+      if (holdBack) creation.createdGated += 1;
+    }
+  }
+  return creation;
+};
+
+/**
+ * createVolumeClaims: upstream reconcileVolumeClaimPolicies: the claims exist before any Job that
+ * mounts them. A pass that creates Jobs (the first, and each after a restart) creates them; one
+ * that exists is kept.
+ */
+const createVolumeClaims = (pass: Pass, creation: Creation): Action[] =>
+  creation.creates.length === 0
+    ? []
+    : volumeClaims(pass.jobSet).map((claim) =>
         tag(
-          {
-            kind: 'ResumeJob',
-            name: job.metadata.name ?? '',
-            replicatedJob: rjob.name,
-            resourceVersion: job.metadata.resourceVersion,
-            clearStartTime: job.status?.startTime !== undefined,
-            podTemplate: podTemplateMerge(job, rjob),
-          },
-          reason.code,
-          reason.message,
+          pass,
+          { kind: 'CreatePersistentVolumeClaim', claim },
+          ActionReasonCode.VolumeClaimPolicy,
+          `${claim.metadata.name ?? ''}: created before the jobs that mount it (${claim.metadata.ownerReferences === undefined ? 'Retain: kept when the jobset is deleted' : 'Delete: owned by the jobset'})`,
         ),
       );
-      resumedBy.set(rjob.name, (resumedBy.get(rjob.name) ?? 0) + 1);
-    }
-    for (const rjob of replicatedJobs) {
-      const count = resumedBy.get(rjob.name);
-      if (count !== undefined) {
-        const reason = gateReason(rjob.name);
-        draft.events.push(
-          tag({ kind: 'EmitEvent', eventType: 'Normal', reason: EventReason.ReplicatedJobReleased, message: `released ${rjob.name}: resumed ${count} ${count === 1 ? 'job' : 'jobs'}` }, reason.code, reason.message),
-        );
-      }
-    }
-    // DEVIATION: Suspended turns False as soon as the JobSet is resumed; the startup
-    // conditions, not Suspended, show how far an in-order resume has come.
-    applyCondition(draft, { type: ConditionType.Suspended, status: 'False', reason: Reason.ResumeJobs, message: Message.ResumeJobs });
-    applyStartupConditions(draft, evaluation, {
-      stillComplete: createdGated === 0 && deferredGated === 0 && remainingSuspended === 0 && children.previous.length === 0,
-    });
-  }
-  if (deferred > 0) {
-    // How far creation got, in an Event: upstream's status has no field for it.
-    draft.events.push(
-      tag(
-        { kind: 'EmitEvent', eventType: 'Normal', reason: EventReason.CreatingJobs, message: creatingJobsMessage(totalReplicas - deferred, totalReplicas) },
-        ActionReasonCode.CreationContinues,
-        `a pass creates at most ${MAX_CREATES_PER_PASS} jobs: ${deferred} more in the next passes`,
-      ),
+
+/** suspendJobs: a suspended JobSet suspends its running Jobs and says so in its conditions. */
+const suspendJobs = (pass: CountedPass): Action[] => {
+  const transitions: Action[] = [];
+  for (const job of pass.children.active) {
+    if (isSuspended(job) || isDeleting(job)) continue;
+    transitions.push(
+      tag(pass, { kind: 'SuspendJob', name: job.metadata.name ?? '', replicatedJob: replicatedJobOf(job) ?? '', resourceVersion: job.metadata.resourceVersion }, ActionReasonCode.JobSetSuspended, 'spec.suspend is true'),
     );
   }
+  applyCondition(pass.draft, { type: ConditionType.Suspended, status: 'True', reason: Reason.SuspendedJobs, message: Message.SuspendedJobs });
+  applyCondition(pass.draft, { type: ConditionType.RestartingJobSet, status: 'False', reason: Reason.JobSetSuspended, message: Message.JobSetSuspended });
+  return transitions;
+};
 
+/**
+ * resumeReleasedJobs: a running JobSet resumes the suspended Jobs whose gate is open, announces
+ * each released replicatedJob once, and reports how far startup has come in its conditions.
+ */
+const resumeReleasedJobs = (pass: CountedPass, gates: Gates, creation: Creation): Action[] => {
+  const transitions: Action[] = [];
+  const rjobByName = new Map<string, ReplicatedJob>(pass.replicatedJobs.map((rjob) => [rjob.name, rjob]));
+  const resumedBy = new Map<string, number>();
+  let remainingSuspended = 0;
+  for (const job of pass.children.active) {
+    if (!isSuspended(job) || isDeleting(job)) continue;
+    const rjobName = replicatedJobOf(job);
+    const rjob = rjobName === undefined ? undefined : rjobByName.get(rjobName);
+    if (!rjob || !gates.released(rjob.name)) {
+      remainingSuspended += 1;
+      continue;
+    }
+    const reason = gates.reasonFor(rjob.name);
+    transitions.push(
+      tag(
+        pass,
+        {
+          kind: 'ResumeJob',
+          name: job.metadata.name ?? '',
+          replicatedJob: rjob.name,
+          resourceVersion: job.metadata.resourceVersion,
+          clearStartTime: job.status?.startTime !== undefined,
+          podTemplate: podTemplateMerge(job, rjob),
+        },
+        reason.code,
+        reason.message,
+      ),
+    );
+    resumedBy.set(rjob.name, (resumedBy.get(rjob.name) ?? 0) + 1);
+  }
+  for (const rjob of pass.replicatedJobs) {
+    const count = resumedBy.get(rjob.name);
+    if (count === undefined) continue;
+    const reason = gates.reasonFor(rjob.name);
+    pass.draft.events.push(
+      tag(pass, { kind: 'EmitEvent', eventType: 'Normal', reason: EventReason.ReplicatedJobReleased, message: `released ${rjob.name}: resumed ${count} ${count === 1 ? 'job' : 'jobs'}` }, reason.code, reason.message),
+    );
+  }
+  // DEVIATION: Suspended turns False as soon as the JobSet is resumed; the startup
+  // conditions, not Suspended, show how far an in-order resume has come.
+  applyCondition(pass.draft, { type: ConditionType.Suspended, status: 'False', reason: Reason.ResumeJobs, message: Message.ResumeJobs });
+  applyStartupConditions(pass.draft, gates.evaluation, {
+    stillComplete: creation.createdGated === 0 && creation.deferredGated === 0 && remainingSuspended === 0 && pass.children.previous.length === 0,
+  });
+  return transitions;
+};
+
+/** announceDeferredCreation: how far creation got, in an Event: upstream's status has no field for it. */
+const announceDeferredCreation = (pass: CountedPass, creation: Creation): void => {
+  if (creation.deferred === 0) return;
+  pass.draft.events.push(
+    tag(
+      pass,
+      { kind: 'EmitEvent', eventType: 'Normal', reason: EventReason.CreatingJobs, message: creatingJobsMessage(pass.totalReplicas - creation.deferred, pass.totalReplicas) },
+      ActionReasonCode.CreationContinues,
+      `a pass creates at most ${MAX_CREATES_PER_PASS} jobs: ${creation.deferred} more in the next passes`,
+    ),
+  );
+};
+
+/**
+ * countAfterWrites: the status counts the Jobs as this pass's writes leave them (created, resumed,
+ * suspended), which run before it and stop the pass if one fails: the pass that sees their echoes
+ * then finds the status right, and the loop settles on the writes' answers without another status write.
+ */
+const countAfterWrites = (pass: CountedPass, creation: Creation, transitions: readonly Action[]): void => {
+  if (creation.creates.length === 0 && transitions.length === 0) return;
+  pass.statusCounts = countReplicatedJobs(
+    pass.replicatedJobs.map((rjob) => rjob.name),
+    childrenAfter(pass.children, creation.creates, transitions),
+    pass.record,
+    (rjob, index) => jobName(pass.base.name, rjob, index),
+  ).status;
+};
+
+/** runningSummary: the reason of a pass that created, resumed or suspended, or found nothing to do. */
+const runningSummary = (pass: CountedPass, gates: Gates, creation: Creation, claims: readonly Action[], transitions: readonly Action[]): string => {
+  const suspended = pass.jobSet.spec.suspend === true;
+  const { creates, createdGated, deferred } = creation;
   const summary = [
     claims.length > 0 ? `created ${claims.length} volume claims` : undefined,
     creates.length > 0 ? `created ${creates.length} jobs (${createdGated + (suspended ? creates.length - createdGated : 0)} suspended)` : undefined,
     deferred > 0 ? `${deferred} more jobs in the next passes (at most ${MAX_CREATES_PER_PASS} a pass)` : undefined,
     transitions.length > 0 ? `${suspended ? 'suspended' : 'resumed'} ${transitions.length} jobs` : undefined,
-    evaluation.waitingOn && !suspended ? evaluation.waitingOn.message : undefined,
+    gates.evaluation.waitingOn && !suspended ? gates.evaluation.waitingOn.message : undefined,
     suspended ? 'jobset suspended' : undefined,
   ].filter((part): part is string => part !== undefined);
-  // The status counts the Jobs as this pass's writes leave them (created, resumed, suspended),
-  // which run before it and stop the pass if one fails: the pass that sees their echoes then finds
-  // the status right, and the loop settles on the writes' answers without another status write.
-  if (creates.length > 0 || transitions.length > 0) {
-    statusCounts = countReplicatedJobs(
-      replicatedJobs.map((rjob) => rjob.name),
-      childrenAfter(children, creates, transitions),
-      record,
-      (rjob, index) => jobName(jobSetName, rjob, index),
-    ).status;
-  }
-  const result = finish([...serviceActions, ...claims, ...creates, ...transitions], summary.length > 0 ? summary.join('; ') : 'nothing to do');
-  return { ...result, startup: { form: evaluation.form, gates: evaluation.gates } };
+  return summary.length > 0 ? summary.join('; ') : 'nothing to do';
+};
+
+/**
+ * runJobSet: a running (or suspended) JobSet: its Service, gates, Job creation, suspend or resume,
+ * and the status that results.
+ */
+const runJobSet = (pass: CountedPass): Plan => {
+  const service = headlessServiceIfMissing(pass);
+  const gates = decideGates(pass);
+  const creation = createMissingJobs(pass, gates);
+  const claims = createVolumeClaims(pass, creation);
+  const transitions = pass.jobSet.spec.suspend === true ? suspendJobs(pass) : resumeReleasedJobs(pass, gates, creation);
+  announceDeferredCreation(pass, creation);
+  const reason = runningSummary(pass, gates, creation, claims, transitions);
+  countAfterWrites(pass, creation, transitions);
+  const result = finish(pass, [...service, ...claims, ...creation.creates, ...transitions], reason);
+  return { ...result, startup: { form: gates.evaluation.form, gates: gates.evaluation.gates } };
+};
+
+/**
+ * plan: one reconcile pass for one JobSet, as a sequence of named steps in upstream's reconcile
+ * order. Never throws for an ordinary state of the world; "not ready yet" is a plan that waits.
+ */
+export const plan = (observed: Observed, options: PlanOptions): Plan => {
+  const raw = observed.jobSet;
+  const base: PlanBase = { namespace: raw.metadata.namespace ?? 'default', name: raw.metadata.name ?? '', uid: raw.metadata.uid };
+  const skipped = notManaged(raw, base, options);
+  if (skipped !== undefined) return skipped;
+  const pass = beginPass(observed, base);
+  if (raw.metadata.deletionTimestamp !== undefined) return releaseForDeletion(pass);
+  const rejected = rejectIfInvalid(pass, options);
+  if (rejected !== undefined) return rejected;
+  const counted = countJobs(pass);
+  if (jobSetFinished(counted.draft.conditions)) return finishedJobSet(counted);
+  deletePreviousAttempt(counted);
+  noteJobsReady(counted);
+  if (counted.children.failed.length > 0) return failOrRestart(counted);
+  return completeIfSucceeded(counted) ?? runJobSet(counted);
 };
 
 /**
