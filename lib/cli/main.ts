@@ -33,14 +33,20 @@ const processIo: CliIo = {
   readFile: (path) => readFileSync(path, 'utf8'),
 };
 
-/** buildProgram: the commander program; `exit` receives each command's exit code. */
-export const buildProgram = (io: CliIo, exit: (code: number) => void): Command => {
-  const program = new Command('lineup')
-    .description('Serverless startup sequencing for Kubernetes JobSets: check and plan JobSets, simulate them, run the controller locally, or forward a cluster\'s changes to the deployed pipeline.')
-    .showHelpAfterError('(run lineup --help for usage)')
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .exitOverride();
+/** Exit: receives a command's exit code. */
+type Exit = (code: number) => void;
 
+/** stopSignal: aborted by the process's first SIGINT or SIGTERM, for the commands that run until stopped. */
+const stopSignal = (): AbortSignal => {
+  const abort = new AbortController();
+  const stop = (): void => abort.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return abort.signal;
+};
+
+/** addDemo: `lineup demo`, the example JobSets (or the given files) through the whole pipeline against a simulated cluster. */
+const addDemo = (program: Command, io: CliIo, exit: Exit): void => {
   program
     .command('demo')
     .description('run the example JobSets through the whole pipeline (forwarder → bus → reconciler) against a simulated cluster')
@@ -55,7 +61,10 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .action(async (files: string[], options: { speed: string; until: string; behaviour?: string; verbose?: boolean; stateDir?: string; journalKeepEnv?: boolean }) =>
       exit(await runDemoCommand(files, options, io)),
     );
+};
 
+/** addRun: `lineup run`, the whole controller locally against a real cluster until Ctrl-C. */
+const addRun = (program: Command, io: CliIo, exit: Exit): void => {
   program
     .command('run')
     .description('run the whole controller locally against a real cluster (forwarder, in-process bus, reconciler, the SQLite store of its state directory); Ctrl-C stops')
@@ -69,25 +78,23 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--verbose', 'print debug log lines')
     .addHelpText('after', '\nEnvironment: LINEUP_MAX_JOBS_PER_JOBSET and LINEUP_MAX_PODS_PER_JOBSET raise or lower the largest JobSet it accepts (default 10000 Jobs, 100000 Pods), as they do the deployed reconciler.')
     .action(async (options: { kubeconfig?: string; context?: string; cluster: string; stateDir: string; controllerName: string; claimUnmanaged?: boolean; journalKeepEnv?: boolean; verbose?: boolean }) => {
-      const abort = new AbortController();
-      const stop = (): void => abort.abort();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      exit(await runCommand({ ...options, env: process.env }, io, abort.signal));
+      exit(await runCommand({ ...options, env: process.env }, io, stopSignal()));
     });
+};
 
+/** addForward: `lineup forward`, the in-cluster Deployment's entry point, until stopped. */
+const addForward = (program: Command, io: CliIo, exit: Exit): void => {
   program
     .command('forward')
     .description('forward cluster changes to EventBridge until stopped (the in-cluster Deployment\'s entry point; configured by LINEUP_* environment variables)')
     .option('--kubeconfig <file>', 'watch this cluster instead of the pod\'s own')
     .action(async (options: { kubeconfig?: string }) => {
-      const abort = new AbortController();
-      const stop = (): void => abort.abort();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      exit(await forwardCommand(options, io, abort.signal, readKubeconfig));
+      exit(await forwardCommand(options, io, stopSignal(), readKubeconfig));
     });
+};
 
+/** addHistory: `lineup history`, a JobSet's journal, pass by pass. */
+const addHistory = (program: Command, io: CliIo, exit: Exit): void => {
   program
     .command('history')
     .description("print a JobSet's journal from lineup run's state: per reconcile pass what it saw (the counts it judged, the gate), what it did and why; per stage where the time went")
@@ -98,7 +105,10 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--limit <n>', 'only the newest this many passes (the text then says "newest N of M passes")', '200')
     .addOption(new Option('--output <format>', 'output format (json: the shape README documents; html: one self-contained page drawing the passes)').choices(['text', 'json', 'html']).default('text'))
     .action(async (target: string, options: { stateDir?: string; table?: string; region?: string; limit: string; output: string }) => exit(await historyCommand(target, options, io)));
+};
 
+/** addExport: `lineup export`, a JobSet's journal as a self-contained recording. */
+const addExport = (program: Command, io: CliIo, exit: Exit): void => {
   program
     .command('export')
     .description("write a JobSet's journal from lineup run's state as a self-contained recording (JSON on stdout)")
@@ -108,7 +118,10 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .option('--region <region>', "with --table: the table's AWS region")
     .addHelpText('after', '\nExit codes: 0 written; 2 unusable input (no state, no passes recorded for the JobSet).')
     .action(async (target: string, options: { stateDir?: string; table?: string; region?: string }) => exit(await exportCommand(target, options, io)));
+};
 
+/** addReplay: `lineup replay`, today's planner over recorded passes, or an EventBridge archive replayed. */
+const addReplay = (program: Command, io: CliIo, exit: Exit): void => {
   program
     .command('replay')
     .description("re-run today's planner over every recorded pass and say, pass by pass, whether it decides the same")
@@ -135,7 +148,10 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .action(async (target: string | undefined, options: { stateDir?: string; all?: boolean; since?: string; cluster?: string; output: string; archive?: string; perturb?: string; seed?: string } & Omit<ArchiveReplayFlags, 'archive'>) =>
       exit(options.archive === undefined ? await replayCommand(target, options, io) : await archiveReplayCommand({ ...options, archive: options.archive }, io)),
     );
+};
 
+/** addClusters: `lineup clusters`, the registry's verbs (list, add, remove, status) over a state directory or the deployed table. */
+const addClusters = (program: Command, io: CliIo, exit: Exit): void => {
   const clusters = program
     .command('clusters')
     .description('the cluster registry and the fleet\'s health: list, add and remove clusters, and show each one\'s forwarder heartbeat, lag, last hour and startups')
@@ -179,20 +195,29 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .action(async (ids: string[], options: { stateDir?: string; table?: string; region?: string; at?: string; missingAfter: string; output: string }) =>
       exit(await clustersStatusCommand(ids, options, io)),
     );
+};
 
+/** addValidate: `lineup validate`, check JobSet files. */
+const addValidate = (program: Command, io: CliIo, exit: Exit): void => {
   program
     .command('validate')
     .description('check JobSet files: exit 0 valid, 1 invalid (one "FILE: path: message" line per error), 2 unusable input')
     .argument('<file...>', 'YAML files holding one or more JobSets (documents of other kinds are skipped and named)')
     .action((files: string[]) => exit(runValidate(files, io)));
+};
 
+/** addPlan: `lineup plan`, a JobSet's startup order as stages. */
+const addPlan = (program: Command, io: CliIo, exit: Exit): void => {
   program
     .command('plan')
     .description('print the startup order of a JobSet as stages, and what each stage waits for')
     .argument('<file>', 'YAML file holding one JobSet (documents of other kinds are skipped and named)')
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action((file: string, options: { output: string }) => exit(runPlan(file, options, io)));
+};
 
+/** addSimulate: `lineup simulate`, the real reconcile code against a simulated cluster in virtual time. */
+const addSimulate = (program: Command, io: CliIo, exit: Exit): void => {
   program
     .command('simulate')
     .description('run the real reconcile code against a simulated cluster in virtual time and print the timeline')
@@ -205,6 +230,25 @@ export const buildProgram = (io: CliIo, exit: (code: number) => void): Command =
     .action((file: string, options: { behaviour?: string; until: string; latency: string; output: string }) =>
       exit(runSimulate(file, options, io)),
     );
+};
+
+/** buildProgram: the commander program; `exit` receives each command's exit code. */
+export const buildProgram = (io: CliIo, exit: Exit): Command => {
+  const program = new Command('lineup')
+    .description('Serverless startup sequencing for Kubernetes JobSets: check and plan JobSets, simulate them, run the controller locally, or forward a cluster\'s changes to the deployed pipeline.')
+    .showHelpAfterError('(run lineup --help for usage)')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride();
+  addDemo(program, io, exit);
+  addRun(program, io, exit);
+  addForward(program, io, exit);
+  addHistory(program, io, exit);
+  addExport(program, io, exit);
+  addReplay(program, io, exit);
+  addClusters(program, io, exit);
+  addValidate(program, io, exit);
+  addPlan(program, io, exit);
+  addSimulate(program, io, exit);
   return program;
 };
 
