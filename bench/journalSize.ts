@@ -25,7 +25,7 @@ import { journalItemChars } from '../lib/store/items.ts';
 
 /** DynamoDB bills a write unit per started KB of the item. */
 const WRITE_UNIT_BYTES = 1024;
-/** Runs of `--perturb` timed for story 2 (the README's figure is for 200), and for 10 × 50 (each re-enacts 500 Jobs). */
+/** Runs of `--perturb` timed for story 2 (docs/debugging.md's figure is for 200), and for 10 × 50 (each re-enacts 500 Jobs). */
 const PERTURB_RUNS = 200;
 const LARGE_PERTURB_RUNS = 5;
 /** Real ms per virtual second of the demo run: `lineup demo`'s default --speed. */

@@ -1,6 +1,6 @@
 /**
  * The `summary` of `npm run bench -- --json`: the headline figures in one shape that stays the
- * same from run to run (README, Benchmarks). Every key is always present; a figure that was not
+ * same from run to run (docs/benchmarks.md). Every key is always present; a figure that was not
  * measured (its benchmark skipped with --skip-pipeline or --skip-cold-start, a stage no JobSet
  * got through, a ratio without a denominator) is null. Built from the benchmarks' own figures,
  * with nothing measured here.

@@ -10,7 +10,7 @@
  * Against running the TypeScript sources it saves the memory of stripping types at load time and
  * of the modules the forwarder never calls (esbuild drops unused exports of ESM packages). The
  * chunks save more: in one file, code reached only by `import()` is not run, but Node still
- * parses it and loads every builtin it names, about 6.5 MiB for the SDK's parts (README Benchmarks).
+ * parses it and loads every builtin it names, about 6.5 MiB for the SDK's parts (docs/benchmarks.md).
  *
  *   node infra/k8s/forwarderBundle.ts [--outfile dist/forwarder/lineup-forward.mjs]
  */

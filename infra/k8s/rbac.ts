@@ -135,7 +135,7 @@ export const clusterRoleBindings = (): ClusterRoleBindingSpec[] => [
     name: KubeName.reconcilerRole,
     role: KubeName.reconcilerRole,
     subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: KubeGroup.reconciler }],
-    description: `the reconciler's IAM role is in group ${KubeGroup.reconciler} through its EKS access entry (infra/constructs/clusterAccess.ts)`,
+    description: `the reconciler's IAM role is in group ${KubeGroup.reconciler} through its EKS access entry (infra/constructs/lineupCluster.ts)`,
   },
   {
     name: KubeName.forwarderRole,

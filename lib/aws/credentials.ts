@@ -5,7 +5,7 @@
  * default chain (profiles, SSO, instance metadata) — is the SDK's own provider, imported only when
  * the environment names it, so a pod given keys (or one of the two pod sources) never loads the
  * rest of the chain: in the forwarder's bundle that chain costs about 8 MiB of memory once run
- * (bench/forwarderFootprint.ts, README Benchmarks).
+ * (bench/forwarderFootprint.ts, docs/benchmarks.md).
  */
 import { UnauthenticatedError } from '../errors.ts';
 

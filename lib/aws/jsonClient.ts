@@ -3,7 +3,7 @@
  * EventBridge) as SigV4-signed POSTs over node:http(s) — what the in-cluster forwarder needs of
  * AWS (PutEvents, and GetItem/PutItem of its checkpoints) without the SDK's clients. Those cost
  * the forwarder's process about 10 MiB of memory beyond the signing and the HTTP it shares with
- * the Kubernetes adapter (bench/forwarderFootprint.ts, README Benchmarks); signing is
+ * the Kubernetes adapter (bench/forwarderFootprint.ts, docs/benchmarks.md); signing is
  * @smithy/signature-v4, the SDK's own signer.
  *
  * Retries as the SDK's standard mode did: 429, 5xx, throttling and transient error types, and

@@ -1,5 +1,5 @@
 /**
- * How `lineup clusters list` and `status` print: text for a person, and the JSON shapes the README
+ * How `lineup clusters list` and `status` print: text for a person, and the JSON shapes docs/fleet.md
  * documents (fields are only ever added). A registry entry's literal bearer token is never printed.
  */
 import { formatDuration } from '../sim/duration.ts';

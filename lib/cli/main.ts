@@ -103,7 +103,7 @@ const addHistory = (program: Command, io: CliIo, exit: Exit): void => {
     .option('--table <name>', 'instead: the deployed checkpoint table (stack output TableName); AWS credentials from the default chain')
     .option('--region <region>', "with --table: the table's AWS region")
     .option('--limit <n>', 'only the newest this many passes (the text then says "newest N of M passes")', '200')
-    .addOption(new Option('--output <format>', 'output format (json: the shape README documents; html: one self-contained page drawing the passes)').choices(['text', 'json', 'html']).default('text'))
+    .addOption(new Option('--output <format>', 'output format (json: the shape docs/debugging.md documents; html: one self-contained page drawing the passes)').choices(['text', 'json', 'html']).default('text'))
     .action(async (target: string, options: { stateDir?: string; table?: string; region?: string; limit: string; output: string }) => exit(await historyCommand(target, options, io)));
 };
 
@@ -190,7 +190,7 @@ const addClusters = (program: Command, io: CliIo, exit: Exit): void => {
   )
     .option('--at <time>', 'as of this time (ISO 8601; default now): a demo\'s state directory keeps virtual time')
     .option('--missing-after <duration>', 'how long without a heartbeat makes a cluster unwatched', formatDuration(HEARTBEAT_MISSING_MS))
-    .addOption(new Option('--output <format>', 'output format (json: the shape README documents)').choices(['text', 'json']).default('text'))
+    .addOption(new Option('--output <format>', 'output format (json: the shape docs/fleet.md documents)').choices(['text', 'json']).default('text'))
     .addHelpText('after', '\nExit codes: 0 every cluster shown is watched; 1 one is not (no heartbeat within --missing-after); 2 unusable input or an unknown cluster.')
     .action(async (ids: string[], options: { stateDir?: string; table?: string; region?: string; at?: string; missingAfter: string; output: string }) =>
       exit(await clustersStatusCommand(ids, options, io)),

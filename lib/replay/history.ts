@@ -3,7 +3,7 @@
  * it, the latency of each hop, what the planner saw (the counts it judged, the gate with its
  * numbers, rebuilt from the pass's recorded inputs: ./passView.ts), and its actions with their
  * reasons and the Jobs they name; then, per stage, where the time went from the event that opened
- * its gate to its Jobs Ready. The JSON shape (HistoryReport) is documented in the README and kept
+ * its gate to its Jobs Ready. The JSON shape (HistoryReport) is documented in docs/debugging.md and kept
  * stable: fields are only ever added.
  */
 import { ActionReasonCode } from '../plan/reasons.ts';

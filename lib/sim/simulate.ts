@@ -74,7 +74,7 @@ export interface FinalState {
   readonly terminalState: 'Completed' | 'Failed' | null;
 }
 
-/** SimulationReport: exactly the JSON `lineup simulate --output json` prints (README, Commands); other tools read it, keep it stable. */
+/** SimulationReport: exactly the JSON `lineup simulate --output json` prints (docs/simulate.md); other tools read it, keep it stable. */
 export interface SimulationReport {
   /** `namespace/name`. */
   readonly jobSet: string;

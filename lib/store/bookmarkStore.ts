@@ -2,7 +2,7 @@
  * DynamoBookmarkStore: the forwarder's part of the checkpoint store — its bookmarks (GetItem,
  * PutItem under `FORWARDER#<id>`) and, read only, the registry entry of its cluster — as
  * signed requests of an AwsJsonClient (lib/aws/jsonClient.ts) instead of the SDK's DynamoDB
- * client, for the in-cluster forwarder's memory (README Benchmarks, "forwarder footprint"). The
+ * client, for the in-cluster forwarder's memory (docs/benchmarks.md, "forwarder footprint"). The
  * items are DynamoCheckpointStore's (./table.ts, ./items.ts): either store reads what the other
  * wrote.
  */

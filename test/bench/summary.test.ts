@@ -1,6 +1,6 @@
 /**
  * The summary of `npm run bench -- --json` (bench/summary.ts): built from fixed figures, every
- * field is where the README says and holds the figure it names; a skipped benchmark leaves its
+ * field is where docs/benchmarks.md says and holds the figure it names; a skipped benchmark leaves its
  * fields null, never absent. No benchmark runs here.
  */
 import { describe, it } from 'node:test';
@@ -109,7 +109,7 @@ const COST: CostFigures = {
 };
 
 describe('buildSummary', () => {
-  it('takes every field from the figure the README names: counts from the burst, latency from both phases, own share one at a time', () => {
+  it('takes every field from the figure docs/benchmarks.md names: counts from the burst, latency from both phases, own share one at a time', () => {
     const expected: BenchSummary = {
       lineup: {
         eventsPerStartup: 209,

@@ -70,7 +70,7 @@ const ENTRY_TYPES = ['JobCreated', 'JobResumed', 'JobSuspended', 'JobReady', 'Jo
 const ENTRY_KEYS = ['at', 'type', 'job', 'replicatedJob', 'suspended', 'condition', 'message'];
 
 describe('cli/simulate', () => {
-  it('prints JSON exactly in the shape of DESIGN §4', () => {
+  it('prints JSON exactly in its stable shape (SimulationReport)', () => {
     // Act
     const { code, stdout, stderr } = simulateFile('valid.yaml', { output: 'json', behaviour: 'behaviour.yaml' });
     // Assess

@@ -2,7 +2,7 @@
  * Comparing Lineup and upstream JobSet under Kueue, JobSet by JobSet. Pure. On top of
  * compare.ts's start order and final status: the start order within each admission (a JobSet
  * Kueue evicts and admits again starts over), how the JobSet ended (Completed, Failed, or
- * suspended by Kueue), its Workload's conditions and its evictions. The README's Kueue table is
+ * suspended by Kueue), its Workload's conditions and its evictions. The Kueue table of docs/kueue.md is
  * `kueueTable` of a run (test/integration/kueue/differential.test.ts checks they agree). The
  * flavors whose node labels the Jobs carry are worked out by the test, which knows the flavors.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 20: whether a cluster is watched comes from a time the reconciler sets (`receivedAt`, its
+ * Whether a cluster is watched comes from a time the reconciler sets (`receivedAt`, its
  * own clock when it recorded the heartbeat), never from the time a forwarder claims. Through the
  * reconciler's SQS batch handler, the resync and `lineup clusters status`, on a state directory's
  * store: a heartbeat sent in the future is dropped and keeps nothing watched; a heartbeat item

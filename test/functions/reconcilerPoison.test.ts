@@ -3,7 +3,7 @@
  * a poison record leaves one error log line naming its messageId and the reason and one
  * `ReconcilerPoisonRecords` metric, and is not returned for a retry; an invocation that is not an
  * SQS batch fails with one line saying what came. (Its own file: Powertools reads its metrics
- * switch once, when the module builds its Metrics, and functions/reconciler.test.ts turns it off.)
+ * switch once, when the module builds its Metrics, and test/functions/reconciler.test.ts turns it off.)
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -10,7 +10,7 @@
 #    cold on 2 cores, 2.4 GB GOCACHE + 0.8 GB GOMODCACHE), unless KUBEBUILDER_ASSETS is set;
 #    then the control plane minus kubelet that runs on it (harness/controlPlane.ts):
 #    kube-controller-manager and kube-scheduler from the same wrapper module, and kwok with
-#    go install, into the same cache (see the README's Tests section for their cold cost);
+#    go install, into the same cache (docs/testing.md gives their cold cost);
 #    and Kueue (KUEUE_VERSION, harness/kueue.ts) with go install, into the same cache (about
 #    7.5 min cold on 2 cores once the Kubernetes modules are downloaded);
 # 3. creates moto's virtualenv in ~/.cache/lineup/moto-<version> (pip; about 35 s cold);

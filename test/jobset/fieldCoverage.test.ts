@@ -1,5 +1,5 @@
 /**
- * README's "Field coverage" table against the CRD this repository ships: every field path of the
+ * The "Field coverage" table of docs/conformance.md against the CRD this repository ships: every field path of the
  * JobSet spec has a row saying how Lineup handles it (implemented, refused, passed through), each
  * row names a field the CRD has, and each test it cites as proof exists. A field added by a
  * future upstream CRD fails this test until the table says what Lineup does with it.
@@ -51,10 +51,10 @@ interface CoverageRow {
   readonly proof: string;
 }
 
-/** coverageRows: the rows of README's "## Field coverage" table. */
+/** coverageRows: the rows of the "## Field coverage" table in docs/conformance.md. */
 const coverageRows = (readme: string): CoverageRow[] => {
   const start = readme.indexOf('\n## Field coverage\n');
-  assert.ok(start >= 0, 'README has a "## Field coverage" section');
+  assert.ok(start >= 0, 'docs/conformance.md has a "## Field coverage" section');
   const end = readme.indexOf('\n## ', start + 1);
   const section = readme.slice(start, end < 0 ? undefined : end);
   return section
@@ -77,9 +77,9 @@ const uncovered = (rows: readonly string[], fields: readonly string[]): string[]
 
 const HANDLINGS = /^(implemented|refused|passed through)\b/;
 
-describe('jobset/fieldCoverage: README\'s "Field coverage" table against the shipped CRD', () => {
+describe('jobset/fieldCoverage: the "Field coverage" table of docs/conformance.md against the shipped CRD', () => {
   const fields = fieldPaths(specSchema(), 'spec');
-  const rows = coverageRows(readFileSync(repoPath('README.md'), 'utf8'));
+  const rows = coverageRows(readFileSync(repoPath('docs/conformance.md'), 'utf8'));
   const paths = rows.map((row) => row.path);
 
   it('the walk reaches the fields Lineup knows and the embedded objects (it can fail)', () => {

@@ -1,6 +1,6 @@
 /**
  * Child Jobs: finished detection (upstream JobFinished), bucketing (getChildJobs) and counters
- * (calculateReplicatedJobStatuses), jobset-behaviour.md §5.1–5.2.
+ * (calculateReplicatedJobStatuses), as upstream's jobset_controller.go computes them.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -176,7 +176,7 @@ describe('jobset_controller_test.go', () => {
   for (const tc of statusCases) {
     it(`TestCalculateReplicatedJobStatuses: ${tc.name}`, () => {
       const got = countReplicatedJobs(twoReplicatedJobs, tc.children, emptyRecord(0), jobNameOf);
-      // Upstream compares ignoring order; Lineup always writes the list name-descending (§8.10).
+      // Upstream compares ignoring order; Lineup always writes the list name-descending, so the same status is the same bytes.
       assert.deepEqual(got.status, tc.want);
     });
   }
@@ -269,7 +269,7 @@ describe('plan/childJobs', () => {
 
     const cases: { name: string; children: ChildJobs; record: FinishedJobsRecord; wantStatus: ReplicatedJobStatus[]; wantGating: Map<string, ReplicatedJobProgress> }[] = [
       {
-        name: 'a suspended Job that still reports ready pods is ready in status but never ready for gating (§8.5)',
+        name: 'a suspended Job that still reports ready pods is ready in status but never ready for gating (no early start after a suspend)',
         children: children({
           active: [
             job('test-jobset-replicated-job-1-0', { replicatedJob: 'replicated-job-1', parallelism: 1, ready: 1, active: 1, suspend: true }),

@@ -1,6 +1,7 @@
 /**
  * Conditions: upstream updateCondition/setCondition (jobset_controller.go) ported to
- * setCondition, plus Lineup cases for the rules of jobset-behaviour.md §5.4 and quirks §8.3/§8.4.
+ * setCondition, plus Lineup cases for upstream's rules of lastTransitionTime and two of its quirks:
+ * Completed True flips InProgress to False keeping the rest, and a False condition is never created from scratch.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -21,12 +22,12 @@ describe('jobset_controller_test.go', () => {
     desired: DesiredCondition;
     want: Condition[];
     wantChange: ConditionChange;
-    /** What §5.4 says about lastTransitionTime of the condition of `desired.type`. */
+    /** What upstream's updateCondition does to lastTransitionTime of the condition of `desired.type`. */
     time: 'set to now' | 'kept' | 'no condition';
   }[] = [
     {
       // Upstream passes conditionOpts{} (no condition at all). setCondition always takes a
-      // condition; the nearest input that likewise adds nothing is a False condition (§5.4 rule 2).
+      // condition; the nearest input that likewise adds nothing is a False condition, which upstream never adds where none is.
       name: 'no existing conditions, not adding conditions',
       existing: [],
       desired: { type: 'Completed', status: 'False', reason: 'AllJobsCompleted', message: 'jobset completed successfully' },
@@ -123,14 +124,14 @@ describe('plan/conditions', () => {
 
   const cases: { name: string; existing: Condition[]; desired: DesiredCondition; want: Condition[]; wantChange: ConditionChange }[] = [
     {
-      name: 'StartupPolicyCompleted True flips InProgress to False, keeping its reason, message and lastTransitionTime (§8.3 quirk)',
+      name: 'StartupPolicyCompleted True flips InProgress to False, keeping its reason, message and lastTransitionTime (a quirk of upstream)',
       existing: [inProgress],
       desired: completedDesired,
       want: [{ ...inProgress, status: 'False' }, { ...completedDesired, lastTransitionTime: nowText }],
       wantChange: 'added',
     },
     {
-      name: 'StartupPolicyInProgress True again flips Completed to False and only Completed’s status changes (§8.3 quirk)',
+      name: 'StartupPolicyInProgress True again flips Completed to False and only Completed’s status changes (a quirk of upstream)',
       existing: [{ ...inProgress, status: 'False' }, completed],
       desired: { ...inProgressDesired, message: 'in order startup policy is in progress: waiting for a' },
       want: [
@@ -164,7 +165,7 @@ describe('plan/conditions', () => {
       wantChange: 'added',
     },
     {
-      name: 'False is never created from scratch, even beside other conditions (§8.4)',
+      name: 'False is never created from scratch, even beside other conditions',
       existing: [{ type: 'Suspended', status: 'True', reason: 'SuspendedJobs', message: 'jobset is suspended', lastTransitionTime: earlier }],
       desired: { type: 'RestartingJobSet', status: 'False', reason: 'JobsReady', message: 'all jobs are ready' },
       want: [{ type: 'Suspended', status: 'True', reason: 'SuspendedJobs', message: 'jobset is suspended', lastTransitionTime: earlier }],

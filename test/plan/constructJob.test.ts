@@ -1,7 +1,6 @@
 /**
  * Child Job and headless Service construction (upstream constructJobsFromTemplate, constructJob,
- * labelAndAnnotateObject, createHeadlessSvcIfNecessary and the global/group index helpers;
- * jobset-behaviour.md §3–4).
+ * labelAndAnnotateObject, createHeadlessSvcIfNecessary and the global/group index helpers).
  *
  * Jobs are taken from the CreateJob actions of one plan() pass over an observed state, so the
  * name-based skip, BlockingRecreate and spec.suspend are exercised as the planner runs them.
@@ -751,7 +750,7 @@ describe('plan/constructJob', () => {
     ]);
   });
 
-  it('plan() gives a JobSet created without the webhook (no network) the headless Service and pod subdomain (DEVIATION §8.7)', () => {
+  it('plan() gives a JobSet created without the webhook (no network) the headless Service and pod subdomain the webhook would have defaulted', () => {
     const jobSet = jobSetWith([replicatedJob(rjobName, { replicas: 1 })]);
     delete jobSet.spec.network;
     const result = onePass(jobSet);

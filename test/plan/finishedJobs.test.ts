@@ -1,6 +1,6 @@
 /**
  * The finished-jobs record kept in the JobSet annotation `lineup.dev/finished-jobs`
- * (Lineup's answer to upstream issue 360, jobset-behaviour.md §8.6).
+ * (Lineup's answer to kubernetes-sigs/jobset#360: a Job its own TTL deleted is not re-created and keeps counting).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -436,7 +436,7 @@ describe('condition reasons and messages, as literal strings', () => {
 });
 
 describe('planner: Lineup behaviour', () => {
-  it('creates every Job at once and holds gated ones suspended (DESIGN "How gating works")', () => {
+  it('creates every Job at once and holds gated ones suspended (docs/design.md#how-gating-works)', () => {
     const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 2).replicatedJob('b', 2).inOrder().obj());
     const first = cluster.pass();
     assert.deepEqual(kinds(first.actions), ['CreateService', 'CreateJob', 'CreateJob', 'CreateJob', 'CreateJob', 'UpdateJobSetStatus', 'EmitEvent']);
@@ -485,7 +485,7 @@ describe('planner: Lineup behaviour', () => {
     assert.equal(cluster.condition('StartupPolicyCompleted')?.reason, 'StartupRulesCompleted');
   });
 
-  it('does not re-create or re-run a Job that succeeded and was deleted by its own TTL (upstream issue 360)', () => {
+  it('does not re-create or re-run a Job that succeeded and was deleted by its own TTL (kubernetes-sigs/jobset#360)', () => {
     const cluster = new TestCluster(
       makeJobSet('js')
         .replicatedJob('init', 1, { jobSpec: { ttlSecondsAfterFinished: 0 } })

@@ -11,7 +11,7 @@
  * account of the restart attempt and the terminal state, predicted before each round of passes
  * from what the planner is about to observe, and hands every pass and every settled round to
  * the checks a property installs. It also remembers Jobs with a TTL that finished and then
- * disappeared: Lineup records them and counts them still (its README, upstream issue 360).
+ * disappeared: Lineup records them and counts them still (README.md#where-lineup-differs-from-upstream-and-why, kubernetes-sigs/jobset#360).
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -198,7 +198,7 @@ export type Change =
   | { readonly kind: 'stale'; readonly pick: number }
   /** Someone deletes a running Job. */
   | { readonly kind: 'delete'; readonly pick: number }
-  /** A finished Job with a TTL is deleted by it (upstream issue 360: its outcome must keep counting). */
+  /** A finished Job with a TTL is deleted by it (kubernetes-sigs/jobset#360: its outcome must keep counting). */
   | { readonly kind: 'expire'; readonly pick: number }
   /** The API server finishes deleting one lingering Job, or every one. */
   | { readonly kind: 'collect'; readonly pick: number }

@@ -1,6 +1,6 @@
 /**
  * Failure policy: upstream failure_policy_test.go ported to decideFailure, ruleMatchesJob and
- * earliestFailure (jobset-behaviour.md §7.2).
+ * earliestFailure.
  *
  * Not ported from TestApplyFailurePolicyRuleAction — they need the RestartJob feature gate
  * (per-Job restarts, jobRestarts/jobRestartsCountTowardsMax), which Lineup does not implement

@@ -1,6 +1,6 @@
 /**
  * Success policy: upstream success_policy_test.go ported to successPolicyMet
- * (jobset-behaviour.md §7.3). Upstream tests four helpers; Lineup has one predicate, so each
+ * Upstream tests four helpers; Lineup has one predicate, so each
  * case asks it the question the helper answers:
  *  - jobMatchesSuccessPolicy(job): does one success of that Job satisfy operator Any?
  *  - replicatedJobMatchesSuccessPolicy(rjob): does a replicatedJob of 1 replica with no success
@@ -126,8 +126,8 @@ describe('policy/successPolicy', () => {
     { name: 'workers', replicas: 3 },
   ];
   const cases: { name: string; policy: SuccessPolicy | undefined; successful: FinishedJobRef[]; want: boolean }[] = [
-    { name: 'a missing success policy is All over every replicatedJob (§8.14): not met while one Job is missing', policy: undefined, successful: [...succeeded('driver'), ...succeeded('workers', 2)], want: false },
-    { name: 'a missing success policy is All over every replicatedJob (§8.14): met when every Job succeeded', policy: undefined, successful: [...succeeded('driver'), ...succeeded('workers', 3)], want: true },
+    { name: 'a missing success policy is All over every replicatedJob: not met while one Job is missing', policy: undefined, successful: [...succeeded('driver'), ...succeeded('workers', 2)], want: false },
+    { name: 'a missing success policy is All over every replicatedJob: met when every Job succeeded', policy: undefined, successful: [...succeeded('driver'), ...succeeded('workers', 3)], want: true },
     { name: 'All with targets ignores the untargeted replicatedJobs', policy: { operator: 'All', targetReplicatedJobs: ['workers'] }, successful: succeeded('workers', 3), want: true },
     { name: 'All does not count successes of untargeted replicatedJobs', policy: { operator: 'All', targetReplicatedJobs: ['driver'] }, successful: succeeded('workers', 3), want: false },
     { name: 'Any is met by one success of a targeted replicatedJob', policy: { operator: 'Any', targetReplicatedJobs: ['driver'] }, successful: succeeded('driver'), want: true },

@@ -185,7 +185,7 @@ describe('reconcile/reconcileJobSet', () => {
     assert.equal(await store.getState({ cluster: CLUSTER, namespace: 'default', name: 'gone' }), undefined);
   });
 
-  describe('a pass starts from what the last loop left and reads only what changed (issue 11)', () => {
+  describe('a pass starts from what the last loop left and reads only what changed', () => {
     /** jobEvent: a Job Changed event about `job` at its current resourceVersion in the simulated cluster. */
     const jobEvent = (world: ReturnType<typeof simWorld>, job: string, id: string) => ({
       source: `lineup.${CLUSTER}`,

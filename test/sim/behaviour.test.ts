@@ -77,7 +77,7 @@ describe('sim/behaviour', () => {
       assert.equal(behaviour.replicatedJobs.get('a')?.readyAfter, Infinity);
     });
 
-    it('reads the actions of DESIGN §4 and sorts them by time, keeping file order at equal times', () => {
+    it("reads the behaviour file's actions and sorts them by time, keeping file order at equal times", () => {
       const behaviour = loadBehaviour(
         `actions:
   - {at: 12s, deleteJob: js-worker-0}

@@ -1,6 +1,6 @@
 /**
  * DynamoCheckpointStore against a real DynamoDB-API server: dynalite, started in this process on
- * loopback (DESIGN §5). If it cannot start, the `before` hook fails and so does every test —
+ * loopback. If it cannot start, the `before` hook fails and so does every test —
  * nothing here is skipped.
  */
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * The fleet view against the real servers (issue 13): kube-apiserver, moto's EventBridge and SQS
+ * The fleet view against the real servers: kube-apiserver, moto's EventBridge and SQS
  * with the synthesized stack's reconciler rule, dynalite holding the table. A forwarder watching
  * the API server heartbeats through bus, rule and queue to the reconciler; `lineup clusters`, run
  * as its own process against the table (`--table`, AWS_ENDPOINT_URL_DYNAMODB), registers the

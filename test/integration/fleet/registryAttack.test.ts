@@ -1,5 +1,5 @@
 /**
- * Issue 20, the credential-stealing attack, against real servers: dynalite holds the table, two
+ * The credential-stealing attack (a forwarder rewriting the registry the reconciler trusts), against real servers: dynalite holds the table, two
  * loopback HTTPS servers (certificates from openssl) stand in for API servers and record every
  * request. The attacker controls the forwarder of cluster `attacker`, which may write only under
  * `FORWARDER#attacker` (infra/permissions.ts; test/infra/isolation.test.ts checks the grants). It

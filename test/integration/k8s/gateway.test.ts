@@ -94,7 +94,7 @@ describe('KubeClusterGateway against kube-apiserver', () => {
     // Act: first pass
     const first = await pass(name);
 
-    // Assess: every child Job exists at once, the gated one suspended (DESIGN §1).
+    // Assess: every child Job exists at once, the gated one suspended (docs/design.md#how-gating-works).
     const kinds = first.actions.map((action) => action.kind);
     for (const kind of ['CreateService', 'CreateJob', 'UpdateJobSetStatus', 'EmitEvent'] as const) assert.ok(kinds.includes(kind), `first pass should ${kind}: ${kinds.join(', ')}`);
     const driver = await admin.job(NS, `${name}-driver-0`);

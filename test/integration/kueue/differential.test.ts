@@ -16,8 +16,8 @@
  *   InOrder JobSet whose first stage needs longer than the timeout to be Ready, and a dependsOn
  *   Complete initializer that runs longer than it, are evicted twice and deactivated with every
  *   Job suspended; one whose whole startup fits the timeout completes.
- * Every difference between the twins must be one compare.ts explains, and the README's Kueue
- * table must be the table of this run (test/conformance/kueueTable.ts).
+ * Every difference between the twins must be one compare.ts explains, and the Kueue
+ * table in docs/kueue.md must be the table of this run (test/conformance/kueueTable.ts).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -47,8 +47,8 @@ const WAIT_FOR_PODS_READY: KueueOptions['waitForPodsReady'] = {
 const SLOW_MS = 60_000;
 /** SCENARIO_TIMEOUT_MS: one scenario, both twins, on a loaded 2-core machine. */
 const SCENARIO_TIMEOUT_MS = 3 * 60_000;
-/** README: where the table of this run is. */
-const README = repoPath('README.md');
+/** TABLE_DOC: where the table of this run is shown. */
+const TABLE_DOC = repoPath('docs/kueue.md');
 const TABLE_BEGIN = '<!-- kueue-table: test/integration/kueue/differential.test.ts -->';
 const TABLE_END = '<!-- /kueue-table -->';
 
@@ -368,20 +368,20 @@ describe('Lineup beside upstream JobSet under one real Kueue: admission, quota, 
     await keep('waitForPodsReady 15 s', shapes.map((shape) => shape.name));
   });
 
-  it('every difference between the twins is explained, and the README shows the table of this run', () => {
+  it('every difference between the twins is explained, and docs/kueue.md shows the table of this run', () => {
     assert.equal(rows.length, 9, 'every scenario kept its JobSets');
     const differences = compareKueueRuns(new Map(rows.map((row) => [row.jobSet, row.lineup])), new Map(rows.map((row) => [row.jobSet, row.upstream])));
     const table = kueueTable(rows);
     process.stderr.write(`Kueue differential, ${rows.length} JobSets per controller:\n${table.join('\n')}\ndifferences:\n${differenceTable(differences).join('\n')}\n`);
     assert.deepEqual(undocumented(differences), [], `differences nothing explains:\n${differenceTable(undocumented(differences)).join('\n')}`);
-    const readme = readFileSync(README, 'utf8');
-    const begin = readme.indexOf(TABLE_BEGIN);
-    const end = readme.indexOf(TABLE_END);
-    assert.ok(begin >= 0 && end > begin, `README.md has the table between ${TABLE_BEGIN} and ${TABLE_END}`);
-    const shown = readme
+    const doc = readFileSync(TABLE_DOC, 'utf8');
+    const begin = doc.indexOf(TABLE_BEGIN);
+    const end = doc.indexOf(TABLE_END);
+    assert.ok(begin >= 0 && end > begin, `docs/kueue.md has the table between ${TABLE_BEGIN} and ${TABLE_END}`);
+    const shown = doc
       .slice(begin + TABLE_BEGIN.length, end)
       .split('\n')
       .filter((line) => line.startsWith('|'));
-    assert.deepEqual(shown, table, "README.md's Kueue table is this run's");
+    assert.deepEqual(shown, table, "docs/kueue.md's table is this run's");
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The pages the browser tests look at and the README's screenshots show, built one way for both:
+ * The pages the browser tests look at and the screenshots in docs/ show, built one way for both:
  * `lineup simulate` of story 2, story 2's journal from `lineup demo --state-dir` drawn by
  * `lineup history` and, one pass's recorded reason edited, by `lineup replay`; and a JobSet that
  * failed after one restart, recorded by the real reconciler over the simulated cluster and drawn

@@ -1,5 +1,5 @@
 /**
- * Regenerates the README's screenshots from the pages as Lineup draws them today, with the same
+ * Regenerates the screenshots in docs/ from the pages as Lineup draws them today, with the same
  * headless Chromium the browser tests use (test/integration/setup.sh installs it):
  *
  *   node test/integration/render/screenshots.ts
