@@ -143,6 +143,170 @@ const terminalStateOf = (jobSet: JobSet | undefined): 'Completed' | 'Failed' | n
 };
 
 /**
+ * SimulationRun: one run's loop state and its steps — a change schedules a pass (or its perturbed
+ * deliveries), a pass observes, plans and applies, the run ends in a result. Lives only inside simulate().
+ */
+class SimulationRun {
+  readonly namespace: string;
+  readonly name: string;
+  readonly queue = new EventQueue();
+  readonly cluster: SimCluster;
+  private readonly planner: NonNullable<SimulateOptions['planner']>;
+  /** The one pass scheduled, if any: passes coalesce to the earliest. */
+  private pending: { at: number; handle: EventHandle } | undefined;
+  /** The JobSet as last stored, so a run that ends with the JobSet deleted still reports its status. */
+  private lastJobSet: JobSet | undefined;
+  /** Events delivered since the last pass; the next pass is run for them. */
+  private inbox: DeliveredEvent[] = [];
+  private passes = 0;
+  private readonly passLog: PassRecord[] = [];
+  private controllerWrites = 0;
+  private readonly actions = new Map<ActionKind, number>();
+  private readonly errors: PassError[] = [];
+  private backoff = RETRY_BACKOFF_MS;
+  private instant = { at: -1, passes: 0 };
+  private startupForm: StartupForm | undefined;
+
+  private readonly behaviour: Behaviour;
+  private readonly options: SimulateOptions;
+
+  constructor(jobSet: JobSet, behaviour: Behaviour, options: SimulateOptions) {
+    this.behaviour = behaviour;
+    this.options = options;
+    this.namespace = jobSet.metadata.namespace ?? DEFAULT_NAMESPACE;
+    this.name = jobSet.metadata.name ?? '';
+    this.planner = options.planner ?? plan;
+    this.cluster = new SimCluster({
+      queue: this.queue,
+      timing: options.timing ?? ((job) => resolveBehaviour(behaviour, job)),
+      onChange: (changedNamespace, changedName, change) => this.onChange(changedNamespace, changedName, change),
+    });
+  }
+
+  /** start: the JobSet created at virtual time 0, the behaviour's outside actions scheduled. */
+  start(jobSet: JobSet): void {
+    this.cluster.createJobSet({ ...jobSet, metadata: { ...jobSet.metadata, namespace: this.namespace } }, 0);
+    scheduleBehaviourActions(this.queue, this.cluster, [{ namespace: this.namespace, name: this.name }], this.behaviour.actions);
+  }
+
+  /** onChange: a change to this JobSet, its Jobs or its Service: its pass `latency` later, or its perturbed deliveries. */
+  private onChange(changedNamespace: string, changedName: string, change: ClusterChange): void {
+    if (changedNamespace !== this.namespace || changedName !== this.name) return;
+    this.lastJobSet = this.cluster.getJobSet(this.namespace, this.name) ?? this.lastJobSet;
+    if (this.options.delivery) this.deliver(this.options.delivery, change, this.queue.now());
+    else this.schedulePass(this.queue.now() + this.options.latency);
+  }
+
+  /** schedulePass: a pass at `at`, unless one is already due by then. */
+  private schedulePass(at: number): void {
+    if (this.pending && this.pending.at <= at) return;
+    if (this.pending) this.queue.cancel(this.pending.handle);
+    this.pending = { at, handle: this.queue.schedule(at, Phase.Reconcile, (passAt) => this.runPass(passAt)) };
+  }
+
+  /** deliver: a change's event arrives after each of its delays; a dropped one is recovered by a resync pass. */
+  private deliver(delivery: EventDelivery, change: ClusterChange, changedAt: number): void {
+    const delays = delivery.delays(change, changedAt);
+    if (delays.length === 0) {
+      this.queue.schedule(changedAt + delivery.resyncAfterMs, Phase.Reconcile, (at) => this.arrive({ change: undefined, changedAt, deliveredAt: at }));
+    }
+    for (const delay of delays) this.queue.schedule(changedAt + delay, Phase.Reconcile, (at) => this.arrive({ change, changedAt, deliveredAt: at }));
+  }
+
+  private arrive(event: DeliveredEvent): void {
+    this.inbox.push(event);
+    this.schedulePass(event.deliveredAt);
+  }
+
+  /** runPass: observe, plan, apply; a refused action ends the pass and retries it after a backoff. */
+  private runPass(at: number): void {
+    const { namespace, name } = this;
+    this.pending = undefined;
+    const delivered = this.inbox;
+    this.inbox = [];
+    this.passes += 1;
+    this.instant = this.instant.at === at ? { at, passes: this.instant.passes + 1 } : { at, passes: 1 };
+    const observed = this.cluster.observe(namespace, name, at);
+    if (!observed) return;
+    const decided = this.planner(observed, this.options.planOptions, delivered);
+    if (this.instant.passes > MAX_PASSES_PER_INSTANT) {
+      throw new SimulationDivergedError(
+        `jobset ${namespace}/${name} did not settle: more than ${MAX_PASSES_PER_INSTANT} reconcile passes at ${at}ms (last: ${decided.reason})`,
+      );
+    }
+    this.startupForm = decided.startup?.form ?? this.startupForm;
+    const carriedOut: ActionKind[] = [];
+    this.passLog.push({ at, reason: decided.reason, actions: carriedOut });
+    if (!this.applyActions(decided, at, carriedOut)) {
+      this.schedulePass(at + this.backoff);
+      this.backoff = Math.min(this.backoff * 2, MAX_RETRY_BACKOFF_MS);
+      return;
+    }
+    this.backoff = RETRY_BACKOFF_MS;
+    if (decided.requeueAfterMs !== undefined) this.schedulePass(at + Math.max(0, decided.requeueAfterMs));
+  }
+
+  /** applyActions: the plan's actions in order, counted; false when the API server refused one (recorded in errors). */
+  private applyActions(decided: Plan, at: number, carriedOut: ActionKind[]): boolean {
+    for (const action of decided.actions) {
+      const writesBefore = this.cluster.writes();
+      try {
+        this.cluster.apply(this.namespace, this.name, action, at);
+      } catch (error) {
+        // Only refusals the API server gives are part of the simulated world; anything else is a bug.
+        if (!(error instanceof LineupError)) throw error;
+        this.controllerWrites += this.cluster.writes() - writesBefore;
+        this.errors.push({ at, action: action.kind, code: error.code, message: error.message });
+        return false;
+      }
+      this.controllerWrites += this.cluster.writes() - writesBefore;
+      this.actions.set(action.kind, (this.actions.get(action.kind) ?? 0) + 1);
+      carriedOut.push(action.kind);
+    }
+    return true;
+  }
+
+  /**
+   * runUntil: every event up to `stopAt`; when it happened the last event run, or `stopAt` when
+   * events were left (cut off). Run by hand rather than queue.runUntil so a quiescent run reports
+   * when its last event happened.
+   */
+  runUntil(stopAt: number): { endedAt: number; cutOff: boolean } {
+    let endedAt = 0;
+    for (let next = this.queue.peekTime(); next !== undefined && next <= stopAt; next = this.queue.peekTime()) {
+      this.queue.runNext();
+      endedAt = next;
+    }
+    const cutOff = this.queue.size() > 0;
+    return { endedAt: cutOff ? stopAt : endedAt, cutOff };
+  }
+
+  /** result: the timeline, the JobSet's final status and the controller's work. */
+  result(end: { endedAt: number; cutOff: boolean }, bounded: boolean): SimulationResult {
+    const { namespace, name } = this;
+    const finalJobSet = this.cluster.getJobSet(namespace, name);
+    const status = (finalJobSet ?? this.lastJobSet)?.status;
+    const counted = [...this.actions.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return {
+      jobSet: `${namespace}/${name}`,
+      timeline: [...this.cluster.timeline(namespace, name)],
+      final: {
+        conditions: status?.conditions ?? [],
+        replicatedJobsStatus: status?.replicatedJobsStatus ?? [],
+        restarts: status?.restarts ?? 0,
+        terminalState: terminalStateOf(finalJobSet ?? this.lastJobSet),
+      },
+      counters: { passes: this.passes, writes: this.controllerWrites, actions: Object.fromEntries(counted), errors: this.errors.length },
+      passes: this.passLog,
+      errors: this.errors,
+      endedAt: end.endedAt,
+      stoppedBy: end.cutOff ? (bounded ? 'until' : 'limit') : finalJobSet ? 'quiescent' : 'deleted',
+      startupForm: this.startupForm,
+    };
+  }
+}
+
+/**
  * simulate: run one JobSet through the real planner on a simulated cluster until nothing is
  * left to happen or `until`. Every change to the JobSet, its Jobs or its Service schedules one
  * reconcile pass `latency` later (coalesced: at most one pending); a pass observes, plans and
@@ -154,122 +318,8 @@ const terminalStateOf = (jobSet: JobSet | undefined): 'Completed' | 'Failed' | n
  * @example simulate(jobSet, EMPTY_BEHAVIOUR, { until: 86_400_000, latency: 0, planOptions: DEFAULT_PLAN_OPTIONS })
  */
 export const simulate = (jobSet: JobSet, behaviour: Behaviour, options: SimulateOptions): SimulationResult => {
-  const namespace = jobSet.metadata.namespace ?? DEFAULT_NAMESPACE;
-  const name = jobSet.metadata.name ?? '';
-  const queue = new EventQueue();
-  const planner = options.planner ?? plan;
-
-  let pending: { at: number; handle: EventHandle } | undefined;
-  // The JobSet as last stored, so a run that ends with the JobSet deleted still reports its status.
-  let lastJobSet: JobSet | undefined;
-  const schedulePass = (at: number): void => {
-    if (pending && pending.at <= at) return;
-    if (pending) queue.cancel(pending.handle);
-    pending = { at, handle: queue.schedule(at, Phase.Reconcile, runPass) };
-  };
-
-  const cluster = new SimCluster({
-    queue,
-    timing: options.timing ?? ((job) => resolveBehaviour(behaviour, job)),
-    onChange: (changedNamespace, changedName, change) => {
-      if (changedNamespace !== namespace || changedName !== name) return;
-      lastJobSet = cluster.getJobSet(namespace, name) ?? lastJobSet;
-      if (options.delivery) deliver(options.delivery, change, queue.now());
-      else schedulePass(queue.now() + options.latency);
-    },
-  });
-
-  // Events delivered since the last pass; the next pass is run for them.
-  let inbox: DeliveredEvent[] = [];
-  const arrive = (event: DeliveredEvent): void => {
-    inbox.push(event);
-    schedulePass(event.deliveredAt);
-  };
-  function deliver(delivery: EventDelivery, change: ClusterChange, changedAt: number): void {
-    const delays = delivery.delays(change, changedAt);
-    if (delays.length === 0) {
-      queue.schedule(changedAt + delivery.resyncAfterMs, Phase.Reconcile, (at) => arrive({ change: undefined, changedAt, deliveredAt: at }));
-    }
-    for (const delay of delays) queue.schedule(changedAt + delay, Phase.Reconcile, (at) => arrive({ change, changedAt, deliveredAt: at }));
-  }
-
-  let passes = 0;
-  const passLog: PassRecord[] = [];
-  let controllerWrites = 0;
-  const actions = new Map<ActionKind, number>();
-  const errors: PassError[] = [];
-  let backoff = RETRY_BACKOFF_MS;
-  let instant = { at: -1, passes: 0 };
-  let startupForm: StartupForm | undefined;
-
-  function runPass(at: number): void {
-    pending = undefined;
-    const delivered = inbox;
-    inbox = [];
-    passes += 1;
-    instant = instant.at === at ? { at, passes: instant.passes + 1 } : { at, passes: 1 };
-    const observed = cluster.observe(namespace, name, at);
-    if (!observed) return;
-    const decided = planner(observed, options.planOptions, delivered);
-    if (instant.passes > MAX_PASSES_PER_INSTANT) {
-      throw new SimulationDivergedError(
-        `jobset ${namespace}/${name} did not settle: more than ${MAX_PASSES_PER_INSTANT} reconcile passes at ${at}ms (last: ${decided.reason})`,
-      );
-    }
-    startupForm = decided.startup?.form ?? startupForm;
-    const carriedOut: ActionKind[] = [];
-    passLog.push({ at, reason: decided.reason, actions: carriedOut });
-    for (const action of decided.actions) {
-      const writesBefore = cluster.writes();
-      try {
-        cluster.apply(namespace, name, action, at);
-      } catch (error) {
-        // Only refusals the API server gives are part of the simulated world; anything else is a bug.
-        if (!(error instanceof LineupError)) throw error;
-        controllerWrites += cluster.writes() - writesBefore;
-        errors.push({ at, action: action.kind, code: error.code, message: error.message });
-        schedulePass(at + backoff);
-        backoff = Math.min(backoff * 2, MAX_RETRY_BACKOFF_MS);
-        return;
-      }
-      controllerWrites += cluster.writes() - writesBefore;
-      actions.set(action.kind, (actions.get(action.kind) ?? 0) + 1);
-      carriedOut.push(action.kind);
-    }
-    backoff = RETRY_BACKOFF_MS;
-    if (decided.requeueAfterMs !== undefined) schedulePass(at + Math.max(0, decided.requeueAfterMs));
-  }
-
-  cluster.createJobSet({ ...jobSet, metadata: { ...jobSet.metadata, namespace } }, 0);
-  scheduleBehaviourActions(queue, cluster, [{ namespace, name }], behaviour.actions);
-
-  // Run by hand rather than queue.runUntil so a quiescent run reports when its last event happened.
+  const run = new SimulationRun(jobSet, behaviour, options);
+  run.start(jobSet);
   const bounded = Number.isFinite(options.until);
-  const stopAt = bounded ? options.until : UNTIL_NEVER_LIMIT_MS;
-  let endedAt = 0;
-  for (let next = queue.peekTime(); next !== undefined && next <= stopAt; next = queue.peekTime()) {
-    queue.runNext();
-    endedAt = next;
-  }
-  const cutOff = queue.size() > 0;
-  if (cutOff) endedAt = stopAt;
-  const finalJobSet = cluster.getJobSet(namespace, name);
-  const status = (finalJobSet ?? lastJobSet)?.status;
-  const counted = [...actions.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return {
-    jobSet: `${namespace}/${name}`,
-    timeline: [...cluster.timeline(namespace, name)],
-    final: {
-      conditions: status?.conditions ?? [],
-      replicatedJobsStatus: status?.replicatedJobsStatus ?? [],
-      restarts: status?.restarts ?? 0,
-      terminalState: terminalStateOf(finalJobSet ?? lastJobSet),
-    },
-    counters: { passes, writes: controllerWrites, actions: Object.fromEntries(counted), errors: errors.length },
-    passes: passLog,
-    errors,
-    endedAt,
-    stoppedBy: cutOff ? (bounded ? 'until' : 'limit') : finalJobSet ? 'quiescent' : 'deleted',
-    startupForm,
-  };
+  return run.result(run.runUntil(bounded ? options.until : UNTIL_NEVER_LIMIT_MS), bounded);
 };
