@@ -3,14 +3,13 @@
  * InOrder), the same spec in both controllers' namespaces but for managedBy, its pods steered by
  * the kwok node's annotations (test/integration/harness/controlPlane.ts).
  */
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
-import { podAnnotations } from '../../test/integration/harness/index.ts';
-import { repoPath } from '../../test/repoFiles.ts';
+import { isObject, type JsonObject } from '../../lib/json.ts';
+import type { PodBehaviour } from '../../test/integration/harness/index.ts';
+import { STORY2_EXAMPLE, story2Manifest as storyWithDefaults } from '../../test/integration/harness/story2.ts';
 
 /** STORY: the example JobSet, KEP-104 story 2. */
-export const STORY = 'examples/story2-messagequeue-driver-worker.yaml';
+export const STORY = STORY2_EXAMPLE;
 /** READY_AFTER_MS: how long after the scheduler binds a pod kwok makes it Running and Ready. */
 export const READY_AFTER_MS = 200;
 /**
@@ -22,15 +21,15 @@ export const READY_AFTER_MS = 200;
  * StartupPolicyInProgress True and no StartupPolicyCompleted).
  */
 export const COMPLETE_AFTER_MS = 10_000;
-/** POD_ANNOTATIONS: what every pod template of the story carries. */
-const POD_ANNOTATIONS = podAnnotations({ readyAfterMs: READY_AFTER_MS, finishAfterMs: COMPLETE_AFTER_MS, outcome: 'Succeeded' });
+/** POD_BEHAVIOUR: how every pod of the story behaves: Ready, then Succeeded. */
+const POD_BEHAVIOUR: PodBehaviour = { readyAfterMs: READY_AFTER_MS, finishAfterMs: COMPLETE_AFTER_MS, outcome: 'Succeeded' };
 
 /** NAMESPACE: where each controller's JobSets live. */
 export const NAMESPACE = { lineup: 'lineup', upstream: 'upstream' } as const;
 
 /** Controller: which of the two controllers. */
 export type Controller = keyof typeof NAMESPACE;
-export type JsonObject = Record<string, unknown>;
+export { isObject, type JsonObject };
 
 /** Stage: a replicatedJob in startup order and its Job count. */
 export interface Stage {
@@ -38,49 +37,11 @@ export interface Stage {
   readonly jobs: number;
 }
 
-export const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** jobKey: `namespace/name`. */
 export const jobKey = (namespace: string | undefined, name: string | undefined): string => `${namespace ?? ''}/${name ?? ''}`;
 
-/**
- * story2Manifest: KEP-104 story 2 with upstream's webhook defaults written out (as
- * test/integration/upstream/upstream.test.ts does: upstream runs without its webhooks here), the
- * same for both controllers but for managedBy, with POD_ANNOTATIONS on every pod template.
- */
-export const story2Manifest = (): JsonObject => {
-  const manifest: unknown = parse(readFileSync(repoPath(STORY), 'utf8'));
-  if (!isObject(manifest) || !isObject(manifest.spec) || !Array.isArray(manifest.spec.replicatedJobs)) throw new Error(`${STORY} is not a JobSet`);
-  const { managedBy: _managedBy, ...spec } = manifest.spec;
-  return {
-    ...manifest,
-    spec: {
-      ...spec,
-      // What upstream's mutating webhook (pkg/webhooks/jobset_webhook.go Default) would add.
-      successPolicy: { operator: 'All' },
-      network: { enableDNSHostnames: true, publishNotReadyAddresses: true },
-      replicatedJobs: (spec.replicatedJobs as JsonObject[]).map((rjob) => {
-        const template = rjob.template as JsonObject;
-        const jobSpec = template.spec as JsonObject;
-        const podTemplate = jobSpec.template as JsonObject;
-        const podSpec = podTemplate.spec as JsonObject;
-        const podMetadata = isObject(podTemplate.metadata) ? podTemplate.metadata : {};
-        const annotations = isObject(podMetadata.annotations) ? podMetadata.annotations : {};
-        return {
-          ...rjob,
-          template: {
-            ...template,
-            spec: {
-              ...jobSpec,
-              completionMode: 'Indexed',
-              template: { ...podTemplate, metadata: { ...podMetadata, annotations: { ...annotations, ...POD_ANNOTATIONS } }, spec: { restartPolicy: 'OnFailure', ...podSpec } },
-            },
-          },
-        };
-      }),
-    },
-  };
-};
+/** story2Manifest: story 2 as both controllers take it (test/integration/harness/story2.ts), its pods as POD_BEHAVIOUR says. */
+export const story2Manifest = (): JsonObject => storyWithDefaults(POD_BEHAVIOUR);
 
 /** manifestFor: the story under `name` in `controller`'s namespace, managed by it. */
 export const manifestFor = (base: JsonObject, controller: Controller, name: string): JsonObject => ({

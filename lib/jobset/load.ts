@@ -17,6 +17,7 @@ import { describeValue, errorDetail, zodIssuesToFieldErrors } from './issues.ts'
 import { MAX_YAML_NESTING, tooDeeplyNested } from './nesting.ts';
 import { JobSetSchema } from './schema.ts';
 import type { JobSet } from './schema.ts';
+import { isObject } from '../json.ts';
 
 /** What became of one YAML document (or, for `unusable` with no document number, of the whole file). */
 export type LoadedDocument =
@@ -57,8 +58,6 @@ export const worstOutcome = (result: LoadResult): LoadOutcome =>
 export const loadedJobSets = (result: LoadResult): JobSet[] =>
   result.documents.flatMap((doc) => (doc.outcome === 'loaded' ? [doc.jobSet] : []));
 
-const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** shown: a field's value as a message shows it; a plain string as is. */
 const shown = (value: unknown): string => (value === undefined ? 'missing' : typeof value === 'string' ? value : describeValue(value));
 
@@ -71,12 +70,12 @@ const lineAt = (text: string, offset: number): number => {
 
 /** classify: a parsed document's value as a loaded JobSet, an invalid one, or not a JobSet at all. */
 const classify = (value: unknown, document: number, line: number): LoadedDocument => {
-  if (!isMapping(value)) return { outcome: 'unusable', document, line, message: LoadMessage.notAMapping(describeValue(value)) };
+  if (!isObject(value)) return { outcome: 'unusable', document, line, message: LoadMessage.notAMapping(describeValue(value)) };
   if (value.kind !== JOBSET_KIND) {
     const { kind, apiVersion, metadata } = value;
     // Another kind of object, as multi-document manifests hold beside their JobSets.
     if (typeof kind === 'string' && kind !== '' && typeof apiVersion === 'string' && apiVersion !== '') {
-      const name = isMapping(metadata) && typeof metadata.name === 'string' ? metadata.name : undefined;
+      const name = isObject(metadata) && typeof metadata.name === 'string' ? metadata.name : undefined;
       return { outcome: 'skipped', document, line, kind, apiVersion, name };
     }
     return { outcome: 'unusable', document, line, message: LoadMessage.wrongKind(shown(value.kind)) };
@@ -85,7 +84,7 @@ const classify = (value: unknown, document: number, line: number): LoadedDocumen
   const parsed = JobSetSchema.safeParse(value, { reportInput: true });
   if (parsed.success) return { outcome: 'loaded', document, line, jobSet: parsed.data };
   const metadata = value.metadata;
-  const name = isMapping(metadata) && typeof metadata.name === 'string' ? metadata.name : undefined;
+  const name = isObject(metadata) && typeof metadata.name === 'string' ? metadata.name : undefined;
   return { outcome: 'invalid', document, line, name, errors: zodIssuesToFieldErrors(parsed.error.issues) };
 };
 

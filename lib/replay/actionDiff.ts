@@ -4,6 +4,7 @@
  * resume shows as one extra action instead of shifting every later one into noise. Pure.
  */
 import type { JournalAction } from '../store/types.ts';
+import { isObject } from '../json.ts';
 
 /** A field of an action that two sides can disagree on once kind and target match. */
 export type ComparedField = 'code' | 'message' | 'digest';
@@ -64,7 +65,6 @@ export const diffActions = (recorded: readonly JournalAction[], replayed: readon
 };
 
 type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json };
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * leafDifferences: every path under `replayed` whose value `recorded` does not have equal (JSON
@@ -75,8 +75,8 @@ export const leafDifferences = (recorded: unknown, replayed: unknown, path = '',
   const found: FieldPathDifference[] = [];
   const walk = (before: unknown, after: unknown, at: string): void => {
     if (found.length >= limit) return;
-    if (isRecord(after)) {
-      for (const [key, value] of Object.entries(after)) walk(isRecord(before) ? before[key] : undefined, value, at === '' ? key : `${at}.${key}`);
+    if (isObject(after)) {
+      for (const [key, value] of Object.entries(after)) walk(isObject(before) ? before[key] : undefined, value, at === '' ? key : `${at}.${key}`);
       return;
     }
     if (Array.isArray(after) && Array.isArray(before) && after.length === before.length) {

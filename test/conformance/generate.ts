@@ -18,7 +18,9 @@
  */
 import { podAnnotations } from '../integration/harness/controlPlane.ts';
 
-export type JsonObject = Record<string, unknown>;
+import type { JsonObject } from '../../lib/json.ts';
+
+export type { JsonObject };
 
 /** POD_READY_AFTER_MS: from scheduled to Ready. Longer than a controller's reaction, so stages start apart (STAGE_GAP_MS). */
 export const POD_READY_AFTER_MS = 1_500;

@@ -9,6 +9,7 @@
 import { compareRuns, startOrder, STAGE_GAP_MS, type Difference, type RunRecord } from './compare.ts';
 import type { Verdict } from '../../bench/pipeline/figures.ts';
 import type { JsonObject } from './generate.ts';
+import { isObject } from '../../lib/json.ts';
 
 /** StartEvent: a Job of `replicatedJob` began to run (created unsuspended, or un-suspended). */
 export interface StartEvent {
@@ -28,7 +29,6 @@ export interface KueueRecord extends RunRecord {
   readonly jobFlavors?: string;
 }
 
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 const at = (value: unknown, ...path: string[]): unknown => path.reduce<unknown>((current, key) => (isObject(current) ? current[key] : undefined), value);
 const listAt = (value: unknown, ...path: string[]): JsonObject[] => {
   const list = at(value, ...path);

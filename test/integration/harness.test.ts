@@ -31,14 +31,10 @@ import {
   type KubeServer,
   type MotoServer,
 } from './harness/index.ts';
+import { isObject } from '../../lib/json.ts';
 
 /** COLD_START_TIMEOUT_MS: a first run builds kube-apiserver (minutes) or creates the moto venv. */
 const COLD_START_TIMEOUT_MS = 30 * 60_000;
-
-type JsonObject = Record<string, unknown>;
-
-/** isObject: true for a non-null, non-array object. */
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** at: the value at a path of keys and indexes, or undefined. */
 const at = (value: unknown, ...path: (string | number)[]): unknown =>

@@ -30,6 +30,7 @@ import { startDynalite, startMoto, type DynaliteServer, type MotoServer } from '
 import { KUEUE_API, startKueue, type KueueManager, type KueueOptions } from '../harness/kueue.ts';
 import { startUpstreamController, type UpstreamController } from '../harness/upstream.ts';
 import { DEFAULT_LEASE_TTL_MS } from '../../../lib/reconcile/reconcileJobSet.ts';
+import { isObject } from '../../../lib/json.ts';
 
 /** Side: which controller runs a twin. */
 export type Side = 'lineup' | 'upstream';
@@ -49,7 +50,6 @@ const RESYNC_EVERY_MS = 2_000;
 /** WATCH_RESTART_MS: how soon an ended watch is started again. */
 const WATCH_RESTART_MS = 100;
 
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 const at = (value: unknown, ...path: string[]): unknown => path.reduce<unknown>((current, key) => (isObject(current) ? current[key] : undefined), value);
 
 /** isTerminal: a JobSet with Completed or Failed True. */

@@ -18,11 +18,10 @@ import { compareRuns, differenceTable, startOrder, type RunRecord } from '../../
 import { behaviourFileOf, manifestOf, simulatorCases, type ConformanceCase, type JsonObject } from '../../conformance/generate.ts';
 import { COLD_START_TIMEOUT_MS } from '../k8s/support.ts';
 import { ConformanceBed, NAMESPACES } from './bed.ts';
+import { isObject } from '../../../lib/json.ts';
 
 /** RUN_TIMEOUT_MS: every JobSet to a terminal state on a loaded 2-core machine. */
 const RUN_TIMEOUT_MS = 3 * 60_000;
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** comparedStatus: the fields `lineup simulate` reports as final (conditions, counters, restarts, terminal state), from a JobSet's status. */
 const comparedStatus = (status: JsonObject): JsonObject => {

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { freePorts, LOOPBACK } from './ports.ts';
 import { runBuildScript, startServerProcess, type HttpResponse, type ServerProcess } from './process.ts';
 import type { KubeServer } from './kube.ts';
+import { isObject } from '../../../lib/json.ts';
 
 /** BUILD_SCRIPT: finds or builds the binaries; see its header. */
 const BUILD_SCRIPT = fileURLToPath(new URL('../k8s-build/build.sh', import.meta.url));
@@ -155,10 +156,6 @@ export interface ControlPlaneOptions {
   /** The fake node's name. @default 'kwok-node-0' */
   readonly nodeName?: string;
 }
-
-type JsonObject = Record<string, unknown>;
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** nodeIsReady: true when a GET of the node answered with its Ready condition True. */
 const nodeIsReady = (response: HttpResponse): boolean => {

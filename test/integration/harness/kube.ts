@@ -37,6 +37,7 @@ import {
   type HttpResponse,
   type ServerProcess,
 } from './process.ts';
+import { isObject, type JsonObject } from '../../../lib/json.ts';
 
 /** ADMIN_USER: the test admin's user name; member of system:masters. */
 export const ADMIN_USER = 'lineup-test-admin';
@@ -126,12 +127,6 @@ export const ensureKubeBinaries = (): Promise<KubeBinaries> => {
 
 // ---------------------------------------------------------------------------------------------
 // Small JSON helpers for the admin's raw requests.
-
-type JsonObject = Record<string, unknown>;
-
-/** isObject: true for a non-null, non-array object. */
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** parseJsonObject: the response body as a JSON object, or undefined. */
 const parseJsonObject = (response: HttpResponse): JsonObject | undefined => {

@@ -40,6 +40,7 @@ import { copyServingPair, writeAdminKubeconfig } from './controllerFiles.ts';
 import type { KubeServer } from './kube.ts';
 import { LOOPBACK, freePorts } from './ports.ts';
 import { createServerDir, removeServerDir, runBuildScript, startServerProcess, type ServerProcess } from './process.ts';
+import { isObject, type JsonObject } from '../../../lib/json.ts';
 
 /** BUILD_SCRIPT: finds or builds the control plane's binaries, and Kueue's. */
 const BUILD_SCRIPT = fileURLToPath(new URL('../k8s-build/build.sh', import.meta.url));
@@ -90,9 +91,6 @@ export const ensureKueue = (): Promise<KueueBuild> => {
   })();
   return kueueBuild;
 };
-
-type JsonObject = Record<string, unknown>;
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** yamlDocuments: every non-empty document of a YAML file, as JSON objects. */
 const yamlDocuments = (path: string): JsonObject[] =>

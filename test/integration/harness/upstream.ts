@@ -37,6 +37,7 @@ import { copyServingPair, writeAdminKubeconfig } from './controllerFiles.ts';
 import type { KubeServer } from './kube.ts';
 import { LOOPBACK, freePorts } from './ports.ts';
 import { createServerDir, httpRequest, removeServerDir, runBuildScript, startServerProcess, type ServerProcess } from './process.ts';
+import { isObject } from '../../../lib/json.ts';
 
 /** UPSTREAM_BUILD_SCRIPT: finds or builds the upstream controller; see its header. */
 export const UPSTREAM_BUILD_SCRIPT = fileURLToPath(new URL('../../../bench/upstream/build.sh', import.meta.url));
@@ -136,8 +137,6 @@ export interface ApiServerAudit {
   remove(): Promise<void>;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * auditedApiServerArgs: an audit policy that logs every request at Metadata level, once each, to a
  * file read by `requests()` and `writes()`. The log backend is blocking, so a request is in the
@@ -176,9 +175,9 @@ export const auditedApiServerArgs = (): ApiServerAudit => {
         } catch {
           return []; // a line being written right now
         }
-        const ref = (isRecord(event.objectRef) ? event.objectRef : {}) as Record<string, string | undefined>;
-        const user = isRecord(event.user) ? event.user : {};
-        const status = isRecord(event.responseStatus) ? event.responseStatus : {};
+        const ref = (isObject(event.objectRef) ? event.objectRef : {}) as Record<string, string | undefined>;
+        const user = isObject(event.user) ? event.user : {};
+        const status = isObject(event.responseStatus) ? event.responseStatus : {};
         return [
           {
             at: preciseMs(event.stageTimestamp),

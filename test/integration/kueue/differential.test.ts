@@ -31,6 +31,7 @@ import { ConformanceBed, isTerminal, NAMESPACES, type Side } from '../conformanc
 import { podAnnotations } from '../harness/controlPlane.ts';
 import { KUEUE_API, KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, type KueueOptions } from '../harness/kueue.ts';
 import { COLD_START_TIMEOUT_MS } from '../k8s/support.ts';
+import { isObject } from '../../../lib/json.ts';
 
 const SIDES: readonly Side[] = ['lineup', 'upstream'];
 /** FLAVOR_LABELS: both match the kwok node (harness/controlPlane.ts), each its own label. */
@@ -51,8 +52,6 @@ const SCENARIO_TIMEOUT_MS = 3 * 60_000;
 const TABLE_DOC = repoPath('docs/kueue.md');
 const TABLE_BEGIN = '<!-- kueue-table: test/integration/kueue/differential.test.ts -->';
 const TABLE_END = '<!-- /kueue-table -->';
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const caseNamed = (name: string): ConformanceCase => {
   const found = conformanceCases().find((c) => c.name === name);

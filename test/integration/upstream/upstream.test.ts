@@ -29,7 +29,8 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { examplePath } from '../../repoFiles.ts';
 import { HELD_FOR_EVER, startE2eCluster, type E2eCluster } from '../e2e/cluster.ts';
-import { podAnnotations, type KubeServer } from '../harness/index.ts';
+import type { KubeServer } from '../harness/index.ts';
+import { story2Manifest } from '../harness/story2.ts';
 import {
   auditedApiServerArgs,
   describeWrites,
@@ -39,6 +40,7 @@ import {
   type AuditedWrite,
   type UpstreamController,
 } from '../harness/upstream.ts';
+import { isObject, type JsonObject } from '../../../lib/json.ts';
 
 /** COLD_START_TIMEOUT_MS: a first run builds kube-apiserver and the upstream controller (minutes). */
 const COLD_START_TIMEOUT_MS = 30 * 60_000;
@@ -51,10 +53,6 @@ const NAME = 'messagequeue-driver-worker';
 const JOBSET_NAME_LABEL = 'jobset.sigs.k8s.io/jobset-name';
 const REPLICATED_JOB_LABEL = 'jobset.sigs.k8s.io/replicatedjob-name';
 const JOBSETS = '/apis/jobset.x-k8s.io/v1alpha2';
-
-type JsonObject = Record<string, unknown>;
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** at: the value at a path of keys and indexes, or undefined. */
 const at = (value: unknown, ...path: (string | number)[]): unknown =>
@@ -92,40 +90,8 @@ const eventually = async <T>(what: string, check: () => Promise<T | undefined>, 
   }
 };
 
-/** story2: KEP-104 story 2 without managedBy, with upstream's webhook defaults written out. */
-const story2 = (): JsonObject => {
-  const manifest: unknown = parse(readFileSync(examplePath('story2-messagequeue-driver-worker.yaml'), 'utf8'));
-  assert.ok(isObject(manifest) && isObject(manifest.spec), 'story 2 example is not a JobSet');
-  const { managedBy: _managedBy, ...spec } = manifest.spec;
-  assert.ok(Array.isArray(spec.replicatedJobs));
-  return {
-    ...manifest,
-    metadata: { name: NAME, namespace: NS },
-    spec: {
-      ...spec,
-      // What upstream's mutating webhook (pkg/webhooks/jobset_webhook.go Default) would add.
-      successPolicy: { operator: 'All' },
-      network: { enableDNSHostnames: true, publishNotReadyAddresses: true },
-      replicatedJobs: spec.replicatedJobs.map((rjob: JsonObject) => {
-        const template = rjob.template as JsonObject;
-        const jobSpec = template.spec as JsonObject;
-        const podTemplate = jobSpec.template as JsonObject;
-        const podSpec = podTemplate.spec as JsonObject;
-        const podMetadata = isObject(podTemplate.metadata) ? podTemplate.metadata : {};
-        const annotations = isObject(podMetadata.annotations) ? podMetadata.annotations : {};
-        // Pods held Pending until the test releases them Ready (JobDriver.markReady), then running for ever.
-        const metadata = { ...podMetadata, annotations: { ...annotations, ...podAnnotations(HELD_FOR_EVER) } };
-        return {
-          ...rjob,
-          template: {
-            ...template,
-            spec: { ...jobSpec, completionMode: 'Indexed', template: { ...podTemplate, metadata, spec: { restartPolicy: 'OnFailure', ...podSpec } } },
-          },
-        };
-      }),
-    },
-  };
-};
+/** story2: KEP-104 story 2 as upstream takes it (harness/story2.ts), its pods held Pending until the test releases them Ready (JobDriver.markReady), then running for ever. */
+const story2 = (): JsonObject => ({ ...story2Manifest(HELD_FOR_EVER), metadata: { name: NAME, namespace: NS } });
 
 /** jobsOf: the JobSet's child Jobs. */
 const jobsOf = async (namespace: string, jobSet: string): Promise<JsonObject[]> => {
