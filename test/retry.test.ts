@@ -168,12 +168,37 @@ describe('retry', () => {
   });
 });
 
+/** settledBy: 'settled' when `promise` settles within the current turn's microtasks, else 'pending' (decided at the next setImmediate, never by a clock). */
+const settledBy = (promise: Promise<unknown>): Promise<'settled' | 'pending'> =>
+  Promise.race([promise.then(() => 'settled' as const), new Promise<'pending'>((resolve) => setImmediate(() => resolve('pending')))]);
+
+/** timers: how many timers the process holds, so a test can see a sleep's timer set and cleared. */
+const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+
 describe('sleep', () => {
-  it('resolves early when its signal aborts, and at once when it already has', async () => {
+  it('waits while its signal has not aborted, then resolves at once when it does and clears its timer', async () => {
     const abort = new AbortController();
+    const before = timers();
     const waiting = sleep(60_000, abort.signal);
+    assert.equal(timers(), before + 1, 'a 60 s timer is set');
+    assert.equal(await settledBy(waiting), 'pending', 'a 60 s sleep has not ended by the next turn');
     abort.abort();
-    await waiting;
-    await sleep(60_000, abort.signal);
+    assert.equal(await settledBy(waiting), 'settled', 'the abort ends the wait');
+    assert.equal(timers(), before, 'the timer is cleared, so nothing keeps the process alive for 60 s');
+  });
+
+  it('resolves at once without setting a timer when its signal has already aborted', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    const before = timers();
+    const waiting = sleep(60_000, abort.signal);
+    assert.equal(timers(), before);
+    assert.equal(await settledBy(waiting), 'settled');
+  });
+
+  it('without a signal resolves once its time has passed, its timer gone', async () => {
+    const before = timers();
+    await sleep(1);
+    assert.equal(timers(), before);
   });
 });
