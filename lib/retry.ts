@@ -22,7 +22,7 @@
  */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-/** sleep: a timer-based Sleep; an aborted signal ends the wait at once. */
+/** sleep: the project's one timer-based wait; an aborted signal ends it at once. */
 export const sleep: Sleep = (ms, signal) =>
   new Promise((resolve) => {
     if (signal?.aborted) return resolve();

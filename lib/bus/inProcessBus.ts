@@ -12,6 +12,7 @@ import type { PutEventsEntry } from '../events/envelope.ts';
 import { matchesPattern, type EventPattern } from '../events/pattern.ts';
 import type { EventSink, PutResult } from '../forwarder/types.ts';
 import type { Log } from '../log.ts';
+import { sleep } from '../retry.ts';
 
 /** A message on the in-process queue. */
 interface QueuedMessage {
@@ -124,7 +125,8 @@ export class InProcessBus implements EventSink {
     for (;;) {
       if (this.stopped) return;
       const window = this.options.batchWindowMs ?? 0;
-      await (window > 0 ? new Promise((resolve) => setTimeout(resolve, window)) : new Promise((resolve) => setImmediate(resolve)));
+      // Without a window, yield one turn so that messages sent together are delivered together.
+      await (window > 0 ? sleep(window) : new Promise((resolve) => setImmediate(resolve)));
       const now = this.now();
       const batch: QueuedMessage[] = [];
       for (let i = 0; i < this.queue.length && batch.length < batchSize; ) {

@@ -7,7 +7,6 @@
  * report in a stable shape (ARCHIVE_REPLAY_FORMAT; fields are only ever added).
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeArchiveCommand,
@@ -21,11 +20,12 @@ import {
 import { ArchiveReplayMessage, DEFAULT_STACK_NAME } from '../constants.ts';
 import { ArchiveReplayError, InvalidInputError, LineupError } from '../errors.ts';
 import { archiveReportText, compareArchiveReplay, type EventComparison, type JobSetArchiveReport, type ReplayRange, type ReportedPass } from '../replay/archive.ts';
-import { formatDuration, parseDurationFlag } from '../sim/duration.ts';
+import { formatDuration, parseDurationFlag } from '../duration.ts';
 import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
 import type { CheckpointStore, JobSetKey, JournalEvent } from '../store/types.ts';
 import { parseJobSetKey } from './replay.ts';
 import { ExitCode, type CliIo } from './io.ts';
+import { sleep } from '../retry.ts';
 
 /** REPLAY_POLL_MS: how often DescribeReplay is asked while the replay runs. */
 export const REPLAY_POLL_MS = 5_000;
