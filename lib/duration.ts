@@ -1,9 +1,10 @@
 /**
  * Durations as people write them in behaviour files and CLI flags (`500ms`, `1.5s`, `1h30m`,
  * `0`, `never`), in the spirit of Go's time.ParseDuration but limited to the units a
- * simulated JobSet run needs, and with `never` meaning Infinity.
+ * JobSet run needs, and with `never` meaning Infinity. Below the CLI, the simulator and the
+ * renderers, which all read or print durations.
  */
-import { InvalidInputError } from '../errors.ts';
+import { InvalidInputError } from './errors.ts';
 
 /** NEVER: the word that means "this never happens" (parsed to Infinity). */
 export const NEVER = 'never';

@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ErrorCode, InvalidInputError } from '../../lib/errors.ts';
-import { formatDuration, parseDuration, parseDurationFlag } from '../../lib/sim/duration.ts';
+import { ErrorCode, InvalidInputError } from '../lib/errors.ts';
+import { formatDuration, parseDuration, parseDurationFlag } from '../lib/duration.ts';
 
-describe('sim/duration', () => {
+describe('duration', () => {
   describe('parseDuration', () => {
     const cases: { name: string; input: string | number; want: number }[] = [
       { name: 'milliseconds', input: '500ms', want: 500 },

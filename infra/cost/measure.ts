@@ -21,7 +21,7 @@ import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
 import { runDemo } from '../../lib/hosts/demo.ts';
 import { loadedJobSets, readJobSetFile } from '../../lib/jobset/load.ts';
 import { EMPTY_BEHAVIOUR } from '../../lib/sim/behaviour.ts';
-import { parseDuration } from '../../lib/sim/duration.ts';
+import { parseDuration } from '../../lib/duration.ts';
 import type { CountsFile, Range } from './costModel.ts';
 import { dynamoItemBytes } from '../../lib/store/itemSize.ts';
 

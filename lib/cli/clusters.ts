@@ -8,7 +8,7 @@ import { InvalidInputError } from '../errors.ts';
 import { readClusterFacts } from '../fleet/facts.ts';
 import { clusterRecordOf, nextSteps, type AddClusterFlags } from '../fleet/registration.ts';
 import { clusterStatus, HEARTBEAT_MISSING_MS, type ClusterStatus } from '../fleet/status.ts';
-import { parseDurationFlag } from '../sim/duration.ts';
+import { parseDurationFlag } from '../duration.ts';
 import type { CheckpointStore } from '../store/types.ts';
 import { listJson, listText, statusJson, statusText } from './clustersRender.ts';
 import { ExitCode, type CliIo } from './io.ts';

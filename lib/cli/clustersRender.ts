@@ -2,7 +2,7 @@
  * How `lineup clusters list` and `status` print: text for a person, and the JSON shapes docs/fleet.md
  * documents (fields are only ever added). A registry entry's literal bearer token is never printed.
  */
-import { formatDuration } from '../sim/duration.ts';
+import { formatDuration } from '../duration.ts';
 import type { ClusterStatus } from '../fleet/status.ts';
 import type { ClusterRecord } from '../store/types.ts';
 

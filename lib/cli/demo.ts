@@ -14,7 +14,7 @@ import { openStateDirForWriting, type OpenStateDir } from '../hosts/stateDir.ts'
 import { DEMO_CLUSTER, runDemo, type DemoJobSetResult, type DemoSummary } from '../hosts/demo.ts';
 import { checkBehaviourNames, EMPTY_BEHAVIOUR, readBehaviourFile, type Behaviour } from '../sim/behaviour.ts';
 import { checkSimulatorSize } from '../sim/limits.ts';
-import { formatDuration, parseDurationFlag } from '../sim/duration.ts';
+import { formatDuration, parseDurationFlag } from '../duration.ts';
 import type { TimelineEntry } from '../sim/timeline.ts';
 import { ExitCode, type CliIo } from './io.ts';
 import { INSTALL_ROOT } from '../installRoot.ts';

@@ -15,7 +15,7 @@ import { exportCommand, replayCommand } from './replay.ts';
 import { DEFAULT_STATE_DIR, historyCommand, runCommand } from './run.ts';
 import { DEFAULT_CONTROLLER_NAME, DEFAULT_STACK_NAME, UntilNeverText } from '../constants.ts';
 import { UNTIL_NEVER_LIMIT_MS } from '../sim/constants.ts';
-import { formatDuration } from '../sim/duration.ts';
+import { formatDuration } from '../duration.ts';
 import { runSimulate } from './simulate.ts';
 import { SIMULATE_OUTPUTS } from '../sim/constants.ts';
 import { runValidate } from './validate.ts';

@@ -14,7 +14,7 @@ import { replayRecording, type Planner, type ReplayReport } from '../replay/repl
 import { recordingFault } from '../replay/verify.ts';
 import { replayDrawing } from '../render/historyDrawing.ts';
 import { renderTimelineHtml } from '../render/timelineHtml.ts';
-import { parseDuration } from '../sim/duration.ts';
+import { parseDuration } from '../duration.ts';
 import { formatVirtualTime } from '../sim/format.ts';
 import type { JobSetKey } from '../store/types.ts';
 import { journalSource, UnusableJournalSource, type JournalSource, type JournalSourceFlags } from './journalSource.ts';

@@ -11,7 +11,7 @@ import type { PlanOptions } from '../plan/types.ts';
 import { checkBehaviourNames, EMPTY_BEHAVIOUR, readBehaviourFile } from '../sim/behaviour.ts';
 import { checkSimulatorSize } from '../sim/limits.ts';
 import { DEFAULT_NAMESPACE, SIMULATE_OUTPUTS, SimulateDefaults } from '../sim/constants.ts';
-import { formatDuration, parseDurationFlag } from '../sim/duration.ts';
+import { formatDuration, parseDurationFlag } from '../duration.ts';
 import { formatSimulationText } from '../sim/format.ts';
 import { simulate, simulationReport } from '../sim/simulate.ts';
 import type { SimulationReport } from '../sim/simulate.ts';

@@ -19,7 +19,7 @@ import { passViewOf, type PassView } from '../replay/passView.ts';
 import { differenceLines, identityOf } from '../replay/actionDiff.ts';
 import { observedOfPass, type RecordedPass, type Recording } from '../replay/recording.ts';
 import type { PassOutcome, ReplayReport } from '../replay/replay.ts';
-import { formatDuration } from '../sim/duration.ts';
+import { formatDuration } from '../duration.ts';
 import type { JournalAction } from '../store/types.ts';
 import { diffActionsIdentities } from './replayIdentities.ts';
 import type { ActionLine, JobRow, JobState, Lane, Marker, PassReplay, PassRow, Segment, Tick, TimelineDrawing } from './drawing.ts';

@@ -5,7 +5,7 @@
  * restart), a condition marker per startup or terminal condition change, a restart marker with
  * its attempt number, a failure marker, a tick and a table row per reconcile pass.
  */
-import { formatDuration } from '../sim/duration.ts';
+import { formatDuration } from '../duration.ts';
 import type { SimulationResult } from '../sim/simulate.ts';
 import { TimelineType, type TimelineEntry } from '../sim/timeline.ts';
 import type { ActionLine, JobRow, JobState, Lane, Marker, PassRow, Segment, Tick, TimelineDrawing } from './drawing.ts';

@@ -8,7 +8,7 @@
  * <title> elements still hold the long form on hover. Every drawn part carries a data- attribute
  * naming what it is, for tests and for people's tools.
  */
-import { formatDuration } from '../sim/duration.ts';
+import { formatDuration } from '../duration.ts';
 import {
   JOB_STATES,
   type ActionLine,

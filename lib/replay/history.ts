@@ -8,7 +8,7 @@
  */
 import { ActionReasonCode } from '../plan/reasons.ts';
 import { inputsResolver } from '../reconcile/journal.ts';
-import { formatDuration } from '../sim/duration.ts';
+import { formatDuration } from '../duration.ts';
 import type { JobSetKey, JournalEntry, JournalEvent } from '../store/types.ts';
 import { jobNamesText } from './jobNames.ts';
 import { passViewOf, statusWriteText, type PassGate, type PassView, type ReplicatedJobCounts, type StatusWrite } from './passView.ts';

@@ -13,7 +13,7 @@ import { readErrorDetail } from '../jobset/load.ts';
 import { MAX_YAML_NESTING, tooDeeplyNested } from '../jobset/nesting.ts';
 import type { JobSet } from '../jobset/schema.ts';
 import { DEFAULT_FAIL_MESSAGE, DEFAULT_FAIL_REASON, DEFAULT_TIMING } from './constants.ts';
-import { parseDuration } from './duration.ts';
+import { parseDuration } from '../duration.ts';
 
 /** JobTiming: what one Job does, counted in virtual milliseconds from the moment it is un-suspended. */
 export interface JobTiming {

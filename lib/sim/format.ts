@@ -6,7 +6,7 @@
 import { UntilNeverText } from '../constants.ts';
 import type { JobSet } from '../jobset/schema.ts';
 import { allReadyAt, KueueMessage, kueueQueueOf } from '../kueue.ts';
-import { formatDuration } from './duration.ts';
+import { formatDuration } from '../duration.ts';
 import type { SimulationResult } from './simulate.ts';
 import { TimelineType } from './timeline.ts';
 import type { TimelineEntry } from './timeline.ts';

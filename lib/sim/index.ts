@@ -22,7 +22,6 @@ export {
   SIMULATE_OUTPUTS,
   SimulateDefaults,
 } from './constants.ts';
-export { NEVER, formatDuration, parseDuration } from './duration.ts';
 export { formatSimulationText, formatVirtualTime } from './format.ts';
 export type { TextContext } from './format.ts';
 export { jobIsFinished, jobStatusViolations } from './jobStatusRules.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildProgram } from '../../lib/cli/main.ts';
 import { UNTIL_NEVER_LIMIT_MS } from '../../lib/sim/constants.ts';
-import { formatDuration } from '../../lib/sim/duration.ts';
+import { formatDuration } from '../../lib/duration.ts';
 import { examplePath, repoPath } from '../repoFiles.ts';
 import { runCli } from './inProcess.ts';
 
