@@ -19,7 +19,7 @@ import { Label } from '../constants.ts';
 import { DetailType, eventSource, type LineupEvent, type LineupEventDetail } from '../events/schema.ts';
 import { digestsOf, slimJob, slimJobSet } from '../events/slim.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
-import { isManagedByLineup } from '../plan/planner.ts';
+import { isManagedByLineup } from '../jobset/managedBy.ts';
 import type { PlanOptions } from '../plan/types.ts';
 import { fieldLastWrittenByLineup, SUSPEND_FIELD, writtenByLineupAlone } from './ownWrites.ts';
 import { jobProgressOf, type JobProgress } from './progress.ts';

@@ -29,7 +29,7 @@ import { mergeEntries } from '../events/merge.ts';
 import { CLUSTER_ID_PATTERN, type LineupEvent } from '../events/schema.ts';
 import { ErrorCode, InvalidInputError, LineupError, UnavailableError } from '../errors.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
-import { isManagedByLineup } from '../plan/planner.ts';
+import { isManagedByLineup } from '../jobset/managedBy.ts';
 import type { PlanOptions } from '../plan/types.ts';
 import type { CheckpointStore } from '../store/types.ts';
 import type { CounterSink } from '../counters.ts';

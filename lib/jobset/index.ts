@@ -101,3 +101,7 @@ export type { JobSetLimits, JobSetSize } from './size.ts';
 // issues.ts
 export { describeValue, errorDetail, formatFieldPath, zodIssueMessage, zodIssuesToFieldErrors } from './issues.ts';
 export type { ZodIssue } from './issues.ts';
+
+// managedBy.ts
+export { isManagedByLineup } from './managedBy.ts';
+export type { ManagedByOptions } from './managedBy.ts';

@@ -4,7 +4,7 @@ export { constructJob, headlessService, replicaLayout } from './constructJob.ts'
 export { controllerReference } from './ownerReference.ts';
 export { claimVolumes, volumeClaims } from './volumeClaims.ts';
 export { formatRecord, parseRecord, type FinishedJobsRecord } from './finishedJobs.ts';
-export { DEFAULT_PLAN_OPTIONS, isManagedByLineup, plan } from './planner.ts';
+export { DEFAULT_PLAN_OPTIONS, plan } from './planner.ts';
 export { startupPolicySpecOf } from './startupSpec.ts';
 export type { Action, ActionKind, Observed, Plan, PlanOptions, PodTemplateMerge, SkipReason } from './types.ts';
 export { ActionReasonCode, type ActionReason } from './reasons.ts';

@@ -23,11 +23,11 @@ import {
   LineupKey,
   Message,
   Reason,
-  UPSTREAM_CONTROLLER_NAME,
   creatingJobsMessage,
 } from '../constants.ts';
 import { applyDefaults } from '../jobset/defaults.ts';
 import { jobName } from '../jobset/keys.ts';
+import { isManagedByLineup } from '../jobset/managedBy.ts';
 import type { Condition, Job, JobSet, JobSetStatus, ReplicatedJob, ReplicatedJobStatus } from '../jobset/schema.ts';
 import { validateJobSet } from '../jobset/validation.ts';
 import { decideFailure, type FailedJobRef } from '../policy/failurePolicy.ts';
@@ -70,17 +70,6 @@ export const MAX_CREATES_PER_PASS = 500;
 
 /** DEFAULT_PLAN_OPTIONS: Lineup's controller name, unmanaged JobSets left alone. */
 export const DEFAULT_PLAN_OPTIONS: PlanOptions = { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false };
-
-/**
- * isManagedByLineup: the JobSet names Lineup in spec.managedBy, or names nobody and the
- * deployment claims unmanaged JobSets. Upstream's reserved name is upstream's; an empty string
- * counts as another manager.
- */
-export const isManagedByLineup = (jobSet: JobSet, options: PlanOptions): boolean => {
-  const managedBy = jobSet.spec.managedBy;
-  if (managedBy === undefined) return options.claimUnmanaged;
-  return managedBy === options.controllerName && managedBy !== UPSTREAM_CONTROLLER_NAME;
-};
 
 /** Condition reasons and messages of the startup conditions, per gated form. */
 const startupText: Record<Exclude<StartupForm, 'AnyOrder'>, { progress: [string, string]; completed: [string, string] }> = {
