@@ -20,7 +20,7 @@ import {
   type Tick,
   type TimelineDrawing,
 } from './drawing.ts';
-import { axisTicks, focusWindow, groupByPosition, placeLabels, textWidth, timeScale, type TickGroup } from './layout.ts';
+import { axisTicks, focusWindow, groupByPosition, placeLabels, textWidth, timeScale, type PlacedLabel, type TickGroup, type TimeScale } from './layout.ts';
 
 /** PAGE_WIDTH: the drawing's width: a 1400-pixel window less the page margins, so nothing needs a scroll bar. */
 const PAGE_WIDTH = 1360;
@@ -132,82 +132,79 @@ const passGroups = (ticks: readonly Tick[], x: (at: number) => number): PassGrou
   }));
 };
 
-/** timelineSvg: the lanes, markers, passes and axis of one drawing. */
-const timelineSvg = (drawing: TimelineDrawing, id: string): string => {
-  const labelColumn = labelColumnWidth(drawing);
-  const plotLeft = labelColumn;
-  const plotRight = PAGE_WIDTH - RIGHT_MARGIN;
-  const endAt = Math.max(drawing.endAt, 1);
-  const scale = timeScale(endAt, focusWindow(drawing.startupEnd, endAt), plotLeft, plotRight - plotLeft);
-  const x = scale.x;
-  const parts: string[] = [];
-  let y = 0;
-  const rowLabel = (text: string, rowY: number, part: string): string =>
-    `<text x="8" y="${num(rowY)}" class="lane-label" data-label="${part}">${escapeHtml(fitted(text, 12, labelColumn - 12))}</text>`;
+/** SvgFrame: what every part of one drawing is placed by: the label column's width, time to x. */
+interface SvgFrame {
+  readonly id: string;
+  readonly labelColumn: number;
+  readonly x: (at: number) => number;
+}
 
-  // Reconcile passes: numbered ticks, those too close to tell apart grouped and counted.
-  const groups = passGroups(drawing.ticks, x);
-  const isReplay = drawing.replay !== undefined || drawing.ticks.some((tick) => tick.outcome !== undefined || tick.differs);
-  parts.push(`<g data-part="passes">${rowLabel(isReplay ? 'recorded passes' : 'reconcile passes', y + 22, 'passes')}`);
+/** rowLabel: a row's name in the label column. */
+const rowLabel = (frame: SvgFrame, text: string, rowY: number, part: string): string =>
+  `<text x="8" y="${num(rowY)}" class="lane-label" data-label="${part}">${escapeHtml(fitted(text, 12, frame.labelColumn - 12))}</text>`;
+
+/** passesRow: reconcile passes as numbered ticks, those too close to tell apart grouped and counted. */
+const passesRow = (frame: SvgFrame, groups: readonly PassGroup[], y: number, isReplay: boolean): string[] => {
+  const parts = [`<g data-part="passes">${rowLabel(frame, isReplay ? 'recorded passes' : 'reconcile passes', y + 22, 'passes')}`];
   for (const { group, label, passes } of groups) {
     const gx = num(group.x);
     const title = group.members.map((tick) => tick.detail).join('\n\n');
     const first = passes[0] ?? 1;
     parts.push(
-      `<a href="#${id}-pass-${String(first)}"><g data-tick="${escapeHtml(passes.length === 1 ? `pass ${String(first)}` : `passes ${passes.join(', ')}`)}" data-passes="${passes.join(' ')}" data-count="${String(passes.length)}">` +
+      `<a href="#${frame.id}-pass-${String(first)}"><g data-tick="${escapeHtml(passes.length === 1 ? `pass ${String(first)}` : `passes ${passes.join(', ')}`)}" data-passes="${passes.join(' ')}" data-count="${String(passes.length)}">` +
         `<line x1="${gx}" x2="${gx}" y1="${num(y + 14)}" y2="${num(y + PASS_ROW - 2)}" class="tick"/>` +
         `<text x="${gx}" y="${num(y + 11)}" class="tick-label" data-label="tick">${escapeHtml(label)}</text>` +
         `<title>${escapeHtml(title)}</title></g></a>`,
     );
   }
   parts.push('</g>');
-  y += PASS_ROW;
+  return parts;
+};
 
-  // In a replay, what today's planner did at the same passes, right under them: where the rows part is where the planners do.
-  if (isReplay) {
-    parts.push(`<g data-part="replayed">${rowLabel('replayed passes', y + 22, 'replayed')}`);
-    for (const { group, passes, differing, unreplayable } of groups) {
-      const gx = group.x;
-      const first = passes[0] ?? 1;
-      const outcome = differing > 0 ? 'different' : unreplayable > 0 ? 'unreplayable' : 'same';
-      const title = group.members.map((tick) => tick.detail).join('\n\n');
-      let shape: string;
-      let label = '';
-      if (outcome === 'different') {
-        const cy = y + 20;
-        shape = `<path d="M${num(gx)} ${num(cy - 7)} L${num(gx + 6)} ${num(cy)} L${num(gx)} ${num(cy + 7)} L${num(gx - 6)} ${num(cy)} Z" class="differs-mark"/>`;
-        label = differing === 1 && passes.length === 1 ? MEANINGS.differs.glyph : `${MEANINGS.differs.glyph}${String(differing)}`;
-      } else if (outcome === 'unreplayable') {
-        shape = `<circle cx="${num(gx)}" cy="${num(y + 20)}" r="4" class="unreplayable-mark"/>`;
-        label = MEANINGS.unreplayable.glyph;
-      } else shape = `<line x1="${num(gx)}" x2="${num(gx)}" y1="${num(y + 16)}" y2="${num(y + PASS_ROW - 4)}" class="tick same"/>`;
-      parts.push(
-        `<a href="#${id}-pass-${String(first)}"><g data-replayed="${outcome}" data-passes="${passes.join(' ')}"${differing > 0 ? ` data-differs-count="${String(differing)}" data-differs="true"` : ''}>` +
-          shape +
-          (label === '' ? '' : `<text x="${num(gx)}" y="${num(y + 9)}" class="tick-label ${outcome}" data-label="replayed">${escapeHtml(label)}</text>`) +
-          `<title>${escapeHtml(title)}</title></g></a>`,
-      );
-    }
-    parts.push('</g>');
-    y += PASS_ROW;
+/** replayedRow: in a replay, what today's planner did at the same passes, right under them: where the rows part is where the planners do. */
+const replayedRow = (frame: SvgFrame, groups: readonly PassGroup[], y: number): string[] => {
+  const parts = [`<g data-part="replayed">${rowLabel(frame, 'replayed passes', y + 22, 'replayed')}`];
+  for (const { group, passes, differing, unreplayable } of groups) {
+    const gx = group.x;
+    const first = passes[0] ?? 1;
+    const outcome = differing > 0 ? 'different' : unreplayable > 0 ? 'unreplayable' : 'same';
+    const title = group.members.map((tick) => tick.detail).join('\n\n');
+    let shape: string;
+    let label = '';
+    if (outcome === 'different') {
+      const cy = y + 20;
+      shape = `<path d="M${num(gx)} ${num(cy - 7)} L${num(gx + 6)} ${num(cy)} L${num(gx)} ${num(cy + 7)} L${num(gx - 6)} ${num(cy)} Z" class="differs-mark"/>`;
+      label = differing === 1 && passes.length === 1 ? MEANINGS.differs.glyph : `${MEANINGS.differs.glyph}${String(differing)}`;
+    } else if (outcome === 'unreplayable') {
+      shape = `<circle cx="${num(gx)}" cy="${num(y + 20)}" r="4" class="unreplayable-mark"/>`;
+      label = MEANINGS.unreplayable.glyph;
+    } else shape = `<line x1="${num(gx)}" x2="${num(gx)}" y1="${num(y + 16)}" y2="${num(y + PASS_ROW - 4)}" class="tick same"/>`;
+    parts.push(
+      `<a href="#${frame.id}-pass-${String(first)}"><g data-replayed="${outcome}" data-passes="${passes.join(' ')}"${differing > 0 ? ` data-differs-count="${String(differing)}" data-differs="true"` : ''}>` +
+        shape +
+        (label === '' ? '' : `<text x="${num(gx)}" y="${num(y + 9)}" class="tick-label ${outcome}" data-label="replayed">${escapeHtml(label)}</text>`) +
+        `<title>${escapeHtml(title)}</title></g></a>`,
+    );
   }
+  parts.push('</g>');
+  return parts;
+};
 
-  // JobSet-wide events that matter most — restarts, failure, rejection — labelled in a row of their own.
-  const events = drawing.markers.filter((marker) => EVENT_GLYPHS[marker.kind] !== undefined);
-  const eventTop = y;
-  const eventLabels = placeLabels(
-    events.map((marker) => ({ x: x(marker.at), text: `${EVENT_GLYPHS[marker.kind] ?? ''} ${marker.label}` })),
-    LABEL_FONT,
-    4,
-    PAGE_WIDTH - 4,
-  );
-  if (events.length > 0) y += EVENT_ROW;
+/** Lanes: the lanes drawn, each lane's vertical span (its markers are drawn within it), and where they end. */
+interface Lanes {
+  readonly parts: string[];
+  readonly laneSpan: ReadonlyMap<string, { top: number; bottom: number }>;
+  readonly bottom: number;
+}
 
-  // A lane per replicatedJob: a header (its gates' labels in it), then a row per Job.
+/** laneRows: a lane per replicatedJob: a header (its gates' labels in it), then a row per Job. */
+const laneRows = (drawing: TimelineDrawing, frame: SvgFrame, top: number): Lanes => {
+  const { labelColumn, x } = frame;
+  const parts: string[] = [];
   const laneSpan = new Map<string, { top: number; bottom: number }>();
-  const lanesTop = y;
+  let y = top;
   for (const lane of drawing.lanes) {
-    const top = y;
+    const laneTop = y;
     parts.push(`<g data-lane="${escapeHtml(lane.replicatedJob)}"><text x="8" y="${num(y + 14)}" class="lane-label" data-label="lane">${escapeHtml(fitted(lane.replicatedJob, 12, labelColumn - 12))}</text>`);
     y += LANE_HEADER;
     for (const job of lane.jobs) {
@@ -227,13 +224,15 @@ const timelineSvg = (drawing: TimelineDrawing, id: string): string => {
       y += ROW_HEIGHT + ROW_GAP;
     }
     parts.push('</g>');
-    laneSpan.set(lane.replicatedJob, { top, bottom: y });
+    laneSpan.set(lane.replicatedJob, { top: laneTop, bottom: y });
     y += LANE_GAP;
   }
-  const plotBottom = Math.max(y, lanesTop + 4);
+  return { parts, laneSpan, bottom: y };
+};
 
-  // Gate labels, placed lane by lane where they fit.
-  const gateLabels = new Map<Marker, ReturnType<typeof placeLabels>[number]>();
+/** gateLabelsOf: gate labels, placed lane by lane where they fit. */
+const gateLabelsOf = (drawing: TimelineDrawing, x: (at: number) => number): Map<Marker, PlacedLabel> => {
+  const gateLabels = new Map<Marker, PlacedLabel>();
   for (const lane of drawing.lanes) {
     const gates = drawing.markers.filter((marker) => marker.kind === 'gate' && marker.lane === lane.replicatedJob);
     const placed = placeLabels(
@@ -248,46 +247,63 @@ const timelineSvg = (drawing: TimelineDrawing, id: string): string => {
       if (label !== undefined) gateLabels.set(marker, label);
     });
   }
+  return gateLabels;
+};
 
-  // Markers: gates within their lane, the rest across the lanes.
-  for (const marker of drawing.markers) {
-    const span = marker.lane === undefined ? undefined : laneSpan.get(marker.lane);
-    const mx = x(marker.at);
-    const colour = MARKER_COLOURS[marker.kind];
-    const isEvent = EVENT_GLYPHS[marker.kind] !== undefined;
-    const y1 = span?.top ?? (isEvent ? eventTop + EVENT_ROW - 4 : lanesTop);
-    const y2 = span?.bottom ?? plotBottom;
-    let label = '';
-    const placed = marker.kind === 'gate' ? gateLabels.get(marker) : isEvent ? eventLabels[events.indexOf(marker)] : undefined;
-    if (placed !== undefined && placed.text !== '') {
-      const labelY = marker.kind === 'gate' ? (span?.top ?? lanesTop) + 14 : eventTop + 14;
-      const anchorX = placed.before ? placed.left + placed.width : placed.left;
-      label = `<text x="${num(anchorX)}" y="${num(labelY)}" fill="${colour}" class="marker-label${placed.before ? ' before' : ''}${isEvent ? ' event' : ''}" data-label="marker">${escapeHtml(placed.text)}</text>`;
-    }
-    const head =
-      marker.kind === 'restart'
-        ? `<path d="M${num(mx - 5)} ${num(y1 - 2)} L${num(mx + 5)} ${num(y1 - 2)} L${num(mx)} ${num(y1 + 6)} Z" fill="${colour}"/>`
-        : marker.kind === 'rejected'
-          ? `<rect x="${num(mx - 4)}" y="${num(y1)}" width="8" height="8" fill="${colour}"/>`
-          : marker.kind === 'failed'
-            ? `<path d="M${num(mx - 4)} ${num(y1)} L${num(mx + 4)} ${num(y1 + 8)} M${num(mx + 4)} ${num(y1)} L${num(mx - 4)} ${num(y1 + 8)}" stroke="${colour}" stroke-width="2.5"/>`
-            : `<circle cx="${num(mx)}" cy="${num(y1 + 4)}" r="4" fill="${colour}"/>`;
-    parts.push(
-      `<g data-marker="${marker.kind}"${marker.lane === undefined ? '' : ` data-marker-lane="${escapeHtml(marker.lane)}"`}${marker.attempt === undefined ? '' : ` data-attempt="${String(marker.attempt)}"`}>` +
-        `<line x1="${num(mx)}" x2="${num(mx)}" y1="${num(y1)}" y2="${num(y2)}" stroke="${colour}" class="marker ${marker.kind}"/>` +
-        head +
-        label +
-        `<title>${escapeHtml(marker.detail)}</title></g>`,
-    );
+/** MarkerPlaces: where markers go: the event row and its labels, the lanes, the plot's bottom. */
+interface MarkerPlaces {
+  readonly events: readonly Marker[];
+  readonly eventTop: number;
+  readonly eventLabels: readonly PlacedLabel[];
+  readonly gateLabels: ReadonlyMap<Marker, PlacedLabel>;
+  readonly laneSpan: ReadonlyMap<string, { top: number; bottom: number }>;
+  readonly lanesTop: number;
+  readonly plotBottom: number;
+}
+
+/** markerHead: a marker's shape at its top: a restart's arrowhead, a rejection's square, a failure's cross, a gate's dot. */
+const markerHead = (kind: MarkerKind, mx: number, y1: number, colour: string): string =>
+  kind === 'restart'
+    ? `<path d="M${num(mx - 5)} ${num(y1 - 2)} L${num(mx + 5)} ${num(y1 - 2)} L${num(mx)} ${num(y1 + 6)} Z" fill="${colour}"/>`
+    : kind === 'rejected'
+      ? `<rect x="${num(mx - 4)}" y="${num(y1)}" width="8" height="8" fill="${colour}"/>`
+      : kind === 'failed'
+        ? `<path d="M${num(mx - 4)} ${num(y1)} L${num(mx + 4)} ${num(y1 + 8)} M${num(mx + 4)} ${num(y1)} L${num(mx - 4)} ${num(y1 + 8)}" stroke="${colour}" stroke-width="2.5"/>`
+        : `<circle cx="${num(mx)}" cy="${num(y1 + 4)}" r="4" fill="${colour}"/>`;
+
+/** markerSvg: one marker: gates within their lane, the rest across the lanes, with its label where one was placed. */
+const markerSvg = (marker: Marker, x: (at: number) => number, places: MarkerPlaces): string => {
+  const { eventTop, lanesTop } = places;
+  const span = marker.lane === undefined ? undefined : places.laneSpan.get(marker.lane);
+  const mx = x(marker.at);
+  const colour = MARKER_COLOURS[marker.kind];
+  const isEvent = EVENT_GLYPHS[marker.kind] !== undefined;
+  const y1 = span?.top ?? (isEvent ? eventTop + EVENT_ROW - 4 : lanesTop);
+  const y2 = span?.bottom ?? places.plotBottom;
+  let label = '';
+  const placed = marker.kind === 'gate' ? places.gateLabels.get(marker) : isEvent ? places.eventLabels[places.events.indexOf(marker)] : undefined;
+  if (placed !== undefined && placed.text !== '') {
+    const labelY = marker.kind === 'gate' ? (span?.top ?? lanesTop) + 14 : eventTop + 14;
+    const anchorX = placed.before ? placed.left + placed.width : placed.left;
+    label = `<text x="${num(anchorX)}" y="${num(labelY)}" fill="${colour}" class="marker-label${placed.before ? ' before' : ''}${isEvent ? ' event' : ''}" data-label="marker">${escapeHtml(placed.text)}</text>`;
   }
+  return (
+    `<g data-marker="${marker.kind}"${marker.lane === undefined ? '' : ` data-marker-lane="${escapeHtml(marker.lane)}"`}${marker.attempt === undefined ? '' : ` data-attempt="${String(marker.attempt)}"`}>` +
+    `<line x1="${num(mx)}" x2="${num(mx)}" y1="${num(y1)}" y2="${num(y2)}" stroke="${colour}" class="marker ${marker.kind}"/>` +
+    markerHead(marker.kind, mx, y1, colour) +
+    label +
+    `<title>${escapeHtml(marker.detail)}</title></g>`
+  );
+};
 
-  // The time axis; a broken one is cut where the compressed rest of the run starts.
-  parts.push(`<g data-part="axis">`);
+/** axisSvg: the time axis; a broken one is cut where the compressed rest of the run starts. */
+const axisSvg = (scale: TimeScale, lanesTop: number, plotBottom: number): string[] => {
+  const parts = [`<g data-part="axis">`];
   for (const piece of scale.pieces) {
     parts.push(`<line x1="${num(piece.left)}" x2="${num(piece.right)}" y1="${num(plotBottom + 4)}" y2="${num(plotBottom + 4)}" class="axis"/>`);
   }
   for (const at of axisTicks(scale)) {
-    const ax = num(x(at));
+    const ax = num(scale.x(at));
     parts.push(`<line x1="${ax}" x2="${ax}" y1="${num(plotBottom + 4)}" y2="${num(plotBottom + 9)}" class="axis"/><text x="${ax}" y="${num(plotBottom + 21)}" class="axis-label" data-label="axis">${escapeHtml(formatDuration(at))}</text>`);
   }
   if (scale.gap !== undefined) {
@@ -299,7 +315,40 @@ const timelineSvg = (drawing: TimelineDrawing, id: string): string => {
     );
   }
   parts.push('</g>');
+  return parts;
+};
 
+/** timelineSvg: the passes (and, in a replay, the replayed passes), the event row, the lanes, the markers and the axis of one drawing, top to bottom. */
+const timelineSvg = (drawing: TimelineDrawing, id: string): string => {
+  const labelColumn = labelColumnWidth(drawing);
+  const endAt = Math.max(drawing.endAt, 1);
+  const scale = timeScale(endAt, focusWindow(drawing.startupEnd, endAt), labelColumn, PAGE_WIDTH - RIGHT_MARGIN - labelColumn);
+  const x = scale.x;
+  const frame: SvgFrame = { id, labelColumn, x };
+  const groups = passGroups(drawing.ticks, x);
+  const isReplay = drawing.replay !== undefined || drawing.ticks.some((tick) => tick.outcome !== undefined || tick.differs);
+  const parts = passesRow(frame, groups, 0, isReplay);
+  let y = PASS_ROW;
+  if (isReplay) {
+    parts.push(...replayedRow(frame, groups, y));
+    y += PASS_ROW;
+  }
+  // JobSet-wide events that matter most — restarts, failure, rejection — labelled in a row of their own.
+  const events = drawing.markers.filter((marker) => EVENT_GLYPHS[marker.kind] !== undefined);
+  const eventTop = y;
+  const eventLabels = placeLabels(
+    events.map((marker) => ({ x: x(marker.at), text: `${EVENT_GLYPHS[marker.kind] ?? ''} ${marker.label}` })),
+    LABEL_FONT,
+    4,
+    PAGE_WIDTH - 4,
+  );
+  if (events.length > 0) y += EVENT_ROW;
+  const lanes = laneRows(drawing, frame, y);
+  parts.push(...lanes.parts);
+  const plotBottom = Math.max(lanes.bottom, y + 4);
+  const places: MarkerPlaces = { events, eventTop, eventLabels, gateLabels: gateLabelsOf(drawing, x), laneSpan: lanes.laneSpan, lanesTop: y, plotBottom };
+  for (const marker of drawing.markers) parts.push(markerSvg(marker, x, places));
+  parts.push(...axisSvg(scale, y, plotBottom));
   const height = plotBottom + AXIS_HEIGHT;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${String(PAGE_WIDTH)}" height="${num(height)}" viewBox="0 0 ${String(PAGE_WIDTH)} ${num(height)}" role="img" aria-label="${escapeHtml(drawing.title)}" data-part="timeline">
 ${parts.join('\n')}
