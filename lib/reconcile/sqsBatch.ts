@@ -104,106 +104,129 @@ export interface BatchHooks {
   readonly fairShare?: FairShare | undefined;
 }
 
+/** ParsedEvent: the Lineup event an SQS record carries. */
+type ParsedEvent = ReturnType<typeof parseRecordBody>;
+
+/** HandledOutcome: what a record that did not throw came to. */
+type HandledOutcome = EventOutcome | HeartbeatOutcome | PoisonOutcome;
+
+/**
+ * handedToResync: on a record's last receive before the dead-letter queue, whether its
+ * JobSet's state item records the failed pass (lastError, or events nobody reconciles), so the
+ * resync re-queues it and nothing is lost by letting the record go: a cluster that stays
+ * unreachable for minutes then waits for the resync, not for a person reading the DLQ.
+ */
+const handedToResync = async (deps: ReconcileDeps, record: SQSRecord, event: ParsedEvent): Promise<boolean> => {
+  if (Number(record.attributes.ApproximateReceiveCount) < RECONCILE_MAX_RECEIVE_COUNT) return false;
+  const key = { cluster: event.detail.cluster, namespace: event.detail.namespace, name: event.detail.jobSet };
+  try {
+    const state = await deps.store.getState(key);
+    return state !== undefined && needsResync(state, deps.now());
+  } catch (error) {
+    deps.log('error', 'could not read the state item on the last receive; the record goes to the dead-letter queue', { messageId: record.messageId, error: (error as Error).message });
+    return false;
+  }
+};
+
+/** dropPoison: the one line and the count a poison record leaves behind; success, so SQS deletes it. */
+const dropPoison = (deps: ReconcileDeps, hooks: BatchHooks, record: SQSRecord, error: MalformedEventError | MalformedHeartbeatError): PoisonOutcome => {
+  deps.counters.add(CounterName.PoisonRecords);
+  deps.log('error', 'poison record dropped, not retried: it can never be handled', {
+    messageId: record.messageId,
+    reason: error.message,
+    receiveCount: record.attributes.ApproximateReceiveCount,
+    body: record.body.length > POISON_BODY_EXCERPT_CHARS ? `${record.body.slice(0, POISON_BODY_EXCERPT_CHARS)}…` : record.body,
+  });
+  hooks.onOutcome?.(record, 'poison-dropped');
+  return 'poison-dropped';
+};
+
+/** recordBeat: a forwarder's heartbeat recorded in the store. */
+const recordBeat = async (deps: ReconcileDeps, hooks: BatchHooks, record: SQSRecord, raw: unknown): Promise<HeartbeatOutcome> => {
+  const beat = await recordHeartbeat(raw, record, { store: deps.store, now: deps.now, counters: deps.counters, log: deps.log, onHeartbeat: hooks.onHeartbeat });
+  hooks.onOutcome?.(record, beat);
+  return beat;
+};
+
+/** reconcileEvent: the event's reconcile pass (or its note for the lease holder). */
+const reconcileEvent = async (deps: ReconcileDeps, hooks: BatchHooks, record: SQSRecord, event: ParsedEvent): Promise<EventOutcome> => {
+  const outcome = await handleEvent(
+    { source: event.source, detail: event.detail, replayName: event['replay-name'], id: event.id, detailType: event['detail-type'], time: event.time },
+    deps,
+  );
+  hooks.onOutcome?.(record, outcome);
+  return outcome;
+};
+
+/**
+ * handleRecord: one record to its outcome: poison dropped, a failure on the last receive handed
+ * to the resync, any other failure thrown so the batch reports the record for a retry.
+ */
+const handleRecord = async (deps: ReconcileDeps, hooks: BatchHooks, record: SQSRecord): Promise<HandledOutcome> => {
+  let event: ParsedEvent | undefined;
+  try {
+    const raw = parseJsonBody(record);
+    if (isHeartbeatBody(raw)) return await recordBeat(deps, hooks, record, raw);
+    event = parseRecordBody(record, raw);
+    return await reconcileEvent(deps, hooks, record, event);
+  } catch (error) {
+    if (isPoison(error)) return dropPoison(deps, hooks, record, error);
+    if (event !== undefined && (await handedToResync(deps, record, event))) {
+      deps.log('warn', 'reconcile failed on the last receive; the resync retries the jobset', {
+        messageId: record.messageId,
+        jobSet: `${event.detail.namespace}/${event.detail.jobSet}`,
+        error: (error as Error).message,
+        receiveCount: record.attributes.ApproximateReceiveCount,
+      });
+      hooks.onOutcome?.(record, 'handed-to-resync');
+      return 'handed-to-resync';
+    }
+    deps.log('error', 'reconcile failed; the event will be retried', {
+      messageId: record.messageId,
+      error: (error as Error).message,
+      receiveCount: record.attributes.ApproximateReceiveCount,
+    });
+    hooks.onOutcome?.(record, error as Error);
+    throw error;
+  }
+};
+
+/** handleRecords: `records` processed, a processor per call (it keeps the batch's successes and failures). */
+const handleRecords = async (records: SQSRecord[], context: Context | undefined, handler: (record: SQSRecord) => Promise<HandledOutcome>): Promise<SQSBatchResponse> => {
+  if (records.length === 0) return { batchItemFailures: [] };
+  const processor = new BatchProcessor(EventType.SQS);
+  return processPartialResponse({ Records: records }, handler, processor, { context, throwOnFullBatchFailure: false });
+};
+
+/** handleFairShare: the records the cluster's share lets through handled, the rest put back with a delay (lib/reconcile/fairShare.ts). */
+const handleFairShare = async (records: SQSRecord[], context: Context | undefined, fairShare: FairShare, handler: (record: SQSRecord) => Promise<HandledOutcome>): Promise<SQSBatchResponse> => {
+  const share = await takeFairShare(records, fairShare);
+  try {
+    const [failed, response] = await Promise.all([
+      share.failed,
+      handleRecords([...share.handle], context, async (record) => {
+        try {
+          return await handler(record);
+        } finally {
+          share.finished(record);
+        }
+      }),
+    ]);
+    return { batchItemFailures: [...failed.map((itemIdentifier) => ({ itemIdentifier })), ...response.batchItemFailures] };
+  } finally {
+    await share.release();
+  }
+};
+
 /** makeSqsBatchHandler: the batch handler around `deps`. */
 export const makeSqsBatchHandler = (
   deps: ReconcileDeps,
   hooks: BatchHooks = {},
 ): ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) => {
-  const { onOutcome, onHeartbeat, fairShare } = hooks;
-  /**
-   * handedToResync: on a record's last receive before the dead-letter queue, whether its
-   * JobSet's state item records the failed pass (lastError, or events nobody reconciles), so the
-   * resync re-queues it and nothing is lost by letting the record go: a cluster that stays
-   * unreachable for minutes then waits for the resync, not for a person reading the DLQ.
-   */
-  const handedToResync = async (record: SQSRecord, event: ReturnType<typeof parseRecordBody>): Promise<boolean> => {
-    if (Number(record.attributes.ApproximateReceiveCount) < RECONCILE_MAX_RECEIVE_COUNT) return false;
-    const key = { cluster: event.detail.cluster, namespace: event.detail.namespace, name: event.detail.jobSet };
-    try {
-      const state = await deps.store.getState(key);
-      return state !== undefined && needsResync(state, deps.now());
-    } catch (error) {
-      deps.log('error', 'could not read the state item on the last receive; the record goes to the dead-letter queue', { messageId: record.messageId, error: (error as Error).message });
-      return false;
-    }
-  };
-  /** dropPoison: the one line and the count a poison record leaves behind; success, so SQS deletes it. */
-  const dropPoison = (record: SQSRecord, error: MalformedEventError | MalformedHeartbeatError): PoisonOutcome => {
-    deps.counters.add(CounterName.PoisonRecords);
-    deps.log('error', 'poison record dropped, not retried: it can never be handled', {
-      messageId: record.messageId,
-      reason: error.message,
-      receiveCount: record.attributes.ApproximateReceiveCount,
-      body: record.body.length > POISON_BODY_EXCERPT_CHARS ? `${record.body.slice(0, POISON_BODY_EXCERPT_CHARS)}…` : record.body,
-    });
-    onOutcome?.(record, 'poison-dropped');
-    return 'poison-dropped';
-  };
-  const recordHandler = async (record: SQSRecord): Promise<EventOutcome | HeartbeatOutcome | PoisonOutcome> => {
-    let event: ReturnType<typeof parseRecordBody> | undefined;
-    try {
-      const raw = parseJsonBody(record);
-      if (isHeartbeatBody(raw)) {
-        const beat = await recordHeartbeat(raw, record, { store: deps.store, now: deps.now, counters: deps.counters, log: deps.log, onHeartbeat });
-        onOutcome?.(record, beat);
-        return beat;
-      }
-      event = parseRecordBody(record, raw);
-      const outcome = await handleEvent(
-        { source: event.source, detail: event.detail, replayName: event['replay-name'], id: event.id, detailType: event['detail-type'], time: event.time },
-        deps,
-      );
-      onOutcome?.(record, outcome);
-      return outcome;
-    } catch (error) {
-      if (isPoison(error)) return dropPoison(record, error);
-      if (event !== undefined && (await handedToResync(record, event))) {
-        deps.log('warn', 'reconcile failed on the last receive; the resync retries the jobset', {
-          messageId: record.messageId,
-          jobSet: `${event.detail.namespace}/${event.detail.jobSet}`,
-          error: (error as Error).message,
-          receiveCount: record.attributes.ApproximateReceiveCount,
-        });
-        onOutcome?.(record, 'handed-to-resync');
-        return 'handed-to-resync';
-      }
-      deps.log('error', 'reconcile failed; the event will be retried', {
-        messageId: record.messageId,
-        error: (error as Error).message,
-        receiveCount: record.attributes.ApproximateReceiveCount,
-      });
-      onOutcome?.(record, error as Error);
-      throw error;
-    }
-  };
-  /** handleRecords: `records` processed, a processor per call (it keeps the batch's successes and failures). */
-  const handleRecords = async (
-    records: SQSRecord[],
-    context: Context | undefined,
-    handler: typeof recordHandler = recordHandler,
-  ): Promise<SQSBatchResponse> => {
-    if (records.length === 0) return { batchItemFailures: [] };
-    const processor = new BatchProcessor(EventType.SQS);
-    return processPartialResponse({ Records: records }, handler, processor, { context, throwOnFullBatchFailure: false });
-  };
+  const handler = (record: SQSRecord): Promise<HandledOutcome> => handleRecord(deps, hooks, record);
   return async (event, context) => {
     assertSqsEvent(event);
-    if (fairShare === undefined) return handleRecords(event.Records, context);
-    const share = await takeFairShare(event.Records, fairShare);
-    try {
-      const [failed, response] = await Promise.all([
-        share.failed,
-        handleRecords([...share.handle], context, async (record) => {
-          try {
-            return await recordHandler(record);
-          } finally {
-            share.finished(record);
-          }
-        }),
-      ]);
-      return { batchItemFailures: [...failed.map((itemIdentifier) => ({ itemIdentifier })), ...response.batchItemFailures] };
-    } finally {
-      await share.release();
-    }
+    const { fairShare } = hooks;
+    return fairShare === undefined ? handleRecords(event.Records, context, handler) : handleFairShare(event.Records, context, fairShare, handler);
   };
 };
