@@ -90,8 +90,15 @@ export interface PhaseFigures {
   readonly serverCalls: readonly ServerCallFigure[];
 }
 
-/** Verdict: why twins differ — a README row documents it, both controllers follow the same rule and only timing differs, or nothing explains it. */
-export type Verdict = { readonly kind: 'documented' | 'timing'; readonly why: string } | { readonly kind: 'not documented' };
+/**
+ * Verdict: why twins differ — a README row documents it, both controllers follow the same rule
+ * and only timing differs, nothing explains it, or (where the run recorded what happened) the
+ * recorded data contradict the explanation a rule would give: not explained, with `why`.
+ */
+export type Verdict =
+  | { readonly kind: 'documented' | 'timing'; readonly why: string }
+  | { readonly kind: 'not documented' }
+  | { readonly kind: 'not explained'; readonly why: string };
 
 /** StatusDifference: one difference between the final status of a Lineup JobSet and its upstream twin, and how many pairs show it. */
 export interface StatusDifference {
@@ -101,6 +108,8 @@ export interface StatusDifference {
   readonly jobSets: number;
   readonly examples: readonly string[];
   readonly verdict: Verdict;
+  /** Per JobSet showing it, what the recorded data say (absent where nothing was recorded: the verdict rests on a rule). */
+  readonly evidence?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** PipelineFigures: the whole benchmark. */

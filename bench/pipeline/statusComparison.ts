@@ -39,7 +39,7 @@ interface PairContext {
 }
 
 /** Values: the field's value on each side ('(absent)' when missing). */
-interface Values {
+export interface Values {
   readonly lineup: string;
   readonly upstream: string;
 }
@@ -133,9 +133,26 @@ const endOf = (view: StatusView): string | undefined =>
   view.get('terminalState') ??
   [ConditionType.Completed, ConditionType.Failed].find((type) => view.get(`conditions[${type}]`)?.startsWith('True') === true);
 
-/** compareStatuses: every difference between twin JobSets' final status, grouped by field, values and verdict. */
-export const compareStatuses = (lineup: ReadonlyMap<string, JsonObject>, upstream: ReadonlyMap<string, JsonObject>): StatusDifference[] => {
-  const groups = new Map<string, { field: string; lineup: string; upstream: string; verdict: Verdict; names: string[] }>();
+/** Judgement: a verdict that rests on recorded data, with those data (test/conformance/verdictChecks.ts). */
+export interface Judgement {
+  readonly verdict: Verdict;
+  readonly evidence: readonly string[];
+}
+
+/**
+ * Judge: the verdict on one pair's difference in one field from what the run recorded, or
+ * undefined when nothing recorded covers it (the rule's verdict stands). `statusAlsoDiffers`:
+ * for a condition's message, its status or reason differs too.
+ */
+export type Judge = (name: string, field: string, values: Values, statusAlsoDiffers: boolean) => Judgement | undefined;
+
+/**
+ * compareStatuses: every difference between twin JobSets' final status, grouped by field, values
+ * and verdict. With `judge` (a run that recorded what happened), its verdict replaces the rule's
+ * wherever it gives one; a grouped difference keeps each pair's evidence.
+ */
+export const compareStatuses = (lineup: ReadonlyMap<string, JsonObject>, upstream: ReadonlyMap<string, JsonObject>, judge?: Judge): StatusDifference[] => {
+  const groups = new Map<string, { field: string; lineup: string; upstream: string; verdict: Verdict; names: string[]; evidence: Record<string, readonly string[]> }>();
   for (const [name, ours] of lineup) {
     const mine = statusView(ours);
     const theirs = statusView(upstream.get(name));
@@ -152,10 +169,15 @@ export const compareStatuses = (lineup: ReadonlyMap<string, JsonObject>, upstrea
       if (a === b) continue;
       // A condition absent on one side is one difference, not two (its message follows it).
       if (field.endsWith('.message') && (a === '(absent)' || b === '(absent)')) continue;
-      const verdict = EXPLANATIONS.find((explanation) => explanation.explains(field, context, { lineup: a, upstream: b }))?.verdict ?? { kind: 'not documented' };
-      const key = JSON.stringify([field, a, b, verdict.kind]);
-      const group = groups.get(key) ?? { field, lineup: a, upstream: b, verdict, names: [] };
+      const ruled: Verdict = EXPLANATIONS.find((explanation) => explanation.explains(field, context, { lineup: a, upstream: b }))?.verdict ?? { kind: 'not documented' };
+      const conditionField = field.replace(/\.message$/, '');
+      const statusAlsoDiffers = field !== conditionField && (mine.get(conditionField) ?? '(absent)') !== (theirs.get(conditionField) ?? '(absent)');
+      const judged = judge?.(name, field, { lineup: a, upstream: b }, statusAlsoDiffers);
+      const verdict = judged?.verdict ?? ruled;
+      const key = JSON.stringify([field, a, b, verdict.kind, verdict.kind === 'not documented' ? '' : verdict.why]);
+      const group = groups.get(key) ?? { field, lineup: a, upstream: b, verdict, names: [], evidence: {} };
       group.names.push(name);
+      if (judged !== undefined) group.evidence[name] = judged.evidence;
       groups.set(key, group);
     }
   }
@@ -168,5 +190,6 @@ export const compareStatuses = (lineup: ReadonlyMap<string, JsonObject>, upstrea
       jobSets: group.names.length,
       examples: group.names.sort().slice(0, 3),
       verdict: group.verdict,
+      ...(Object.keys(group.evidence).length === 0 ? {} : { evidence: group.evidence }),
     }));
 };

@@ -1,10 +1,11 @@
-/** Comparing two runs: start order by stages, deletion, and final status through the pipeline benchmark's comparison. */
+/** Comparing two runs: start order by stages, deletion, and final status through the pipeline benchmark's comparison, with the verdicts of rules or, where a run recorded evidence, of its checks. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { EXPLANATION_VERDICTS } from '../../bench/pipeline/statusComparison.ts';
-import { repoPath } from '../repoFiles.ts';
 import { compareRuns, CUT_SHORT, RESUMED_APART, differenceTable, startOrder, undocumented, type RunRecord } from './compare.ts';
+import { deviationRows, quotedRows } from './deviations.ts';
+import type { Evidence, JobHistory } from './evidence.ts';
+import { CHECKED_VERDICTS, COUNTERS_FINISHED_FIRST } from './verdictChecks.ts';
 
 const completed = { status: { terminalState: 'Completed', conditions: [{ type: 'Completed', status: 'True', reason: 'AllJobsCompleted', message: 'jobset completed successfully' }] } };
 
@@ -127,11 +128,61 @@ describe('compareRuns verdicts for differences between twins that ended alike', 
   });
 });
 
-describe('the verdicts of the status comparison', () => {
-  it('quote rows the README deviations table has', () => {
-    const readme = readFileSync(repoPath('README.md'), 'utf8').replaceAll('`', '');
-    const quoted = [...EXPLANATION_VERDICTS, CUT_SHORT, RESUMED_APART].flatMap((verdict) => (verdict.kind === 'not documented' ? [] : [...verdict.why.matchAll(/README row "([^"]+)"/g)].map((match) => match[1] ?? '')));
-    assert.ok(quoted.length >= 4, `${quoted.length} README rows quoted`);
-    for (const row of quoted) assert.ok(readme.includes(`| ${row}`), `the README's deviations table has a row starting "${row}"`);
+describe('compareRuns with recorded evidence', () => {
+  // inorder-job-fails as recorded: both Failed; Lineup counted workers-1, upstream deleted it unfinished.
+  const T0 = 1_000_000;
+  const failedAt = (at: number): JobHistory['conditions'] => [{ type: 'Failed', status: 'True', lastTransitionTime: '2026-01-01T00:00:10Z', at }];
+  const final = (failedCounter: number): Record<string, unknown> => ({
+    status: { terminalState: 'Failed', replicatedJobsStatus: [{ name: 'workers', failed: failedCounter }], conditions: [{ type: 'Failed', status: 'True', reason: 'FailedJobs', message: 'jobset failed' }] },
+  });
+  const evidence = (jobs: JobHistory[], terminalAt: number, deletes: Evidence['jobDeletes'] = []): Evidence => ({
+    createdAt: T0,
+    jobs,
+    jobSet: [{ at: T0 + 100, restarts: 0, conditions: [] }, { at: terminalAt + 40, restarts: 0, conditions: [{ type: 'Failed', status: 'True' }] }],
+    statusWrites: [{ receivedAt: terminalAt, at: terminalAt + 5, code: 200 }],
+    jobDeletes: deletes,
+    userActions: [],
+    lastStage: [{ name: 'workers', replicas: 2 }],
+  });
+  const job = (name: string, fields: Partial<JobHistory>): JobHistory => ({ name, replicatedJob: 'workers', attempt: 0, conditions: [], podsEndedAt: [], ...fields });
+  const upstream: RunRecord = {
+    starts: { workers: T0 + 10 },
+    deleted: false,
+    final: final(1),
+    evidence: evidence(
+      [job('js-workers-0', { conditions: failedAt(T0 + 7_000) }), job('js-workers-1', { deletionAt: T0 + 7_020, goneAt: T0 + 8_000 })],
+      T0 + 7_010,
+      [{ name: 'js-workers-1', receivedAt: T0 + 7_020, at: T0 + 7_030, code: 200 }],
+    ),
+  };
+  const lineup = (workers1FinishedAt: number): RunRecord => ({
+    starts: { workers: T0 + 300 },
+    deleted: false,
+    final: final(2),
+    evidence: evidence([job('js-workers-0', { conditions: failedAt(T0 + 7_000) }), job('js-workers-1', { conditions: failedAt(workers1FinishedAt) })], T0 + 7_500),
+  });
+
+  it('gives the counter difference the verdict its check bears out, with the pair\'s evidence', () => {
+    const [counter] = compareRuns(new Map([['js', lineup(T0 + 7_300)]]), new Map([['js', upstream]]));
+    assert.equal(counter?.verdict, COUNTERS_FINISHED_FIRST);
+    assert.match(counter?.evidence?.js?.join('\n') ?? '', /js-workers-1: counted by Lineup only — finished at \+7\.30 s, before Lineup's terminal write at \+7\.50 s; upstream deleted it unfinished at \+7\.02 s/);
+  });
+
+  it('says not explained where the rule matches but a Job counted by Lineup finished after Lineup\'s terminal write, and counts it against the run', () => {
+    const withoutEvidence = compareRuns(new Map([['js', { ...lineup(T0 + 7_900), evidence: undefined }]]), new Map([['js', { ...upstream, evidence: undefined }]]));
+    assert.equal(withoutEvidence[0]?.verdict.kind, 'timing', 'the rule alone calls it timing');
+    const differences = compareRuns(new Map([['js', lineup(T0 + 7_900)]]), new Map([['js', upstream]]));
+    assert.deepEqual(differences.map((d) => [d.field, d.verdict.kind]), [['replicatedJobsStatus[workers].failed', 'not explained']]);
+    assert.equal(undocumented(differences).length, 1);
+    assert.match(differenceTable(differences).join('\n'), /not explained: js-workers-1 counted by Lineup only finished at \+7\.90 s, after Lineup's terminal write at \+7\.50 s/);
+  });
+});
+
+describe('the verdicts of the comparison', () => {
+  it('quote rows the deviations table has', () => {
+    const rows = deviationRows();
+    const quoted = [...EXPLANATION_VERDICTS, ...CHECKED_VERDICTS, CUT_SHORT, RESUMED_APART].flatMap((verdict) => (verdict.kind === 'documented' || verdict.kind === 'timing' ? quotedRows(verdict.why) : []));
+    assert.ok(quoted.length >= 8, `${quoted.length} rows quoted`);
+    for (const row of quoted) assert.ok(rows.some((cell) => cell.startsWith(row)), `the deviations table has a row starting "${row}"`);
   });
 });

@@ -22,15 +22,17 @@ import { Watch } from '@kubernetes/client-node';
 import { DEFAULT_RECONCILER_MAX_CONCURRENCY } from '../../../infra/config.ts';
 import { DEFAULT_CONTROLLER_NAME, Label } from '../../../lib/constants.ts';
 import type { RunRecord } from '../../conformance/compare.ts';
+import type { StageShape } from '../../conformance/evidence.ts';
 import type { KueueRecord, StartEvent } from '../../conformance/kueueTable.ts';
 import { manifestOf, type ConformanceCase, type JsonObject } from '../../conformance/generate.ts';
 import { startE2eCluster, type E2eCluster } from '../e2e/cluster.ts';
 import { Pipeline, synthesizedRule } from '../e2e/pipeline.ts';
 import { startDynalite, startMoto, type DynaliteServer, type MotoServer } from '../harness/index.ts';
 import { KUEUE_API, startKueue, type KueueManager, type KueueOptions } from '../harness/kueue.ts';
-import { startUpstreamController, type UpstreamController } from '../harness/upstream.ts';
+import { auditedApiServerArgs, startUpstreamController, type ApiServerAudit, type UpstreamController } from '../harness/upstream.ts';
 import { DEFAULT_LEASE_TTL_MS } from '../../../lib/reconcile/reconcileJobSet.ts';
 import { isObject } from '../../../lib/json.ts';
+import { Recorder, requestStarts } from './recorder.ts';
 
 /** Side: which controller runs a twin. */
 export type Side = 'lineup' | 'upstream';
@@ -116,6 +118,13 @@ class Observations {
   }
 }
 
+/** lastStageOf: the case's last replicatedJob, the last stage of its startup. */
+const lastStageOf = (c: ConformanceCase): StageShape[] => {
+  const rjobs = Array.isArray(c.spec.replicatedJobs) ? c.spec.replicatedJobs.filter(isObject) : [];
+  const last = rjobs.at(-1);
+  return last === undefined ? [] : [{ name: String(last.name), replicas: Number(last.replicas ?? 1) }];
+};
+
 /** BedOptions: whether upstream runs beside Lineup, the pipeline's cluster id, and whether Kueue runs (and how). */
 export interface BedOptions {
   readonly upstream: boolean;
@@ -132,10 +141,14 @@ export class ConformanceBed {
   private readonly moto: MotoServer;
   private readonly dynamo: DynaliteServer;
   private readonly observations = new Observations();
+  /** Every Job, Pod and JobSet change, for the evidence behind each differential verdict. */
+  private readonly recorder = new Recorder();
+  private readonly audit: ApiServerAudit;
   private readonly watches: AbortController[] = [];
   private stopped = false;
 
-  private constructor(parts: { cluster: E2eCluster; moto: MotoServer; dynamo: DynaliteServer; pipeline: Pipeline; upstream: UpstreamController | undefined; kueue: KueueManager | undefined }) {
+  private constructor(parts: { cluster: E2eCluster; audit: ApiServerAudit; moto: MotoServer; dynamo: DynaliteServer; pipeline: Pipeline; upstream: UpstreamController | undefined; kueue: KueueManager | undefined }) {
+    this.audit = parts.audit;
     this.kueueManager = parts.kueue;
     this.cluster = parts.cluster;
     this.moto = parts.moto;
@@ -146,7 +159,9 @@ export class ConformanceBed {
 
   /** start: the cluster with its control plane, moto, dynalite, Lineup's pipeline, upstream and Kueue (if asked), both namespaces and the watches. */
   static async start(options: BedOptions): Promise<ConformanceBed> {
-    const [cluster, moto, dynamo, rule] = await Promise.all([startE2eCluster(), startMoto(), startDynalite(), synthesizedRule()]);
+    // Every request audited: which write each sighting follows from, and when the API server received it.
+    const audit = auditedApiServerArgs();
+    const [cluster, moto, dynamo, rule] = await Promise.all([startE2eCluster({ extraApiServerArgs: audit.args }), startMoto(), startDynalite(), synthesizedRule()]);
     let pipeline: Pipeline | undefined;
     let upstream: UpstreamController | undefined;
     let kueue: KueueManager | undefined;
@@ -155,13 +170,20 @@ export class ConformanceBed {
       pipeline = await Pipeline.start({ kube: cluster.kube, moto, dynamo, clusterId: options.clusterId, rule, pollers: DEFAULT_RECONCILER_MAX_CONCURRENCY, visibilityTimeoutSeconds: 30, leaseTtlMs: DEFAULT_LEASE_TTL_MS });
       if (options.upstream) upstream = await startUpstreamController(cluster.kube);
       if (options.kueue !== undefined) kueue = await startKueue(cluster.kube, options.kueue);
-      const bed = new ConformanceBed({ cluster, moto, dynamo, pipeline, upstream, kueue });
+      const bed = new ConformanceBed({ cluster, audit, moto, dynamo, pipeline, upstream, kueue });
       for (const namespace of Object.values(NAMESPACES)) {
         const response = await cluster.kube.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
         if (response.status !== 201) throw new Error(`creating namespace ${namespace} answered HTTP ${response.status}: ${response.body.slice(0, 300)}`);
       }
-      await bed.watch('/apis/batch/v1/jobs', (type, object) => bed.observations.onJob(type, object));
-      await bed.watch('/apis/jobset.x-k8s.io/v1alpha2/jobsets', (type, object) => bed.observations.onJobSet(type, object));
+      await bed.watch('/apis/batch/v1/jobs', (type, object) => {
+        bed.observations.onJob(type, object);
+        bed.recorder.onJob(type, object);
+      });
+      await bed.watch('/apis/jobset.x-k8s.io/v1alpha2/jobsets', (type, object) => {
+        bed.observations.onJobSet(type, object);
+        bed.recorder.onJobSet(type, object);
+      });
+      await bed.watch('/api/v1/pods', (type, object) => bed.recorder.onPod(type, object));
       if (kueue !== undefined) await bed.watch(`/apis/${KUEUE_API}/workloads`, (type, object) => bed.observations.onWorkload(type, object));
       return bed;
     } catch (error) {
@@ -169,6 +191,7 @@ export class ConformanceBed {
       await pipeline?.stop();
       await upstream?.stop();
       await Promise.all([cluster.stop(), moto.stop(), dynamo.stop()]);
+      await audit.remove();
       throw error;
     }
   }
@@ -300,7 +323,9 @@ export class ConformanceBed {
         lastReport = Date.now();
         process.stderr.write(`conformance: ${twins.length - running.length} of ${twins.length} JobSets finished; running: ${running.map(({ namespace, c }) => `${namespace}/${c.name}`).join(', ')}\n`);
       }
-      if (running.length === 0 && Date.now() - this.observations.lastChange >= SETTLE_MS) break;
+      // No Job still being deleted either: a Job deleted while it ran can turn Failed (its Pods'
+      // deletion fails it) and is counted until it is gone, so a status taken earlier can hold a passing count.
+      if (running.length === 0 && Date.now() - this.observations.lastChange >= SETTLE_MS && this.recorder.beingDeleted(sides.map((side) => NAMESPACES[side])).length === 0) break;
       if (Date.now() > deadline) {
         throw new Error(
           `conformance: within ${timeoutMs} ms ${running.length} of ${twins.length} JobSets did not finish: ` +
@@ -312,13 +337,32 @@ export class ConformanceBed {
     }
     await Promise.all(actions);
     if (actionErrors.length > 0) throw new Error(`conformance: ${actionErrors.length} user actions failed: ${actionErrors.map(String).join('; ')}`);
+    const audit = this.audit.requests();
     const records = (side: Side): Map<string, RunRecord> =>
       new Map(
         cases.map((c) => {
           const k = key(NAMESPACES[side], c.name);
+          const evidence = this.recorder.evidence({
+            namespace: NAMESPACES[side],
+            name: c.name,
+            controller: side,
+            audit,
+            ...(side === 'lineup' ? { passes: this.pipeline.passesOf(NAMESPACES[side], c.name) } : {}),
+            lastStage: lastStageOf(c),
+            actions: c.actions.map((a) => a.suspend),
+          });
+          // The start order from when the API server received the requests that ran the Jobs: a
+          // watch on a loaded machine can see one pass's Jobs seconds apart.
+          const requested = requestStarts(evidence);
           return [
             c.name,
-            { starts: { ...this.observations.starts.get(k) }, final: this.observations.jobSets.get(k), deleted: this.observations.deleted.has(k), resumedByUser: c.actions.some((a) => !a.suspend) },
+            {
+              starts: Object.keys(requested).length > 0 ? requested : { ...this.observations.starts.get(k) },
+              final: this.observations.jobSets.get(k),
+              deleted: this.observations.deleted.has(k),
+              resumedByUser: c.actions.some((a) => !a.suspend),
+              evidence,
+            },
           ];
         }),
       );
@@ -333,5 +377,6 @@ export class ConformanceBed {
     await this.pipeline.stop();
     await this.upstream?.stop();
     await Promise.all([this.cluster.stop(), this.moto.stop(), this.dynamo.stop()]);
+    await this.audit.remove();
   }
 }
