@@ -9,11 +9,10 @@
 import { Label } from '../../../lib/constants.ts';
 import { actorOf, type Actor } from '../../../bench/pipeline/timeline.ts';
 import type { Evidence, JobCondition, JobHistory, JobSetSighting, LineupPass, StageShape } from '../../conformance/evidence.ts';
-import type { JsonObject } from '../../conformance/generate.ts';
+import { isObject, type JsonObject } from '../../../lib/json.ts';
 import type { PassRecord } from '../e2e/pipeline.ts';
 import type { AuditedWrite } from '../harness/upstream.ts';
 
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 const at = (value: unknown, ...path: string[]): unknown => path.reduce<unknown>((current, key) => (isObject(current) ? current[key] : undefined), value);
 const conditionsOf = (object: unknown): JsonObject[] => {
   const conditions = at(object, 'status', 'conditions');
