@@ -11,33 +11,29 @@
  * inflates far less than wall time); with the template's NODE_OPTIONS, and without when it sets any.
  *
  * Lambda init: the emulator (aws-lambda-rie, built from its Go module into ~/.cache/lineup/rie on
- * first use, progress on stderr) runs a fresh Node 24 per run with RUNTIME_CLIENT as the runtime
- * client — Node's own fetch against the Runtime API, doing what the nodejs24.x runtime's client
- * does at init: import the handler module, then poll for invocations — and reports `INIT REPORT`
- * after the first invocation is asked for: the figure is its durationMs, median of RIE_RUNS. Not
- * the `aws-lambda-ric` client: it compiles aws-lambda-cpp and libcurl with node-gyp, minutes of C++
- * on this machine for a client the managed runtime does not use. Without Go the figure says why.
+ * first use, progress on stderr) runs a fresh Node 24 per run with the runtime client the
+ * rehearsal uses too (infra/rehearsal/emulator.ts: the handler found from _HANDLER under
+ * LAMBDA_TASK_ROOT, as the nodejs24.x runtime does) and reports `INIT REPORT` after the first
+ * invocation is asked for: the figure is its durationMs, median of RIE_RUNS. Without Go the figure says why.
  * Makes no assertions.
  *
  * `node bench/coldStart.ts` runs it alone.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
+import { INIT_REPORT, RIE_VERSION, RUNTIME_CLIENT_FILE, ensureRie, writeRuntimeClient } from '../infra/rehearsal/emulator.ts';
+
+export { ensureRie } from '../infra/rehearsal/emulator.ts';
 
 /** RUNS: fresh processes per function and variant. */
 export const RUNS = 10;
 /** RIE_RUNS: fresh emulators per function. */
 export const RIE_RUNS = 3;
-/** RIE_MODULE, RIE_VERSION: the emulator's Go module, pinned (its newest pseudo-version on 2026-12-01). */
-const RIE_MODULE = 'github.com/aws/aws-lambda-runtime-interface-emulator';
-const RIE_VERSION = 'v0.0.0-20261030222936-bef5c4ba774d';
-/** RIE_DIR: where the emulator is built, once. */
-const RIE_DIR = join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'lineup', `rie-${RIE_VERSION}`);
 /** RIE_INIT_TIMEOUT_MS: the longest a run may take to report its init before it counts as failed. */
 const RIE_INIT_TIMEOUT_MS = 120_000;
 /** REPO: the repository root. */
@@ -64,35 +60,6 @@ const used = process.cpuUsage(cpu);
 if (typeof bundle.handler !== 'function') throw new Error('the bundle exports no handler');
 process.stdout.write(JSON.stringify({ importMs: imported - started, importCpuMs: (used.user + used.system) / 1000, sinceStartMs: imported }));
 process.exit(0);
-`;
-
-/**
- * RUNTIME_CLIENT: the runtime client the emulator starts — import the handler module (an import
- * failure is reported to /init/error, as Lambda's runtime does), then serve invocations with a
- * minimal context. Only the init is measured; the invocations may fail (nothing is reachable).
- */
-const RUNTIME_CLIENT = `
-const api = 'http://' + process.env.AWS_LAMBDA_RUNTIME_API + '/2018-06-01/runtime';
-let handler;
-try {
-  ({ handler } = await import(process.env.LINEUP_BENCH_BUNDLE));
-} catch (error) {
-  await fetch(api + '/init/error', { method: 'POST', body: JSON.stringify({ errorMessage: String(error), errorType: 'Runtime.ImportModuleError' }) });
-  process.exit(1);
-}
-for (;;) {
-  const next = await fetch(api + '/invocation/next');
-  const id = next.headers.get('lambda-runtime-aws-request-id');
-  const deadline = Number(next.headers.get('lambda-runtime-deadline-ms'));
-  const event = await next.json();
-  const context = { awsRequestId: id, functionName: process.env.AWS_LAMBDA_FUNCTION_NAME, functionVersion: '$LATEST', memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE, invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:bench', logGroupName: 'bench', logStreamName: 'bench', callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => deadline - Date.now() };
-  try {
-    const result = await handler(event, context);
-    await fetch(api + '/invocation/' + id + '/response', { method: 'POST', body: JSON.stringify(result ?? null) });
-  } catch (error) {
-    await fetch(api + '/invocation/' + id + '/error', { method: 'POST', body: JSON.stringify({ errorMessage: String(error), errorType: 'Error' }) });
-  }
-}
 `;
 
 /** INVOKE: asks the emulator for one invocation (retrying until it listens), so it runs the init. */
@@ -189,33 +156,17 @@ const freePort = (): number => {
   return port;
 };
 
-/** ensureRie: the emulator's binary, built with `go install` on first use; or why it cannot be. */
-export const ensureRie = (): { binary: string } | { unavailable: string } => {
-  const binary = join(RIE_DIR, 'aws-lambda-rie');
-  if (existsSync(binary)) return { binary };
-  const go = spawnSync('go', ['version'], { encoding: 'utf8' });
-  if (go.status !== 0) return { unavailable: `no Go toolchain on PATH to build ${RIE_MODULE} (${go.error?.message ?? go.stderr.trim()})` };
-  mkdirSync(RIE_DIR, { recursive: true });
-  process.stderr.write(`bench cold start: building aws-lambda-rie ${RIE_VERSION} with ${go.stdout.trim()} into ${RIE_DIR} (a few minutes on 2 cores)\n`);
-  const built = spawnSync('go', ['install', `${RIE_MODULE}/cmd/aws-lambda-rie@${RIE_VERSION}`], { env: { ...process.env, GOBIN: RIE_DIR }, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (built.status !== 0 || !existsSync(binary)) return { unavailable: `go install ${RIE_MODULE}/cmd/aws-lambda-rie@${RIE_VERSION} failed (exit ${String(built.status)})` };
-  process.stderr.write('bench cold start: aws-lambda-rie built\n');
-  return { binary };
-};
-
-/** INIT_REPORT: the emulator's log line for a finished init. */
-const INIT_REPORT = /INIT REPORT\(durationMs: ([0-9.]+)\)/;
-
-/** rieInitOnce: one fresh emulator running `bundle` with `env`; its init's durationMs. */
-const rieInitOnce = (rie: string, bundle: string, env: Record<string, string>, workDir: string): number => {
+/** rieInitOnce: one fresh emulator running the handler `handler` of the asset `dir` with `env`; its init's durationMs. */
+const rieInitOnce = (rie: string, dir: string, handler: string, env: Record<string, string>, workDir: string): number => {
+  const bundle = `${dir} (${handler})`;
   const [emulatorPort, runtimePort] = [freePort(), freePort()];
   const log = join(workDir, `rie-${emulatorPort}.log`);
   const logFd = openSync(log, 'w');
   const emulator = spawn(
     rie,
-    ['--runtime-interface-emulator-address', `127.0.0.1:${emulatorPort}`, '--runtime-api-address', `127.0.0.1:${runtimePort}`, process.execPath, join(workDir, 'runtimeClient.mjs')],
+    ['--runtime-interface-emulator-address', `127.0.0.1:${emulatorPort}`, '--runtime-api-address', `127.0.0.1:${runtimePort}`, process.execPath, join(workDir, RUNTIME_CLIENT_FILE)],
     // Nothing is reachable: the SDK fails fast instead of looking for AWS.
-    { env: { ...env, LINEUP_BENCH_BUNDLE: pathToFileURL(bundle).href, AWS_ENDPOINT_URL: 'http://127.0.0.1:9' }, cwd: workDir, stdio: ['ignore', logFd, logFd] },
+    { env: { ...env, _HANDLER: handler, LAMBDA_TASK_ROOT: dir, AWS_ENDPOINT_URL: 'http://127.0.0.1:9' }, cwd: workDir, stdio: ['ignore', logFd, logFd] },
   );
   closeSync(logFd);
   const invoke = spawn(process.execPath, ['--eval', INVOKE, `http://127.0.0.1:${emulatorPort}/2015-03-31/functions/function/invocations`], { stdio: 'ignore' });
@@ -252,7 +203,7 @@ const lambdaEnvironment = (name: string, memoryMb: number, variables: Record<str
 export const runColdStartBench = (): ColdStartFigures => {
   const outdir = mkdtempSync(join(tmpdir(), 'lineup-bench-synth-'));
   const rieWork = mkdtempSync(join(tmpdir(), 'lineup-bench-rie-'));
-  writeFileSync(join(rieWork, 'runtimeClient.mjs'), RUNTIME_CLIENT);
+  writeRuntimeClient(rieWork);
   const rie = ensureRie();
   try {
     const synthStarted = performance.now();
@@ -293,7 +244,7 @@ export const runColdStartBench = (): ColdStartFigures => {
         const importTimes = deployed.map((run) => run.importMs);
         let lambdaInit: LambdaInitFigure;
         if ('binary' in rie) {
-          const runsMs = Array.from({ length: RIE_RUNS }, () => round(rieInitOnce(rie.binary, bundle, env, rieWork)));
+          const runsMs = Array.from({ length: RIE_RUNS }, () => round(rieInitOnce(rie.binary, dir, properties.Handler ?? 'index.handler', env, rieWork)));
           lambdaInit = { p50Ms: round(median(runsMs)), runsMs };
         } else lambdaInit = { unavailable: rie.unavailable };
         return {
