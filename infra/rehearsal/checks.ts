@@ -92,7 +92,9 @@ export const checkFunction = (fn: LambdaFunctionWiring, files: readonly AssetFil
   const named = namedVariables(code);
   for (const name of Object.keys(fn.environment)) {
     if (isRuntimeVariable(name)) continue;
-    if (!code.some((text) => text.includes(name))) {
+    // The whole name: LINEUP_TABLE inside LINEUP_TABLE_NAME is not a read of LINEUP_TABLE.
+    const whole = new RegExp(`(?<![A-Za-z0-9_])${name.replace(/[^A-Za-z0-9_]/g, '\\$&')}(?![A-Za-z0-9_])`);
+    if (!code.some((text) => whole.test(text))) {
       problems.push(`function ${fn.logicalId}: the template sets environment variable ${name}, which no code in ${fn.assetDir} names (misspelt or renamed? the code reads ${[...named].sort().join(', ') || 'no LINEUP_ variable'})`);
     }
   }
