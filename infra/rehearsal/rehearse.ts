@@ -333,7 +333,11 @@ export const runRehearsal = async (options: RehearsalOptions = {}): Promise<Rehe
       const probe = fed ? { Records: [] } : (schedule?.input ?? {});
       for (const instance of run.instances) {
         const result = await instance.invoke(probe);
-        if (!result.ok) failures.push(`function ${run.wiring.logicalId} (${run.wiring.handler} in ${run.wiring.assetDir}) failed its first invocation with ${JSON.stringify(probe)}: ${result.error.replace(/^function \S+: /, '')}`);
+        if (!result.ok) {
+          // The runtime's first line says what failed (the stack trace points into the minified bundle).
+          failures.push(`function ${run.wiring.logicalId} (${run.wiring.handler} in ${run.wiring.assetDir}) failed its first invocation with ${JSON.stringify(probe)}: ${result.error.replace(/^function \S+: /, '').split('\n')[0] ?? ''}`);
+          break;
+        }
       }
     }
     if (failures.length > 0) return finish();
