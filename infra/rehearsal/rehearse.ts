@@ -69,6 +69,8 @@ const SCENARIO_TIMEOUT_MS = 180_000;
 /** FAULT_MIN_MS, FAULT_MAX_MS: the outage lasts at least this, and until a record failed (at most FAULT_MAX_MS). */
 const FAULT_MIN_MS = 5_000;
 const FAULT_MAX_MS = 30_000;
+/** SETTLE_MS: how long after every JobSet completed the final status is read. */
+const SETTLE_MS = 3_000;
 /** FORWARDER_GRACE_MS: the pod's terminationGracePeriodSeconds is longer; the forwarder stops within its hold. */
 const FORWARDER_GRACE_MS = 10_000;
 /** MANIFEST, DOCKERFILE: the forwarder's Deployment and image, as shipped. */
@@ -184,6 +186,8 @@ const runScenario = async (context: ScenarioContext, scenario: string, namespace
   }
   const runMs = Date.now() - started;
   const faultDone = fault === undefined ? undefined : await fault;
+  // The controller's last writes after Completed (the startup's conditions) land before the status is read.
+  await sleep(SETTLE_MS);
   const { byName } = await jobSetsIn(client, namespace);
   const violations: string[] = [];
   const orders = names.map((name) => {
