@@ -3,6 +3,7 @@
  * its verdict — documented (a README row), timing (the same rule on both sides), or not documented.
  */
 import { ConditionType } from '../../lib/constants.ts';
+import { COUNTERS_FINISHED_FIRST, FIRST_FAILED, STARTUP_DEPENDS_ON, STARTUP_MESSAGE, STARTUP_NEVER_READY } from '../../test/conformance/verdictChecks.ts';
 import type { StatusDifference, Verdict } from './figures.ts';
 import { isObject, type JsonObject } from './story.ts';
 
@@ -65,53 +66,33 @@ const sameButFirstFailedJob = (values: Values): boolean => {
 
 /**
  * EXPLANATIONS: the README's "Where Lineup differs from upstream" rows a final-status difference
- * can come from, and the one timing effect both controllers share. A difference none explains
- * is reported as not documented.
+ * can come from, matched against the values alone, for runs that record nothing else (the
+ * pipeline benchmark, the simulator and Kueue comparisons). Their verdicts are those of the
+ * checks a differential run applies to its recorded data (test/conformance/verdictChecks.ts).
+ * A difference none explains is reported as not documented.
  */
 const EXPLANATIONS: readonly Explanation[] = [
   // First: upstream never writes the startup conditions for dependsOn, whatever the timing.
   {
-    verdict: {
-      kind: 'documented',
-      why: 'README row "conditions only for InOrder" → "StartupPolicyInProgress/Completed for InOrder (upstream reasons), dependsOn and ordered rules": upstream writes none for dependsOn',
-    },
+    verdict: STARTUP_DEPENDS_ON,
     explains: (field, _context, values) => STARTUP_CONDITIONS.includes(field) && values.upstream === '(absent)' && /^(True|False) DependsOn/.test(values.lineup),
   },
   {
-    verdict: {
-      kind: 'timing',
-      why:
-        'README row "a JobSet that ends, or restarts, before its controller sees the last stage ready" — same rule in both controllers: a JobSet whose Jobs all succeeded (or one failed) before its controller saw the last stage ready goes to Completed ' +
-        '(Failed) without StartupPolicyCompleted True, leaving StartupPolicyInProgress True (upstream jobset_controller.go reconcile: executeSuccessPolicy and ' +
-        'executeFailurePolicy return before reconcileReplicatedJobs writes the startup conditions, and a restart re-opens the walk); one side saw the last stage ready, the other did not',
-    },
+    verdict: STARTUP_NEVER_READY,
     explains: (field, context) =>
       (context.lineupFinishedFirst !== context.upstreamFinishedFirst || context.lineupSawLastStage !== context.upstreamSawLastStage) &&
       STARTUP_CONDITIONS.some((condition) => field.startsWith(condition)),
   },
   {
-    verdict: {
-      kind: 'timing',
-      why:
-        'README row "a finished JobSet\'s still-active Jobs are deleted on the next pass" — both delete them (upstream jobset_controller.go reconcile: jobSetFinished → deleteJobs(active)), ' +
-        'upstream in milliseconds, Lineup a pipeline hop later; Jobs that end in between are counted as succeeded or failed by the slower side, deleted uncounted by the faster one',
-    },
+    verdict: COUNTERS_FINISHED_FIRST,
     explains: (field, context) => context.sameEnd && /^replicatedJobsStatus\[.*\]\.(succeeded|failed)$/.test(field),
   },
   {
-    verdict: {
-      kind: 'timing',
-      why:
-        'README row "the Failed message names the first failed Job" — both name the one with the earliest failure time; Jobs of one replicatedJob that fail together tie (the condition time has second ' +
-        'resolution) and each controller names the first it saw',
-    },
+    verdict: FIRST_FAILED,
     explains: (field, context, values) => context.sameEnd && field === `conditions[${ConditionType.Failed}].message` && sameButFirstFailedJob(values),
   },
   {
-    verdict: {
-      kind: 'documented',
-      why: 'README row "conditions only for InOrder" → "StartupPolicyInProgress/Completed for InOrder (upstream reasons) …; the user sees what is awaited": Lineup\'s messages say what is awaited',
-    },
+    verdict: STARTUP_MESSAGE,
     explains: (field) => STARTUP_CONDITIONS.some((condition) => field === `${condition}.message`),
   },
   {
