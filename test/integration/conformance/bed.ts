@@ -11,7 +11,11 @@
  * wake-ups such as a TTL's). A watch on every Job and JobSet records when each replicatedJob's
  * first Job first ran (created unsuspended, or un-suspended), every time a Job began to run, when
  * a JobSet that had run was suspended again, and each JobSet as last seen; a run ends once every
- * JobSet is terminal (and, with a TTL, deleted) and both controllers have been quiet for SETTLE_MS.
+ * JobSet is terminal (and, with a TTL, deleted), no Job is still being deleted and both
+ * controllers have been quiet for SETTLE_MS. The API server audits every request, and a Recorder
+ * (recorder.ts) keeps every Job, Pod and JobSet change, so that each twin's RunRecord carries the
+ * evidence its differential verdicts are checked against, and its start order comes from when
+ * the API server received the requests that ran the Jobs.
  *
  * With `kueue`, Kueue (test/integration/harness/kueue.ts) runs beside both controllers and a
  * watch on its Workloads records each JobSet's as last seen; scripted scenarios drive the bed
