@@ -81,6 +81,8 @@ export interface Evidence {
   readonly createdAt: number;
   readonly jobs: readonly JobHistory[];
   readonly jobSet: readonly JobSetSighting[];
+  /** When the watch first saw the JobSet being deleted (its TTL); absent when it never was. */
+  readonly deletedAt?: number | undefined;
   /** The controller's writes to the JobSet's status, refused ones (code ≥ 300) too. */
   readonly statusWrites: readonly Write[];
   /** The controller's delete requests of the JobSet's Jobs. */
@@ -134,6 +136,13 @@ export const sightingWith = (evidence: Evidence, type: string, status: string, f
 
 /** leftAt: the Jobs whose deletion had not begun by `at`. */
 export const leftAt = (evidence: Evidence, at: number): JobHistory[] => evidence.jobs.filter((job) => job.deletionAt === undefined || job.deletionAt > at);
+
+/**
+ * jobsLeft: the Jobs the final status counts — those left at the end of the run (which waits
+ * until no Job is being deleted), or, for a JobSet deleted by its TTL, when its deletion began
+ * (its Jobs go with it, its status as it was).
+ */
+export const jobsLeft = (evidence: Evidence): JobHistory[] => leftAt(evidence, evidence.deletedAt ?? Number.POSITIVE_INFINITY);
 
 /**
  * jobsOfAttempt: the final attempt's Jobs of `replicatedJob`, by name (a name's last Job of the

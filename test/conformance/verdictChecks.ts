@@ -23,7 +23,7 @@ import {
   finishOf,
   firstDeleteAfter,
   jobsOfAttempt,
-  leftAt,
+  jobsLeft,
   relative,
   sightingWith,
   terminalWriteAt,
@@ -111,11 +111,10 @@ const at = (evidence: Evidence, time: number): string => relative(time, evidence
 /** COUNTER_FIELD: replicatedJobsStatus[<name>].<succeeded|failed>. */
 const COUNTER_FIELD = /^replicatedJobsStatus\[(.*)\]\.(succeeded|failed)$/;
 
-/** countedJobs: the final attempt's Jobs of `replicatedJob` left at the last sighting of the JobSet and ended `type`. */
+/** countedJobs: the final attempt's Jobs of `replicatedJob` left at the end (jobsLeft) and ended `type`. */
 const countedJobs = (evidence: Evidence, replicatedJob: string, type: string): Map<string, JobHistory> => {
-  const end = evidence.jobSet.at(-1)?.at ?? Number.POSITIVE_INFINITY;
   const attempt = finalAttempt(evidence);
-  return new Map(leftAt(evidence, end).filter((job) => job.replicatedJob === replicatedJob && job.attempt === attempt && finishOf(job)?.type === type).map((job) => [job.name, job]));
+  return new Map(jobsLeft(evidence).filter((job) => job.replicatedJob === replicatedJob && job.attempt === attempt && finishOf(job)?.type === type).map((job) => [job.name, job]));
 };
 
 /** checkCounters: the recount on both sides, then every Job counted by one side only. */

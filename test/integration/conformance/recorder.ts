@@ -43,6 +43,8 @@ export class Recorder {
   private readonly jobs = new Map<string, JobSighting>();
   private readonly podEnds = new Map<string, Map<string, number>>();
   private readonly jobSets = new Map<string, JobSetSighting[]>();
+  /** When each JobSet was first seen being deleted. */
+  private readonly jobSetDeletions = new Map<string, number>();
 
   /** onJob: a Job watch event. */
   onJob(type: string, job: unknown): void {
@@ -90,8 +92,11 @@ export class Recorder {
 
   /** onJobSet: a JobSet watch event: a sighting whenever its restarts or conditions changed. */
   onJobSet(type: string, jobSet: unknown): void {
-    if (type === 'DELETED') return;
     const key = `${String(at(jobSet, 'metadata', 'namespace'))}/${String(at(jobSet, 'metadata', 'name'))}`;
+    if (type === 'DELETED' || at(jobSet, 'metadata', 'deletionTimestamp') !== undefined) {
+      if (!this.jobSetDeletions.has(key)) this.jobSetDeletions.set(key, Date.now());
+      if (type === 'DELETED') return;
+    }
     const sighting: JobSetSighting = {
       at: Date.now(),
       restarts: Number(at(jobSet, 'status', 'restarts') ?? 0),
@@ -173,6 +178,7 @@ export class Recorder {
       createdAt: jobSetWrites.find((record) => record.verb === 'create')?.receivedAt ?? this.jobSets.get(`${namespace}/${name}`)?.[0]?.at ?? 0,
       jobs,
       jobSet: this.jobSets.get(`${namespace}/${name}`) ?? [],
+      deletedAt: this.jobSetDeletions.get(`${namespace}/${name}`),
       statusWrites: writes('jobsets', 'status', name, controller).map((record) => ({ receivedAt: record.receivedAt, at: record.at, code: record.code })),
       jobDeletes: [...jobNames]
         .flatMap((job) => writes('jobs', '', job, controller).filter((record) => record.verb === 'delete'))
