@@ -19,6 +19,7 @@ import type { Log } from '../log.ts';
 import type { Action, PlanOptions } from '../plan/types.ts';
 import type { ClusterGateway } from '../reconcile/types.ts';
 import { InProcessBus } from '../bus/inProcessBus.ts';
+import { sleep } from '../retry.ts';
 import { InputsMemory } from '../reconcile/journal.ts';
 import { makeSqsBatchHandler } from '../reconcile/sqsBatch.ts';
 import { scheduleBehaviourActions } from '../sim/actions.ts';
@@ -126,8 +127,8 @@ const countingSink = (inner: EventSink): EventSink & { inFlight: () => number } 
 const rejectionOf = (status: JobSetStatus | undefined): string | undefined =>
   status?.conditions?.find((condition) => condition.type === ConditionType.Rejected && condition.status === 'True')?.message ?? undefined;
 
-const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** tick: one turn of the event loop's timers, for the quiet check to look again. */
+const tick = (): Promise<void> => sleep(0);
 
 /** DemoCluster: the simulated cluster in virtual time, and the watch source the forwarder reads it through. */
 interface DemoCluster {
