@@ -21,7 +21,9 @@
  */
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { DEFAULT_CONTROLLER_NAME, JOBSET_API_VERSION, KUBE_FIELD_MANAGER, Label } from '../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../lib/jobset/managedBy.ts';
+import { JOBSET_API_VERSION, Label } from '../lib/jobset/api.ts';
+import { KUBE_FIELD_MANAGER } from '../lib/k8s/fieldManager.ts';
 import { CounterName, Counters } from '../lib/counters.ts';
 import type { PutEventsEntry } from '../lib/events/envelope.ts';
 import { Forwarder } from '../lib/forwarder/forwarder.ts';

@@ -27,7 +27,7 @@ import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_RECONCILER_MAX_CONCURRENCY, defaultSlotsPerCluster } from '../infra/config.ts';
-import { ConditionType, Reason } from '../lib/constants.ts';
+import { ConditionType, Reason } from '../lib/jobset/api.ts';
 import { CounterName } from '../lib/counters.ts';
 import { startE2eCluster, type E2eCluster } from '../test/integration/e2e/cluster.ts';
 import { startDynalite, startMoto } from '../test/integration/harness/index.ts';

@@ -7,7 +7,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { CreateEventBusCommand, EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { DEFAULT_CONTROLLER_NAME, Label } from '../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../lib/jobset/managedBy.ts';
+import { Label } from '../lib/jobset/api.ts';
 import { CounterName, Counters } from '../lib/counters.ts';
 import { EventBridgeSink } from '../lib/forwarder/eventBridgeSink.ts';
 import { sdkPutEvents } from '../lib/hosts/lambdaAwsClients.ts';

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_CONTROLLER_NAME } from '../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../lib/jobset/managedBy.ts';
 import { DEMO_CLUSTER, runDemo } from '../lib/hosts/demo.ts';
 import { openStateDirForReading, openStateDirForWriting } from '../lib/hosts/stateDir.ts';
 import { EMPTY_BEHAVIOUR } from '../lib/sim/behaviour.ts';

@@ -9,7 +9,10 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { DEFAULT_CONTROLLER_NAME, DEFAULT_MAX_JOBS_PER_JOBSET, DEFAULT_MAX_PODS_PER_JOBSET, DEFAULT_STACK_NAME, MAX_MANAGED_BY_LENGTH } from '../lib/constants.ts';
+import { DEFAULT_STACK_NAME } from '../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../lib/jobset/managedBy.ts';
+import { DEFAULT_MAX_JOBS_PER_JOBSET, DEFAULT_MAX_PODS_PER_JOBSET } from '../lib/jobset/size.ts';
+import { MAX_MANAGED_BY_LENGTH } from '../lib/jobset/admission.ts';
 import { CLUSTER_ID_PATTERN } from '../lib/events/schema.ts';
 
 /** CONFIG_CONTEXT_KEY: the CDK context key holding the configuration (an object, or its JSON text from `-c`). */

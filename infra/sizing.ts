@@ -3,7 +3,7 @@
  * figures the stack deploys and the cost model prices (infra/cost/costModel.ts), so the cost
  * model follows the stack. Plain numbers: importing this does not load aws-cdk-lib.
  */
-import { WATCH_SESSION_MAX_MS } from '../lib/constants.ts';
+import { WATCH_SESSION_MAX_MS } from '../lib/forwarder/forwarder.ts';
 import { DEFAULT_LEASE_TTL_MS } from '../lib/reconcile/reconcileJobSet.ts';
 
 /** FunctionSize: memory and timeout of one function. */

@@ -1,8 +1,8 @@
 /**
  * The planner's version, recorded in every journal entry and compared by `lineup replay` to tell
  * whether the replaying planner is the one that recorded: package.json's version and a sha256 of
- * every source a decision depends on (lib/plan, lib/policy, lib/jobset, and lib/constants.ts,
- * whose strings are in conditions and events), e.g. "0.1.0+0123456789ab". It is computed from
+ * every source a decision depends on (lib/plan, lib/policy and lib/jobset, whose strings,
+ * lib/jobset/api.ts, are in conditions and events), e.g. "0.1.0+0123456789ab". It is computed from
  * the code that runs, never written down by hand, so two versions are equal only when those
  * sources are.
  *
@@ -38,8 +38,8 @@ export const PLANNER_VERSION_FILE = 'plannerVersion.json';
 /** The folders whose .ts files are hashed, relative to the root. */
 const PLANNER_SOURCE_DIRS = ['lib/plan', 'lib/policy', 'lib/jobset'] as const;
 
-/** The single files hashed besides those folders, relative to the root. */
-const PLANNER_SOURCE_FILES = ['lib/constants.ts'] as const;
+/** PLANNER_SOURCE_PROBE: a planner source that is beside this module in a clone and absent from the built package. */
+const PLANNER_SOURCE_PROBE = 'lib/jobset/api.ts';
 
 /** Width of the source digest kept (hex characters). */
 const DIGEST_CHARS = 12;
@@ -53,7 +53,7 @@ export const plannerSources = (root: string): string[] => {
     readdirSync(join(root, dir))
       .filter((name) => name.endsWith('.ts'))
       .map((name) => `${dir}/${name}`);
-  return [...PLANNER_SOURCE_DIRS.flatMap(inDir), ...PLANNER_SOURCE_FILES].sort();
+  return PLANNER_SOURCE_DIRS.flatMap(inDir).sort();
 };
 
 /** plannerSourceDigest: sha256 over each source's path and content (line endings normalised), first 12 hex. */
@@ -109,7 +109,7 @@ const resolvePlannerVersion = (): string => {
   if (injected !== undefined) return injected;
   // The folder above this module's: a clone's root for lib/plannerVersion.ts, dist/ for dist/lib/plannerVersion.js.
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const beside = join(root, PLANNER_SOURCE_FILES[0]);
+  const beside = join(root, PLANNER_SOURCE_PROBE);
   if (existsSync(beside)) return computePlannerVersion(root);
   const built = fileURLToPath(new URL(`./${PLANNER_VERSION_FILE}`, import.meta.url));
   if (existsSync(built)) return readPlannerVersionFile(built);

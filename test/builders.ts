@@ -1,5 +1,6 @@
 /** Test builders: each case shows only the fields that matter to it. */
-import { DEFAULT_CONTROLLER_NAME, JOBSET_API_VERSION, JOBSET_KIND } from '../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../lib/jobset/managedBy.ts';
+import { JOBSET_API_VERSION, JOBSET_KIND } from '../lib/jobset/api.ts';
 import type { DependsOn, Job, JobSet, JobSpec, ReplicatedJob } from '../lib/jobset/schema.ts';
 
 export interface ReplicatedJobOptions {

@@ -29,7 +29,7 @@ const REPO = fileURLToPath(new URL('../', import.meta.url));
 const MODULE = join(REPO, 'lib', 'plannerVersion.ts');
 
 /** What the planner's sources are copied with, so a temporary root hashes as the clone does. */
-const PLANNER_TREE = ['lib/plan', 'lib/policy', 'lib/jobset', 'lib/constants.ts', 'package.json'];
+const PLANNER_TREE = ['lib/plan', 'lib/policy', 'lib/jobset', 'package.json'];
 
 /** runNode: the pinned Node (the one running this test) on `args`, from `cwd`. */
 const runNode = (args: readonly string[], cwd: string) => spawnSync(process.execPath, args, { cwd, encoding: 'utf8', timeout: 60_000 });
@@ -65,12 +65,13 @@ describe('plannerVersion: the planner version, computed from the code that runs'
     assert.equal(computePlannerVersion(REPO), version);
   });
 
-  it('hashes every .ts of lib/plan, lib/policy and lib/jobset and lib/constants.ts, and nothing else', () => {
+  it('hashes every .ts of lib/plan, lib/policy and lib/jobset, and nothing else', () => {
     const sources = plannerSources(REPO);
-    for (const path of ['lib/plan/planner.ts', 'lib/plan/reasons.ts', 'lib/policy/startupPolicy.ts', 'lib/jobset/schema.ts', 'lib/constants.ts']) {
+    for (const path of ['lib/plan/planner.ts', 'lib/plan/reasons.ts', 'lib/policy/startupPolicy.ts', 'lib/jobset/schema.ts', 'lib/jobset/api.ts']) {
       assert.ok(sources.includes(path), `${path} is hashed`);
     }
-    assert.deepEqual(sources.filter((path) => !/^lib\/(plan|policy|jobset)\/[^/]+\.ts$/.test(path) && path !== 'lib/constants.ts'), []);
+    assert.deepEqual(sources.filter((path) => !/^lib\/(plan|policy|jobset)\/[^/]+\.ts$/.test(path)), []);
+    assert.ok(!sources.includes('lib/constants.ts'), 'the constants the stack shares are not the planner\'s');
     assert.deepEqual(sources, [...sources].sort());
   });
 
@@ -79,7 +80,7 @@ describe('plannerVersion: the planner version, computed from the code that runs'
     const original = computePlannerVersion(root);
     assert.equal(original, plannerVersion(), 'a copy of the sources hashes as the clone does');
     const seen = new Set([original]);
-    for (const path of ['lib/plan/planner.ts', 'lib/policy/stages.ts', 'lib/jobset/schema.ts', 'lib/constants.ts']) {
+    for (const path of ['lib/plan/planner.ts', 'lib/policy/stages.ts', 'lib/jobset/schema.ts', 'lib/jobset/api.ts']) {
       const before = readFileSync(join(root, path), 'utf8');
       appendFileSync(join(root, path), '// one more line\n');
       const changed = computePlannerVersion(root);
@@ -114,7 +115,7 @@ describe('plannerVersion: the planner version, computed from the code that runs'
     assert.deepEqual(define, plannerVersionDefine(), 'infra/constructs/lineupFunction.ts bundles with the planner version');
     const entry = join(scratch, 'entry.ts');
     writeFileSync(entry, `import { plannerVersion } from ${JSON.stringify(MODULE)};\nprocess.stdout.write(plannerVersion());\n`);
-    // Two folders down, so the folder above the bundle's holds no lib/constants.ts.
+    // Two folders down, so the folder above the bundle's holds no lib/jobset/api.ts.
     const outfile = join(scratch, 'bundle', 'defined', 'index.mjs');
     await build({ entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node24', minify: true, logLevel: 'error', ...(define === undefined ? {} : { define }) });
     assert.ok(readFileSync(outfile, 'utf8').includes(JSON.stringify(plannerVersion())), 'the version is a literal in the bundle');
@@ -131,7 +132,7 @@ describe('plannerVersion: the planner version, computed from the code that runs'
     const result = runNode([outfile], scratch);
     assert.notEqual(result.status, 0);
     assert.equal(result.stdout, '');
-    assert.match(result.stderr, new RegExp(`cannot tell its planner version: .*${PLANNER_VERSION_GLOBAL}.*lib/constants\\.ts.*${PLANNER_VERSION_FILE.replace('.', '\\.')}`));
+    assert.match(result.stderr, new RegExp(`cannot tell its planner version: .*${PLANNER_VERSION_GLOBAL}.*lib/jobset/api\\.ts.*${PLANNER_VERSION_FILE.replace('.', '\\.')}`));
   });
 
   it('the file npm run build writes holds the runtime version, and the built module reads it when no sources are beside it', () => {

@@ -5,7 +5,9 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { KUBE_RETRY, PUT_RETRY, WATCH_RETRY } from '../lib/constants.ts';
+import { KUBE_RETRY } from '../lib/k8s/gateway.ts';
+import { PUT_RETRY } from '../lib/forwarder/batcher.ts';
+import { WATCH_RETRY } from '../lib/forwarder/forwarder.ts';
 import { Backoff, backoffDelay, retry, sleep, type RetryEvent, type RetryPolicy, type RetryVerdict } from '../lib/retry.ts';
 
 const POLICY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1_000, jitter: 'none' };

@@ -4,7 +4,7 @@
  * figures from what happened between its start and its end.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConditionType } from '../../lib/constants.ts';
+import { ConditionType } from '../../lib/jobset/api.ts';
 import { CounterName } from '../../lib/counters.ts';
 import type { CountsFile, Range } from '../../infra/cost/costModel.ts';
 import type { Pipeline } from '../../test/integration/e2e/pipeline.ts';

@@ -3,7 +3,7 @@
  * InOrder), the same spec in both controllers' namespaces but for managedBy, its pods steered by
  * the kwok node's annotations (test/integration/harness/controlPlane.ts).
  */
-import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
 import { isObject, type JsonObject } from '../../lib/json.ts';
 import type { PodBehaviour } from '../../test/integration/harness/index.ts';
 import { STORY2_EXAMPLE, story2Manifest as storyWithDefaults } from '../../test/integration/harness/story2.ts';

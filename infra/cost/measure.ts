@@ -17,7 +17,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
 import { runDemo } from '../../lib/hosts/demo.ts';
 import { loadedJobSets, readJobSetFile } from '../../lib/jobset/load.ts';
 import { EMPTY_BEHAVIOUR } from '../../lib/sim/behaviour.ts';

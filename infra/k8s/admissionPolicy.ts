@@ -5,8 +5,8 @@
  *
  * The rules are those of lib/jobset/validation.ts (validateFirstReplicatedJob, validateDependsOn,
  * validateStartupPolicyExclusive, validateStartupRules) and the messages are theirs, built from
- * the same constants (AdmissionMessage, ValidationMessage, StartupRulesMessage in
- * lib/constants.ts) so a user sees the same words from kubectl and from `lineup validate`.
+ * the same constants (AdmissionMessage, ValidationMessage in lib/jobset/admission.ts,
+ * StartupRulesMessage in lib/jobset/startupRules.ts) so a user sees the same words from kubectl and from `lineup validate`.
  *
  * What CEL cannot do is left to the reconciler, which validates every JobSet on every pass and
  * sets the `Rejected` condition: CEL cannot parse the `lineup.dev/startup-rules` annotation
@@ -15,7 +15,9 @@
  * The CRD already enforces some of these rules (dependsOn maxItems and list-map keys, the InOrder
  * exclusion); the policy repeats them so its messages match Lineup's.
  */
-import { JOBSET_API_VERSION, LineupKey, MAX_DEPENDS_ON, AdmissionMessage, StartupRulesMessage, ValidationMessage } from '../../lib/constants.ts';
+import { JOBSET_API_VERSION, LineupKey } from '../../lib/jobset/api.ts';
+import { MAX_DEPENDS_ON, AdmissionMessage, ValidationMessage } from '../../lib/jobset/admission.ts';
+import { StartupRulesMessage } from '../../lib/jobset/startupRules.ts';
 import { KubeName } from './names.ts';
 
 /** AdmissionPolicyOptions: which JobSets the policy applies to. */
@@ -55,7 +57,7 @@ export const celString = (text: string): string => JSON.stringify(text);
 /**
  * celMessage: a CEL string expression that renders like `text`, with each slot (a marker the
  * caller passed into the message function instead of a value) replaced by a CEL expression.
- * This lets the policy reuse the message functions of lib/constants.ts instead of copying them.
+ * This lets the policy reuse the message functions of lib/jobset/admission.ts and lib/jobset/startupRules.ts instead of copying them.
  *
  * @example celMessage(ValidationMessage.selfDependency(SLOT_A), { [SLOT_A]: 'r.name' })
  */

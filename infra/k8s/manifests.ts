@@ -6,7 +6,7 @@
  */
 import { Document, isMap, isScalar, isSeq, Scalar } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
-import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
 import { matchConditions, policyValidations, validatingAdmissionPolicy, validatingAdmissionPolicyBinding } from './admissionPolicy.ts';
 import type { AdmissionPolicyOptions } from './admissionPolicy.ts';
 import { FORWARDER_PLACEHOLDERS, forwarderDeployment, forwarderNamespace, forwarderServiceAccount } from './forwarder.ts';

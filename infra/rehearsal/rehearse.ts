@@ -32,7 +32,7 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
 import { DEFAULT_LEASE_TTL_MS } from '../../lib/reconcile/reconcileJobSet.ts';
 import { DynamoCheckpointStore } from '../../lib/store/dynamoStore.ts';
 import { Counters } from '../../lib/counters.ts';

@@ -17,7 +17,7 @@ import {
   ListRulesCommand,
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
-import { ArchiveReplayMessage, DEFAULT_STACK_NAME } from '../constants.ts';
+import { DEFAULT_STACK_NAME } from '../constants.ts';
 import { ArchiveReplayError, InvalidInputError, LineupError } from '../errors.ts';
 import { archiveReportText, compareArchiveReplay, type EventComparison, type JobSetArchiveReport, type ReplayRange, type ReportedPass } from '../replay/archive.ts';
 import { formatDuration, parseDurationFlag } from '../duration.ts';
@@ -26,6 +26,29 @@ import type { CheckpointStore, JobSetKey, JournalEvent } from '../store/types.ts
 import { parseJobSetKey } from './replay.ts';
 import { ExitCode, type CliIo } from './io.ts';
 import { sleep } from '../retry.ts';
+
+/** ArchiveReplayMessage: what `lineup replay --archive` prints: progress and the one line of an exit 2. */
+export const ArchiveReplayMessage = {
+  missingFlag: (flag: string): string => `${flag} is required with --archive`,
+  badTime: (flag: string, value: string): string => `${flag} ${JSON.stringify(value)} is not a time: expected ISO 8601, e.g. 2026-01-01T12:00:00Z`,
+  emptyRange: (from: string, to: string): string => `--from ${from} is not before --to ${to}: expected a range that holds events`,
+  badJobSet: (target: string): string => `--jobset ${JSON.stringify(target)}: expected CLUSTER/NAMESPACE/NAME`,
+  badName: (name: string): string => `replay name ${JSON.stringify(name)}: expected at most 64 of A-Z a-z 0-9 . - _`,
+  badOutput: (output: string): string => `--output ${output} is not available with --archive: expected text or json`,
+  callFailed: (call: string, detail: string): string => `${call} failed: ${detail}`,
+  noArns: (archive: string): string => `archive ${archive}: DescribeArchive returned no ArchiveArn or EventSourceArn: expected both`,
+  ruleNotFound: (bus: string, prefix: string, found: readonly string[]): string =>
+    `bus ${bus}: ${found.length === 0 ? 'no rule' : `${found.length} rules (${found.join(', ')})`} named ${prefix}*: expected exactly one; name the reconciler's rule with --rule NAME|ARN (stack output ReconcilerRuleArn) or the stack with --stack`,
+  description: 'lineup replay --archive: replayed events are recorded in the journal, not applied',
+  started: (replay: string, archive: string, rule: string): string => `lineup replay: replay ${replay} of archive ${archive} started, limited to rule ${rule}`,
+  progress: (replay: string, state: string, lastReplayed: string | undefined, percent: number): string =>
+    `lineup replay: ${replay} ${state}${lastReplayed === undefined ? '' : `, replayed up to ${lastReplayed} (${percent}% of the range)`}`,
+  timedOut: (replay: string, state: string, timeout: string): string =>
+    `replay ${replay} still ${state} after --timeout ${timeout}: expected it to end; it keeps running in EventBridge (aws events cancel-replay --replay-name ${replay} stops it)`,
+  ended: (replay: string, state: string, reason: string): string => `replay ${replay} ended ${state}${reason ? `: ${reason}` : ''}: expected COMPLETED`,
+  heading: (replay: string, from: string, to: string): string =>
+    `replay ${replay}, events ${from} to ${to}: each replayed event's decision (against the cluster as it is now, not applied) beside the original pass's`,
+} as const;
 
 /** REPLAY_POLL_MS: how often DescribeReplay is asked while the replay runs. */
 export const REPLAY_POLL_MS = 5_000;

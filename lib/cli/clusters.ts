@@ -3,7 +3,6 @@
  * health, from a local state directory or the deployed table (`--table NAME --region R`), as
  * `history` reads them (lib/cli/journalSource.ts).
  */
-import { ClustersMessage } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import { readClusterFacts } from '../fleet/facts.ts';
 import { clusterRecordOf, nextSteps, type AddClusterFlags } from '../fleet/registration.ts';
@@ -13,6 +12,15 @@ import type { CheckpointStore } from '../store/types.ts';
 import { listJson, listText, statusJson, statusText } from './clustersRender.ts';
 import { ExitCode, type CliIo } from './io.ts';
 import { journalSource, UnusableJournalSource, type JournalSourceFlags } from './journalSource.ts';
+
+/** ClustersMessage: the lines `lineup clusters` prints about the registry. */
+export const ClustersMessage = {
+  alreadyRegistered: (id: string, where: string): string => `lineup clusters add: cluster ${id} is already registered in ${where}: expected a new id (lineup clusters remove ${id} first to replace it)`,
+  notRegistered: (id: string, where: string): string => `lineup clusters remove: cluster ${id} is not registered in ${where}: expected one of lineup clusters list`,
+  removed: (id: string, where: string): string =>
+    `removed cluster ${id} from ${where}: its events are dropped from now on (a warm reconciler that already connected to it serves it until it restarts); its JobSets' state, bookmarks and journal stay (the journal until its TTL). A cluster of the stack's configuration is removed there, then deployed. Uninstall its forwarder (docs/deploy.md, Remove).`,
+  unknown: (id: string, where: string): string => `lineup clusters status: cluster ${id} is unknown in ${where}: not registered, and no heartbeat, bookmark or JobSet recorded`,
+} as const;
 
 /** The cluster `lineup run` records under unless told otherwise: listed by status when it holds anything, registered or not. */
 const DEFAULT_RUN_CLUSTER = 'local';

@@ -4,7 +4,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_CONTROLLER_NAME, DemoMessage, UntilNeverText } from '../constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../jobset/managedBy.ts';
+import { UntilNeverText } from '../sim/constants.ts';
 import { CounterName } from '../counters.ts';
 import { InvalidInputError, StateDirError } from '../errors.ts';
 import { loadedJobSets, readJobSetFile, skippedNotes, worstOutcome } from '../jobset/load.ts';
@@ -18,6 +19,15 @@ import { formatDuration, parseDurationFlag } from '../duration.ts';
 import type { TimelineEntry } from '../sim/timeline.ts';
 import { ExitCode, type CliIo } from './io.ts';
 import { INSTALL_ROOT } from '../installRoot.ts';
+
+/** DemoMessage: what `lineup demo --state-dir` says about the journal it kept. */
+export const DemoMessage = {
+  /** The demo's simulated cluster starts anew each run: an earlier run's bookmarks and journal would confuse it and its history. */
+  stateDirInUse: (stateDir: string): string =>
+    `${stateDir} already holds state: expected a new or empty --state-dir (each demo starts a new simulated cluster)`,
+  journalKept: (stateDir: string, cluster: string, namespace: string, name: string): string =>
+    `Journal kept in ${stateDir} under cluster ${cluster}: lineup history ${cluster}/${namespace}/${name} --state-dir ${stateDir}; lineup replay --all --state-dir ${stateDir}`,
+} as const;
 
 /** The examples shipped with Lineup, run when no file is given. */
 export const EXAMPLES_DIR = join(INSTALL_ROOT, 'examples');

@@ -6,9 +6,8 @@
  * server).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { JournalSourceMessage } from '../constants.ts';
 import { StateDirError, StoreInvalidError } from '../errors.ts';
-import { openStateDirForReading, openStateDirForWriting, StateDirMessage, STATE_FILE, type OpenStateDir } from '../hosts/stateDir.ts';
+import { openStateDirForReading, openStateDirForWriting, StateDirMessage, STATE_FILE, type OpenStateDir, JournalSourceMessage } from '../hosts/stateDir.ts';
 import { join } from 'node:path';
 import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
 import type { CheckpointStore } from '../store/types.ts';

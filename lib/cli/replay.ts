@@ -3,7 +3,6 @@
  * stdout). `lineup replay FILE|CLUSTER/NS/NAME | --all`: today's planner over every recorded
  * pass, pass by pass same or different; exit 0 all same, 1 any difference, 2 unusable input.
  */
-import { ReplayMessage } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import { readErrorDetail } from '../jobset/load.ts';
 import { parseRecording, recordingOf, type Recording } from '../replay/recording.ts';
@@ -19,6 +18,30 @@ import { formatVirtualTime } from '../sim/format.ts';
 import type { JobSetKey } from '../store/types.ts';
 import { journalSource, UnusableJournalSource, type JournalSource, type JournalSourceFlags } from './journalSource.ts';
 import { ExitCode, type CliIo } from './io.ts';
+import { JournalSourceMessage } from '../hosts/stateDir.ts';
+
+/** ReplayMessage: the one line `lineup export` and `lineup replay` print for unusable input (exit 2). */
+export const ReplayMessage = {
+  noState: (command: string, stateDir: string): string => JournalSourceMessage.noState(command, stateDir),
+  /** A recording that fails its check (lib/replay/verify.ts): replaying it would judge the file, not the planner. */
+  unsound: (source: string, pass: number, problem: string): string => `${source}: pass ${pass}: ${problem}; not replayed`,
+  /** --perturb re-enacts runs whose events differ from the recording's; the drawing is of recorded passes. */
+  perturbHtml: '--output html draws recorded passes, not perturbed runs: with --perturb or --seed, use --output text or json',
+  /** Passes whose inputs were not kept: the replay cannot vouch for them, so it does not pass. */
+  unreplayable: (count: number): string =>
+    `${count} pass${count === 1 ? '' : 'es'} could not be replayed (inputs not kept: too large, or expired from the journal): this replay vouches only for the others`,
+  badTarget: (command: string, target: string): string =>
+    `${command}: expected ${command === 'lineup replay' ? 'a recording file or ' : ''}CLUSTER/NAMESPACE/NAME, got ${JSON.stringify(target)}`,
+  unknownJobSet: (command: string, target: string, where: string): string => `${command}: no passes recorded for ${target} in ${where}`,
+  nothingRecorded: (clusters: readonly string[], where: string, since?: string): string =>
+    `lineup replay: no passes recorded for any JobSet of cluster ${clusters.join(' or ')} in ${where}${since === undefined ? '' : ` in the last ${since}`}`,
+  sinceWithoutAll: (since: string): string => `lineup replay: --since ${since} without --all: expected --all with it`,
+  badSince: (since: string, detail: string): string => `lineup replay: --since ${JSON.stringify(since)}: ${detail}`,
+  noTarget: 'lineup replay: expected a recording file, CLUSTER/NAMESPACE/NAME or --all',
+  noSuchFile: (target: string): string => `lineup replay: ${target} does not exist: expected a recording file (lineup export) or CLUSTER/NAMESPACE/NAME`,
+  unreadable: (target: string, detail: string): string => `lineup replay: ${target}: cannot read the recording: ${detail}`,
+  badInteger: (flag: string, min: number, got: string | undefined): string => `lineup replay: ${flag} expects an integer ≥ ${min}, got ${JSON.stringify(got ?? null)}`,
+} as const;
 
 /** parseJobSetKey: CLUSTER/NAMESPACE/NAME, or undefined when `target` is not one. */
 export const parseJobSetKey = (target: string): JobSetKey | undefined => {

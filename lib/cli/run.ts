@@ -3,7 +3,7 @@
  * cluster (the README's "Run against a cluster"), with a live timeline of decisions; Ctrl-C flushes and exits cleanly.
  * `lineup history CLUSTER/NS/NAME`: a JobSet's decision log from the same state directory.
  */
-import { ReplayMessage } from '../constants.ts';
+import { ReplayMessage } from './replay.ts';
 import { StateDirError } from '../errors.ts';
 import { CLUSTER_ID_PATTERN } from '../events/schema.ts';
 import { readJobSetLimits, type JobSetLimits } from '../jobset/size.ts';
@@ -16,6 +16,13 @@ import { newestPasses } from '../replay/historyWindow.ts';
 import { recordingOf } from '../replay/recording.ts';
 import { historyDrawing } from '../render/historyDrawing.ts';
 import { renderTimelineHtml } from '../render/timelineHtml.ts';
+import { JournalSourceMessage } from '../hosts/stateDir.ts';
+
+/** HistoryMessage: what `lineup history` says instead of a decision log. */
+export const HistoryMessage = {
+  /** The state directory holds no `lineup run` state (a typo, or run never ran there); nothing is created. */
+  noState: (stateDir: string): string => JournalSourceMessage.noState('lineup history', stateDir),
+} as const;
 
 export { DEFAULT_STATE_DIR } from './journalSource.ts';
 

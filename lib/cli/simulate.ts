@@ -3,14 +3,15 @@
  * (the README's Commands section): the real reconcile code against the simulated cluster, in virtual time. `html`
  * writes one self-contained page drawing the timeline (lib/render).
  */
-import { ConditionType, DEFAULT_CONTROLLER_NAME, Reason, UntilNeverText } from '../constants.ts';
+import { ConditionType, Reason } from '../jobset/api.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../jobset/managedBy.ts';
 import { InvalidInputError, LineupError } from '../errors.ts';
 import type { FieldError } from '../errors.ts';
 import { readJobSetFile, skippedNotes } from '../jobset/load.ts';
 import type { PlanOptions } from '../plan/types.ts';
 import { checkBehaviourNames, EMPTY_BEHAVIOUR, readBehaviourFile } from '../sim/behaviour.ts';
 import { checkSimulatorSize } from '../sim/limits.ts';
-import { DEFAULT_NAMESPACE, SIMULATE_OUTPUTS, SimulateDefaults } from '../sim/constants.ts';
+import { DEFAULT_NAMESPACE, SIMULATE_OUTPUTS, SimulateDefaults, UntilNeverText } from '../sim/constants.ts';
 import { formatDuration, parseDurationFlag } from '../duration.ts';
 import { formatSimulationText } from '../sim/format.ts';
 import { simulate, simulationReport } from '../sim/simulate.ts';

@@ -2,16 +2,26 @@
  * `lineup validate FILE…`: check JobSets the way a cluster with the upstream CRD and webhook
  * would on create (load → applyDefaults → validateJobSet), plus Lineup's own rules.
  */
-import { LoadMessage, ValidateOutput } from '../constants.ts';
 import { applyDefaults } from '../jobset/defaults.ts';
-import { readJobSetFile, skippedLabel } from '../jobset/load.ts';
-import { jobSetSize } from '../jobset/size.ts';
+import { readJobSetFile, skippedLabel, LoadMessage } from '../jobset/load.ts';
+import { jobSetSize, counted } from '../jobset/size.ts';
 import type { LoadedDocument, LoadOutcome } from '../jobset/load.ts';
 import { validateJobSet } from '../jobset/validation.ts';
 import type { FieldError } from '../errors.ts';
 import { KueueMessage, kueueQueueOf } from '../kueue.ts';
 import { ExitCode } from './io.ts';
 import type { CliIo } from './io.ts';
+
+/** ValidateOutput: the fixed words `lineup validate` prints around FieldErrors. */
+export const ValidateOutput = {
+  /** After `FILE: ` (and `NAME: ` in a file of several JobSets) when a JobSet has no error: what it makes (lib/jobset/size.ts). */
+  valid: (replicatedJobs: number, jobs: number, pods: number): string =>
+    `valid: ${counted(replicatedJobs, 'replicatedJob')}, ${counted(jobs, 'Job')}, ${counted(pods, 'Pod')}`,
+  /** Usage error: the command was given no file. */
+  noFiles: 'lineup validate: expected at least one FILE',
+  /** Names a document without metadata.name in a file of several. */
+  unnamedDocument: (document: number, line: number | undefined): string => `document ${document} (line ${line ?? '?'})`,
+} as const;
 
 // Exit code per outcome; the worst document of all files decides.
 const EXIT_BY_OUTCOME: Readonly<Record<LoadOutcome, number>> = {

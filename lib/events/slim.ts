@@ -3,7 +3,7 @@
  * template, only what a decision depends on. Its stable JSON is also the forwarder's
  * change digest — an update that leaves the projection equal is not forwarded.
  */
-import { ConditionType, JobConditionType, Label } from '../constants.ts';
+import { ConditionType, JobConditionType, Label } from '../jobset/api.ts';
 import { jobReady } from '../plan/childJobs.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
 import type { SlimJob, SlimJobSet } from './schema.ts';

@@ -5,7 +5,7 @@
  * bookmark's age is the forwarder's lag; the journal gives the last hour's events, passes and
  * errors, and which JobSets are starting now.
  */
-import { Reason } from '../constants.ts';
+import { Reason } from '../jobset/api.ts';
 import { ActionReasonCode } from '../plan/reasons.ts';
 import { HEARTBEAT_CLOCK_SKEW_MS } from '../store/rules.ts';
 import type { BookmarkRecord, ClusterHeartbeat, ClusterRecord, JobSetKey, JobSetState, JournalEntry } from '../store/types.ts';

@@ -11,14 +11,7 @@
  * exponential backoff, until they succeed. The only entries refused are those that alone are
  * over EventBridge's entry limit — logged with their size and counted, never cut.
  */
-import {
-  FORWARDER_BATCH_WINDOW_MS,
-  ForwarderLog,
-  PUT_EVENTS_MAX_BYTES,
-  PUT_EVENTS_MAX_ENTRIES,
-  PUT_MAX_CONCURRENCY,
-  PUT_RETRY,
-} from '../constants.ts';
+import { ForwarderLog } from './forwarderLog.ts';
 import { CounterName } from '../counters.ts';
 import { entrySize, type PutEventsEntry } from '../events/envelope.ts';
 import { MAX_EVENT_BYTES } from '../events/schema.ts';
@@ -27,6 +20,26 @@ import type { EventSink } from './types.ts';
 
 import type { CounterSink } from '../counters.ts';
 import type { Log } from '../log.ts';
+
+/** Most entries one PutEvents call takes (EventBridge quota). */
+export const PUT_EVENTS_MAX_ENTRIES = 10;
+/** Most bytes of entries one PutEvents request carries (EventBridge's request limit, entries sized as entrySize counts them). */
+export const PUT_EVENTS_MAX_BYTES = 256 * 1024;
+/**
+ * How long the batcher waits for more entries before a put (a JobSet's changes within it are one
+ * event). Chosen by bench/batchWindow.ts (docs/benchmarks.md): from 10 ms on, story 2 puts 6
+ * events per startup whatever the window; longer windows only save PutEvents calls (1.7 per
+ * startup at 25 ms in a 100-JobSet burst, 1.0 at 100 ms) for their latency on every stage.
+ */
+export const FORWARDER_BATCH_WINDOW_MS = 25;
+/**
+ * PUT_RETRY: the failed entries of a put (or a put that threw) are retried until they succeed,
+ * the delay doubling from baseDelayMs up to maxDelayMs. Jittered: every cluster's forwarder puts
+ * to one bus, and EventBridge throttles per account, so a throttled fleet must not come back together.
+ */
+export const PUT_RETRY = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 100, maxDelayMs: 5_000, jitter: 'equal' } as const satisfies RetryPolicy;
+/** Puts in flight at once; more calls wait, so a failing sink is not hammered by every new batch. */
+export const PUT_MAX_CONCURRENCY = 4;
 
 /** BatcherOptions: where entries go and how they are grouped and retried. */
 export interface BatcherOptions {

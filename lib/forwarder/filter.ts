@@ -15,7 +15,7 @@
  * An event is a hint, so the filter errs towards forwarding: a duplicate costs one reconcile
  * pass that changes nothing, a missed change leaves a JobSet waiting for the resync.
  */
-import { Label } from '../constants.ts';
+import { Label } from '../jobset/api.ts';
 import { DetailType, eventSource, type LineupEvent, type LineupEventDetail } from '../events/schema.ts';
 import { digestsOf, slimJob, slimJobSet } from '../events/slim.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';

@@ -14,15 +14,7 @@
  * source sends each request once); the batcher is the one layer that retries puts. Both wait on
  * the project's one policy (lib/retry.ts).
  */
-import {
-  BookmarkResource,
-  ForwarderLog,
-  FORWARDER_MAX_PENDING_ENTRIES,
-  WATCH_CHECKPOINT_INTERVAL_MS,
-  WATCH_RECONNECT_DELAY_MS,
-  WATCH_RETRY,
-  WATCH_SESSION_MAX_MS,
-} from '../constants.ts';
+import { ForwarderLog } from './forwarderLog.ts';
 import { CounterName } from '../counters.ts';
 import { EventTooLargeError, toPutEventsEntry } from '../events/envelope.ts';
 import { mergeEntries } from '../events/merge.ts';
@@ -50,6 +42,33 @@ import {
 } from './filter.ts';
 import type { EventSink, ListResult, WatchEvent, WatchSource, WatchedKind } from './types.ts';
 import { jobSetFactsOf, ProgressIndex, progressWaits, type JobSetFacts } from './progress.ts';
+
+/** Entries waiting in the batcher above which the forwarder stops taking watch events until puts catch up. */
+export const FORWARDER_MAX_PENDING_ENTRIES = 1_000;
+/** Pause before reconnecting a watch the server closed (API servers end watches every 5–10 minutes). */
+export const WATCH_RECONNECT_DELAY_MS = 100;
+/**
+ * WATCH_RETRY: after a failed list or a watch that broke, the forwarder tries again until it
+ * succeeds, the delay doubling from baseDelayMs up to maxDelayMs; a server's Retry-After replaces
+ * the delay. Not jittered: one forwarder per cluster is the API server's only such caller.
+ */
+export const WATCH_RETRY = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 200, maxDelayMs: 30_000, jitter: 'none' } as const satisfies RetryPolicy;
+/**
+ * Least time between two checkpoint writes of one watched kind; bounds store writes under a
+ * steady event stream (at 1 s they were most of a startup's DynamoDB writes). A forwarder that
+ * crashes re-sends at most this much, which costs passes that find nothing to do; far below
+ * etcd's 5-minute compaction, so a resume does not meet 410 Gone for it.
+ */
+export const WATCH_CHECKPOINT_INTERVAL_MS = 10_000;
+
+/** Longest Lambda watch session: under Lambda's 15-minute limit, leaving a minute to flush and checkpoint. */
+export const WATCH_SESSION_MAX_MS = 14 * 60 * 1000;
+
+/** BookmarkResource: the `resource` under which the forwarder checkpoints each watched kind's resourceVersion. */
+export const BookmarkResource = {
+  JobSet: 'jobsets',
+  Job: 'jobs',
+} as const;
 
 /** ForwarderOptions: the cluster, its source, where events and checkpoints go, and timings. */
 export interface ForwarderOptions {

@@ -9,7 +9,7 @@ import { CounterName, type CounterSink } from '../counters.ts';
 import { heartbeatEntry } from '../events/heartbeat.ts';
 import type { Log } from '../log.ts';
 import { sleep as timerSleep, type Sleep } from '../retry.ts';
-import { ForwarderLog } from '../constants.ts';
+import { ForwarderLog } from './forwarderLog.ts';
 import type { EventSink } from './types.ts';
 
 /** HEARTBEAT_INTERVAL_MS: the default time between two heartbeats of a forwarder. */

@@ -10,7 +10,7 @@
  * (a simulated cluster, an object someone stripped) nothing counts as Lineup's: it goes at once.
  */
 import * as z from 'zod';
-import { KUBE_FIELD_MANAGER } from '../constants.ts';
+import { KUBE_FIELD_MANAGER } from '../k8s/fieldManager.ts';
 
 /** ManagedFieldsSchema: the part of metadata.managedFields read here. */
 const ManagedFieldsSchema = z.array(

@@ -12,7 +12,7 @@
  * cannot tell — the JobSet's spec not yet seen, a replicatedJob it does not name, the ordered-rules
  * form, success policy Any, a Job a `dependsOn: Complete` names, a failure — the change goes at once.
  */
-import { JobConditionType, LineupKey } from '../constants.ts';
+import { JobConditionType, LineupKey } from '../jobset/api.ts';
 import type { JobSet } from '../jobset/schema.ts';
 import type { SlimJob } from '../events/schema.ts';
 

@@ -8,7 +8,7 @@
  * event is queued, in flight or being written, then runs the cluster's next instant. So every
  * pass sees the cluster exactly as a controller that keeps up would.
  */
-import { ConditionType } from '../constants.ts';
+import { ConditionType } from '../jobset/api.ts';
 import { CounterName, Counters } from '../counters.ts';
 import { reconcilerRulePattern } from '../events/pattern.ts';
 import { HEARTBEAT_INTERVAL_MS } from '../forwarder/heartbeat.ts';

@@ -4,7 +4,7 @@
  */
 import type { Counters } from '../counters.ts';
 import { UnknownClusterError } from '../errors.ts';
-import { Forwarder } from '../forwarder/forwarder.ts';
+import { Forwarder, WATCH_SESSION_MAX_MS } from '../forwarder/forwarder.ts';
 import type { EventSink } from '../forwarder/types.ts';
 import { endpointFor } from '../k8s/auth.ts';
 import type { KubeEndpoint } from '../k8s/endpoint.ts';
@@ -12,7 +12,6 @@ import { secretsManagerReader } from '../k8s/secretToken.ts';
 import { KubeWatchSource } from '../k8s/watchSource.ts';
 import type { Log } from '../log.ts';
 import type { CheckpointStore } from '../store/types.ts';
-import { WATCH_SESSION_MAX_MS } from '../constants.ts';
 import type { LambdaConfig } from './lambdaConfig.ts';
 
 /** Time a watch session leaves itself to flush and checkpoint before Lambda's deadline. */

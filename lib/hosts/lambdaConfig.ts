@@ -4,7 +4,8 @@
  * start with a clear message instead of mid-reconcile.
  */
 import * as z from 'zod';
-import { DEFAULT_CONTROLLER_NAME, DEFAULT_MAX_JOBS_PER_JOBSET, DEFAULT_MAX_PODS_PER_JOBSET, JobSetLimitEnv } from '../constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../jobset/managedBy.ts';
+import { DEFAULT_MAX_JOBS_PER_JOBSET, DEFAULT_MAX_PODS_PER_JOBSET, JobSetLimitEnv } from '../jobset/size.ts';
 import type { JobSetLimits } from '../jobset/size.ts';
 import { HEARTBEAT_MISSING_MS } from '../fleet/status.ts';
 import { HEARTBEAT_INTERVAL_MS } from '../forwarder/heartbeat.ts';

@@ -14,7 +14,6 @@
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { InProcessBus } from '../bus/inProcessBus.ts';
-import { RunMessage } from '../constants.ts';
 import { Counters } from '../counters.ts';
 import { ErrorCode, LineupError, type ErrorCodeName } from '../errors.ts';
 import { reconcilerRulePattern } from '../events/pattern.ts';
@@ -31,6 +30,30 @@ import { InputsMemory } from '../reconcile/journal.ts';
 import { makeSqsBatchHandler } from '../reconcile/sqsBatch.ts';
 import { checkStateDirForWriting, openStateDirForWriting } from './stateDir.ts';
 import type { ClusterRecord, JournalEntry, JobSetKey } from '../store/types.ts';
+import { JOBSET_API_VERSION } from '../jobset/api.ts';
+
+/** RunFix: the fix `lineup run` names for each way its first contact with the API server fails. */
+export const RunFix = {
+  /** A server that cannot be reached or does not accept the credentials. */
+  checkConnection: 'check the kubeconfig context / credentials / that the server is reachable',
+  /** A user without Lineup's verbs. */
+  grantAccess: 'apply infra/manifests/clusterrole.yaml (and its binding) for this user',
+  /** A server without JobSets. */
+  installCrd: 'install the JobSet CRD (https://github.com/kubernetes-sigs/jobset/releases)',
+} as const;
+
+/**
+ * RunMessage: why `lineup run` could not start (exit 2): what the API server at `server` answered
+ * its first list (`detail`), and the fix.
+ */
+export const RunMessage = {
+  unreachable: (server: string, detail: string): string => `cannot reach the API server ${server} (${detail}): ${RunFix.checkConnection}`,
+  unauthenticated: (server: string, detail: string): string => `the API server ${server} did not accept the credentials (${detail}): ${RunFix.checkConnection}`,
+  forbidden: (server: string, detail: string): string =>
+    `the API server ${server} does not let this user list and watch jobsets and jobs (${detail}): ${RunFix.grantAccess}`,
+  noJobSetCrd: (server: string, detail: string): string => `the API server ${server} does not serve ${JOBSET_API_VERSION} jobsets (${detail}): ${RunFix.installCrd}`,
+  failed: (server: string, detail: string): string => `the API server ${server} refused the first list (${detail}): ${RunFix.checkConnection}`,
+} as const;
 
 /** LocalRunOptions: which cluster, where to keep state, what to print. */
 export interface LocalRunOptions {

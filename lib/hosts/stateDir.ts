@@ -16,10 +16,20 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { JournalSourceMessage } from '../constants.ts';
 import { StateDirError } from '../errors.ts';
 import type { Counters } from '../counters.ts';
 import { DatabaseProblem, SqliteCheckpointStore, openStateDatabase, type StateDatabase } from '../store/sqliteStore.ts';
+
+/** JournalSourceMessage: the one line history, export and replay print when the journal's source is unusable (exit 2). */
+export const JournalSourceMessage = {
+  noState: (command: string, stateDir: string): string => `${command}: no state in ${stateDir}: expected the --state-dir of a lineup run or lineup demo`,
+  bothSources: (command: string, stateDir: string, table: string): string =>
+    `${command}: --state-dir ${stateDir} and --table ${table} both given: expected one (a local state directory or the deployed table)`,
+  noRegion: (command: string, table: string): string => `${command}: --table ${table} without --region: expected the table's AWS region`,
+  regionWithoutTable: (command: string, region: string): string => `${command}: --region ${region} without --table: expected --table NAME (stack output TableName) with it`,
+  tableWhere: (table: string, region: string): string => `table ${table} (${region})`,
+  tableFailed: (command: string, where: string, detail: string): string => `${command}: reading ${where} failed: ${detail}`,
+} as const;
 
 /** The state database's file name in a state directory. */
 export const STATE_FILE = 'lineup.db';

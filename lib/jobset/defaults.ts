@@ -2,14 +2,37 @@
  * What a cluster fills in when a JobSet is created, applied in memory for clusters (and CLI
  * runs) without the upstream webhook: the mutating webhook's defaults (upstream
  * `pkg/webhooks/jobset_webhook.go` Default), the CRD's schema defaults and the batch/v1 Job
- * defaults Lineup relies on. Values live in JobSetDefault (lib/constants.ts).
+ * defaults Lineup relies on. Values live in JobSetDefault, below.
  *
  * Not defaulted, as upstream: managedBy, suspend, ttlSecondsAfterFinished, coordinator,
  * network.subdomain (the controller falls back to the JobSet name at use time, because a
  * generateName JobSet has no name at admission).
  */
-import { JobSetDefault, defaultFailurePolicyRuleName } from '../constants.ts';
 import type { FailurePolicy, JobSet, JobSpec, Network, ReplicatedJob, VolumeClaimPolicy } from './schema.ts';
+
+/**
+ * JobSetDefault: what a cluster fills in on create, applied in memory by applyDefaults.
+ * Upstream webhook (`jobset_webhook.go` Default): successPolicy, startupPolicy, completionMode,
+ * restartPolicy, network. CRD schema: replicas, groupName, restartStrategy. Job API:
+ * parallelism, completions (completions only when parallelism is unset too).
+ */
+export const JobSetDefault = {
+  successPolicyOperator: 'All',
+  startupPolicyOrder: 'AnyOrder',
+  completionMode: 'Indexed',
+  restartPolicy: 'OnFailure',
+  enableDNSHostnames: true,
+  publishNotReadyAddresses: true,
+  replicas: 1,
+  groupName: 'default',
+  restartStrategy: 'Recreate',
+  parallelism: 1,
+  completions: 1,
+  volumeRetention: 'Delete',
+} as const;
+
+/** defaultFailurePolicyRuleName: the name the webhook gives an unnamed failure-policy rule (upstream defaultRuleNameFmt). */
+export const defaultFailurePolicyRuleName = (index: number): string => `failurePolicyRule${index}`;
 
 /**
  * defaultJobSpec: the Job template's webhook and Job API defaults. Both parallelism and

@@ -11,13 +11,28 @@
  * error), and a `loaded` one goes on to applyDefaults and validateJobSet.
  */
 import { parseAllDocuments } from 'yaml';
-import { JOBSET_API_VERSION, JOBSET_KIND, LoadMessage } from '../constants.ts';
+import { JOBSET_API_VERSION, JOBSET_KIND } from './api.ts';
 import type { FieldError } from '../errors.ts';
 import { describeValue, errorDetail, zodIssuesToFieldErrors } from './issues.ts';
 import { MAX_YAML_NESTING, tooDeeplyNested } from './nesting.ts';
 import { JobSetSchema } from './schema.ts';
 import type { JobSet } from './schema.ts';
 import { isObject } from '../json.ts';
+
+/** LoadMessage: why a file given to the CLI holds no usable JobSet (exit 2). */
+export const LoadMessage = {
+  unreadable: (detail: string): string => `cannot read file: ${detail}`,
+  noDocument: 'no JobSet found: the file holds no YAML document',
+  notYaml: (detail: string): string => `not valid YAML: ${detail}`,
+  tooDeep: (limit: number, line: number, column: number): string =>
+    `document nested too deeply: more than ${limit} levels of lists and mappings at line ${line}, column ${column}, expected at most ${limit}`,
+  notAMapping: (seen: string): string => `not a JobSet: the document is ${seen}, expected a mapping with kind: ${JOBSET_KIND}`,
+  wrongKind: (seen: string): string => `not a JobSet: kind is ${seen}, expected ${JOBSET_KIND}`,
+  skipped: (label: string, apiVersion: string): string => `skipped ${label} (${apiVersion}): not a ${JOBSET_KIND}`,
+  onlyOtherKinds: (skipped: readonly string[]): string =>
+    `no JobSet found: the file holds only ${skipped.join(', ')}, expected at least one document with kind: ${JOBSET_KIND}`,
+  wrongApiVersion: (seen: string): string => `not a JobSet: apiVersion is ${seen}, expected ${JOBSET_API_VERSION}`,
+} as const;
 
 /** What became of one YAML document (or, for `unusable` with no document number, of the whole file). */
 export type LoadedDocument =

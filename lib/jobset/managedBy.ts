@@ -3,8 +3,11 @@
  * leaves every JobSet that is not Lineup's alone, and the forwarder sends nothing about one, so
  * both ask the same question here, below either of them.
  */
-import { UPSTREAM_CONTROLLER_NAME } from '../constants.ts';
+import { UPSTREAM_CONTROLLER_NAME } from './api.ts';
 import type { JobSet } from './schema.ts';
+
+/** Default managedBy value that makes a JobSet Lineup's (configurable). */
+export const DEFAULT_CONTROLLER_NAME = 'lineup.dev/controller';
 
 /** ManagedByOptions: what makes a JobSet Lineup's in one deployment (the planner's PlanOptions carry both). */
 export interface ManagedByOptions {

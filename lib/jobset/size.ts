@@ -3,9 +3,37 @@
  * spec as written (defaults filled in the way a cluster would: replicas 1, parallelism 1), so
  * callers can size a JobSet before anything is built for it.
  */
-import { DEFAULT_MAX_JOBS_PER_JOBSET, DEFAULT_MAX_PODS_PER_JOBSET, JobSetDefault, JobSetLimitEnv, type SizeOverBound } from '../constants.ts';
+import { JobSetDefault } from './defaults.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { JobSet, JobSpec } from './schema.ts';
+
+/**
+ * DEFAULT_MAX_JOBS_PER_JOBSET / DEFAULT_MAX_PODS_PER_JOBSET: the largest JobSet the controller
+ * accepts — beyond either, validation rejects it (Rejected, as any invalid JobSet) instead of one
+ * tenant's JobSet holding the reconciler for minutes and the cluster's API server for 10,000s of
+ * creates. 10,000 Jobs is 20 passes of MAX_CREATES_PER_PASS (lib/plan/planner.ts), and as many as
+ * `lineup simulate` runs (SIMULATOR_MAX_JOBS); 100,000 Pods is about what one Kubernetes cluster
+ * schedules at all (its documented limit is 150,000 Pods). A deployment sets its own through
+ * JobSetLimitEnv (infra/config.ts `maxJobsPerJobSet`, `maxPodsPerJobSet`).
+ */
+export const DEFAULT_MAX_JOBS_PER_JOBSET = 10_000;
+export const DEFAULT_MAX_PODS_PER_JOBSET = 100_000;
+/** JobSetLimitEnv: the reconciler's environment variables that set the bounds above (lib/hosts/lambdaConfig.ts reads them; rejections name them). */
+export const JobSetLimitEnv = {
+  maxJobs: 'LINEUP_MAX_JOBS_PER_JOBSET',
+  maxPods: 'LINEUP_MAX_PODS_PER_JOBSET',
+} as const;
+
+/** SizeOverBound: a count of a JobSet's Jobs or Pods past the bound the controller accepts, and the variable that sets that bound. */
+export interface SizeOverBound {
+  readonly count: number;
+  readonly unit: 'Jobs' | 'Pods';
+  readonly max: number;
+  readonly variable: string;
+}
+
+/** counted: `1 Job`, `3 Jobs`: a count with its word, plural unless it is one. */
+export const counted = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** JobSetSize: the counts of one JobSet. */
 export interface JobSetSize {

@@ -11,12 +11,39 @@
  */
 import { parse } from 'yaml';
 import * as z from 'zod';
-import { LineupKey, LoadMessage, STARTUP_RULE_STATUSES, StartupRulesMessage } from '../constants.ts';
+import { LineupKey } from './api.ts';
+import { LoadMessage } from './load.ts';
 import type { FieldError } from '../errors.ts';
 import type { AwaitedStatus, StartupRule } from '../policy/types.ts';
 import { describeValue, errorDetail, formatFieldPath } from './issues.ts';
 import { MAX_YAML_NESTING, tooDeeplyNested } from './nesting.ts';
 import type { JobSet } from './schema.ts';
+
+/** The statuses a startup rule may wait for, as written in the annotation (Complete = Succeeded). */
+export const STARTUP_RULE_STATUSES = ['Ready', 'Succeeded', 'Complete'] as const;
+
+/** StartupRulesMessage: problems with the `lineup.dev/startup-rules` annotation. */
+export const StartupRulesMessage = {
+  notYaml: (detail: string): string => `not valid YAML or JSON: ${detail}`,
+  notAList: (seen: string): string =>
+    `expected a list of rules ({targetReplicatedJobs: [names], status} or {name, status}), got ${seen}`,
+  emptyList: 'expected at least one rule, got an empty list',
+  notARule: (seen: string): string => `expected a rule ({targetReplicatedJobs: [names], status} or {name, status}), got ${seen}`,
+  unknownKeys: (keys: readonly string[]): string =>
+    `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => JSON.stringify(k)).join(', ')} in a rule, expected targetReplicatedJobs or name, and status`,
+  neitherForm: 'a rule names no replicatedJob: expected targetReplicatedJobs (a list of names) or name (one name), got neither',
+  bothForms: 'a rule has both targetReplicatedJobs and name, expected only one of them',
+  targetsNotAList: (seen: string): string => `targetReplicatedJobs must be a list of replicatedJob names, got ${seen}`,
+  emptyTargets: 'targetReplicatedJobs must name at least one replicatedJob, got an empty list',
+  badName: (seen: string): string => `expected a replicatedJob name (a non-empty string), got ${seen}`,
+  badStatus: (seen: string): string => `status is ${seen}, expected one of: ${STARTUP_RULE_STATUSES.join(', ')}`,
+  unknownTarget: (name: string, known: readonly string[]): string =>
+    `replicatedJob ${JSON.stringify(name)} is not in spec.replicatedJobs, expected one of: ${known.length > 0 ? known.join(', ') : '(none)'}`,
+  namedTwice: (name: string, firstPath: string): string =>
+    `replicatedJob ${JSON.stringify(name)} is already named at ${firstPath}, expected each replicatedJob in at most one rule, once`,
+  twoForms: (other: string): string =>
+    `two startup forms at once: the ${LineupKey.StartupRulesAnnotation} annotation and ${other}, expected only one`,
+} as const;
 
 /** STARTUP_RULES_PATH: the field path of the annotation, the prefix of every error path here. */
 export const STARTUP_RULES_PATH = formatFieldPath(['metadata', 'annotations', LineupKey.StartupRulesAnnotation]);

@@ -5,7 +5,7 @@
  * annotation, and a self-dependency, which upstream admits and then dead-locks on.
  *
  * Every error is collected, not only the first. Strings that are upstream's are kept exactly
- * (AdmissionMessage, KubeMessage in lib/constants.ts); upstream errors that carry no field
+ * (AdmissionMessage, KubeMessage in lib/jobset/admission.ts); upstream errors that carry no field
  * path get the path of the field they are about.
  */
 import {
@@ -15,7 +15,6 @@ import {
   FailurePolicyRuleName,
   GENERATED_NAME_SUFFIX,
   JOB_FAILURE_REASONS,
-  JobSetDefault,
   KubeMessage,
   LABEL_VALUE_MAX_LENGTH,
   MAX_DEPENDS_ON,
@@ -24,15 +23,15 @@ import {
   MAX_VOLUME_CLAIM_ITEMS,
   MAX_VOLUME_CLAIM_NAME_LENGTH,
   POD_NAME_RANDOM_SUFFIX,
-  StartupRulesMessage,
   ValidationMessage,
-} from '../constants.ts';
+} from './admission.ts';
+import { JobSetDefault } from './defaults.ts';
 import type { FieldError } from '../errors.ts';
 import type { Container, FailurePolicyAction, FailurePolicyRule, JobSet, ReplicatedJob } from './schema.ts';
 import { DependsOnStatusSchema, JobSetSpecSchema } from './schema.ts';
 import { coordinatorEndpoint, jobName, volumeClaimName } from './keys.ts';
 import { DEFAULT_JOBSET_LIMITS, jobSetSize, sizeOverLimits, type JobSetLimits } from './size.ts';
-import { STARTUP_RULES_PATH, startupRulesOf } from './startupRules.ts';
+import { STARTUP_RULES_PATH, startupRulesOf, StartupRulesMessage } from './startupRules.ts';
 
 // Feature gates as they stand upstream at the snapshot Lineup follows (pkg/features/features.go):
 // both alpha and off, so what they guard is rejected.

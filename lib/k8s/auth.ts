@@ -15,7 +15,6 @@
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { EksToken } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { ClusterAuth, ClusterRecord } from '../store/types.ts';
 import { kubeEndpoint } from './endpoint.ts';
@@ -23,6 +22,23 @@ import type { BearerToken, KubeEndpoint } from './endpoint.ts';
 import { SecretTokenSource } from './secretToken.ts';
 import type { TokenRefresher } from './secretToken.ts';
 import type { AwsCredentials, CredentialsProvider } from '../aws/credentials.ts';
+
+/**
+ * EksToken: the EKS bearer token (aws-iam-authenticator's format): `k8s-aws-v1.` + base64url of
+ * a presigned STS GetCallerIdentity URL that signs the cluster name in `x-k8s-aws-id`. EKS
+ * accepts it for 15 minutes after signing; like aws-iam-authenticator, Lineup uses it for 14
+ * and re-signs refreshMarginMs before that, so no request carries a token about to expire.
+ */
+export const EksToken = {
+  prefix: 'k8s-aws-v1.',
+  clusterIdHeader: 'x-k8s-aws-id',
+  stsVersion: '2011-06-15',
+  presignExpiresSeconds: 60,
+  usableMs: 14 * 60 * 1000,
+  refreshMarginMs: 60 * 1000,
+  /** Name of the kubeconfig auth provider Lineup's EKS authenticator claims. */
+  authProvider: 'lineup-eks',
+} as const;
 
 /** CredentialProvider: resolves AWS credentials (the SDK's providers fit: they cache and refresh on their own). */
 export type CredentialProvider = CredentialsProvider;

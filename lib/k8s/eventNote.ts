@@ -4,7 +4,9 @@
  * simulated one too: this module needs no Kubernetes client), so a long message reads the same in
  * the simulated cluster as in a real one.
  */
-import { EVENT_NOTE_MAX_BYTES } from '../constants.ts';
+
+/** Most bytes of an Event message the API server accepts once eventTime is set (NoteLengthLimit). */
+export const EVENT_NOTE_MAX_BYTES = 1024;
 
 /**
  * truncateUtf8: at most `maxBytes` bytes of `text`, cut on a character boundary, with an

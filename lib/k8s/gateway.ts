@@ -12,16 +12,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import {
-  EVENT_ACTION,
-  EVENT_REPORTER,
-  JOBSET_API_VERSION,
-  JOBSET_KIND,
-  KUBE_FIELD_MANAGER,
-  KUBE_RETRY,
-  KUBE_RMW_ATTEMPTS,
-  Label,
-} from '../constants.ts';
+import { EVENT_ACTION, JOBSET_API_VERSION, JOBSET_KIND, Label } from '../jobset/api.ts';
+import { KUBE_FIELD_MANAGER } from './fieldManager.ts';
 import { CounterName } from '../counters.ts';
 import { AlreadyExistsError, ConflictError, ErrorCode, InvalidObjectError, LineupError, NotFoundError, UnauthenticatedError } from '../errors.ts';
 import { eventNote } from './eventNote.ts';
@@ -37,6 +29,24 @@ import { httpStatusOf, toLineupError } from './errors.ts';
 import { KubeRestClient, resourcePath } from './rest.ts';
 import type { TokenRefresher } from './secretToken.ts';
 import { withRetry } from './retry.ts';
+
+/** Reporting component name of Lineup's Kubernetes Events. */
+export const EVENT_REPORTER = 'lineup';
+
+/**
+ * KUBE_RETRY: every Kubernetes request is tried up to maxAttempts times on 429, 5xx and dropped
+ * connections, waiting baseDelayMs doubled per attempt (with jitter), at most maxDelayMs — also
+ * the most a Retry-After is honoured, since a reconcile pass has a deadline and the resync
+ * picks up what it leaves.
+ */
+export const KUBE_RETRY = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 10_000, jitter: 'equal' } as const satisfies RetryPolicy;
+
+/**
+ * KUBE_RMW_ATTEMPTS: attempts of an operation Lineup restarts itself after losing a race the
+ * caller did not ask to guard — an unconditional read-modify-write (finalizer removal, status
+ * replace), a paged list whose continue token expired.
+ */
+export const KUBE_RMW_ATTEMPTS = 3;
 
 /** KubeVerb: the Kubernetes API verbs Lineup uses (RBAC's words). */
 export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';

@@ -11,7 +11,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeconfigMessage } from '../constants.ts';
+import { KubeconfigMessage } from './kubeconfigMessage.ts';
 import { InvalidInputError } from '../errors.ts';
 import { KEEP_ALIVE_MSECS } from './endpoint.ts';
 import type { KubeEndpoint, KubeRequestOptions } from './endpoint.ts';

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
 import * as z from 'zod';
-import { KubeconfigMessage } from '../constants.ts';
+import { KubeconfigMessage } from './kubeconfigMessage.ts';
 import { InvalidInputError } from '../errors.ts';
 import { kubeEndpoint } from './endpoint.ts';
 import type { KubeEndpoint } from './endpoint.ts';

@@ -4,7 +4,7 @@
  * re-lists), across all namespaces.
  */
 import * as z from 'zod';
-import { KUBE_LIST_PAGE_SIZE, Label } from '../constants.ts';
+import { Label } from '../jobset/api.ts';
 import { CounterName, type CounterSink } from '../counters.ts';
 import { JobSchema, JobSetSchema } from '../jobset/schema.ts';
 import type { Log } from '../log.ts';
@@ -18,6 +18,9 @@ import { KubeResource, kubeRetryPolicy, parseObject } from './gateway.ts';
 import type { RetryTuning } from './gateway.ts';
 import { withRetry } from './retry.ts';
 import { LineupError, UnavailableError } from '../errors.ts';
+
+/** Items per page of the forwarder's list requests (limit/continue), so a large cluster is not read in one response. */
+export const KUBE_LIST_PAGE_SIZE = 500;
 
 /** ACCESS_CHECK_DEADLINE_MS: how long checkAccess waits for its answers before calling the server unreachable. */
 export const ACCESS_CHECK_DEADLINE_MS = 20_000;

@@ -2,7 +2,7 @@
  * Child Job discovery, bucketing and counters (upstream getChildJobs and
  * calculateReplicatedJobStatuses).
  */
-import { JOBSET_API_VERSION, JOBSET_KIND, JobConditionType, Label } from '../constants.ts';
+import { JOBSET_API_VERSION, JOBSET_KIND, JobConditionType, Label } from '../jobset/api.ts';
 import type { Job, JobSet, ReplicatedJobStatus } from '../jobset/schema.ts';
 import type { ReplicatedJobProgress } from '../policy/types.ts';
 import type { FinishedJobsRecord } from './finishedJobs.ts';

@@ -2,7 +2,7 @@
  * JobSet conditions, set the way upstream's setCondition/updateCondition do: a False condition is never created from scratch, an unchanged
  * status keeps its lastTransitionTime, and StartupPolicyInProgress/Completed exclude each other.
  */
-import { ConditionType } from '../constants.ts';
+import { ConditionType } from '../jobset/api.ts';
 import type { Condition } from '../jobset/schema.ts';
 
 /** A condition to set; lastTransitionTime is filled in from `now`. */

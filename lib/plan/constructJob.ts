@@ -4,7 +4,7 @@
  * with two Lineup additions: spec.suspend also holds a gated Job back, and a Job with a
  * Job-level TTL carries the finished-record finalizer.
  */
-import { ExclusivePlacement, Label, LineupKey } from '../constants.ts';
+import { ExclusivePlacement, Label, LineupKey } from '../jobset/api.ts';
 import { coordinatorEndpoint, jobHashKey, jobName, subdomainOf } from '../jobset/keys.ts';
 import type { Job, JobSet, ReplicatedJob, Service } from '../jobset/schema.ts';
 import { controllerReference } from './ownerReference.ts';

@@ -6,7 +6,12 @@
  * ranges ("0-49,51") so a 1,000-replica replicatedJob fits comfortably in an annotation.
  */
 import * as z from 'zod';
-import { MAX_RECORDED_JOBS } from '../constants.ts';
+
+/**
+ * Most child Jobs the finished-jobs record may list. A hand-edited range beyond it is a
+ * malformed record, not a reason to expand billions of indices on every pass.
+ */
+export const MAX_RECORDED_JOBS = 1_000_000;
 
 /** FinishedJobsRecord: Job indices per replicatedJob that finished in one restart attempt. */
 export interface FinishedJobsRecord {

@@ -1,5 +1,5 @@
 /** The ownerReference that makes the JobSet the controller of what Lineup creates for it. */
-import { JOBSET_API_VERSION, JOBSET_KIND } from '../constants.ts';
+import { JOBSET_API_VERSION, JOBSET_KIND } from '../jobset/api.ts';
 import type { JobSet, OwnerReference } from '../jobset/schema.ts';
 
 /** controllerReference: the ownerReference upstream puts on Jobs, the Service and claims it deletes with the JobSet (SetControllerReference). */

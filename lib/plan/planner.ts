@@ -16,18 +16,10 @@
  * executor reports JobCreationFailed, because taking over someone else's Job is worse.
  */
 import { isDeepStrictEqual } from 'node:util';
-import {
-  ConditionType,
-  DEFAULT_CONTROLLER_NAME,
-  EventReason,
-  LineupKey,
-  Message,
-  Reason,
-  creatingJobsMessage,
-} from '../constants.ts';
+import { ConditionType, EventReason, LineupKey, Message, Reason, creatingJobsMessage } from '../jobset/api.ts';
 import { applyDefaults } from '../jobset/defaults.ts';
 import { jobName } from '../jobset/keys.ts';
-import { isManagedByLineup } from '../jobset/managedBy.ts';
+import { isManagedByLineup, DEFAULT_CONTROLLER_NAME } from '../jobset/managedBy.ts';
 import type { Condition, Job, JobSet, JobSetStatus, ReplicatedJob, ReplicatedJobStatus } from '../jobset/schema.ts';
 import { validateJobSet } from '../jobset/validation.ts';
 import { decideFailure, type FailedJobRef } from '../policy/failurePolicy.ts';

@@ -11,7 +11,7 @@
  *   evicts a JobSet, so the current template is the admission in force.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { ExclusivePlacement } from '../constants.ts';
+import { ExclusivePlacement } from '../jobset/api.ts';
 import type { Job, ReplicatedJob } from '../jobset/schema.ts';
 import type { PodTemplateMerge } from './types.ts';
 

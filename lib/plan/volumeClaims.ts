@@ -4,7 +4,7 @@
  * name, owned by the JobSet unless its policy retains it; and, in every child Job's pod template
  * that mounts a claim by its template name, a volume of that name bound to the claim.
  */
-import { Label } from '../constants.ts';
+import { Label } from '../jobset/api.ts';
 import { volumeClaimName } from '../jobset/keys.ts';
 import type { Container, JobSet, PersistentVolumeClaim, Volume } from '../jobset/schema.ts';
 import { controllerReference } from './ownerReference.ts';

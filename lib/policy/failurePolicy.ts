@@ -12,7 +12,7 @@ import {
   Reason,
   reachedMaxRestartsMessage,
   restartActionMessage,
-} from '../constants.ts';
+} from '../jobset/api.ts';
 import type { FailurePolicy, FailurePolicyAction, FailurePolicyRule } from '../jobset/schema.ts';
 import type { FinishedJobRef } from './successPolicy.ts';
 

@@ -10,11 +10,14 @@
  * condition whose status and reason stay as they were and only its message moves on (Lineup's
  * startup message names the stage awaited; upstream's never changes, so it announces it once).
  */
-import { EventReason, MAX_PARALLELISM } from '../constants.ts';
+import { EventReason } from '../jobset/api.ts';
 import { ErrorCode, LineupError } from '../errors.ts';
 import type { Condition } from '../jobset/schema.ts';
 import type { Action, ActionKind, Observed, Plan } from '../plan/types.ts';
 import type { ClusterGateway, Written } from './types.ts';
+
+/** Concurrency limit upstream uses when creating or deleting many Jobs at once. */
+export const MAX_PARALLELISM = 50;
 
 /** Job actions that are independent of each other within a run and may go in parallel. */
 const PARALLEL_KINDS = new Set<ActionKind>(['CreateJob', 'ResumeJob', 'SuspendJob', 'DeleteJob', 'RemoveJobFinalizer']);

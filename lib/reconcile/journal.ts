@@ -18,7 +18,7 @@ import { InvalidInputError } from '../errors.ts';
 import { JobSchema, JobSetSchema, ServiceSchema, type Job, type JobSet, type Service } from '../jobset/schema.ts';
 import type { Action, Observed, Plan, PlanOptions } from '../plan/types.ts';
 import { plannerVersion } from '../plannerVersion.ts';
-import { MAX_JOURNAL_ITEM_CHARS } from '../constants.ts';
+import { MAX_JOURNAL_ITEM_CHARS } from '../store/rules.ts';
 import { journalItemChars } from '../store/items.ts';
 import { redactTenantData } from './redact.ts';
 import type { InputsKept, JobSetKey, JournalAction, JournalEntry, JournalEvent, JournalTimings } from '../store/types.ts';

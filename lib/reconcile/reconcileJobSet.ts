@@ -5,7 +5,7 @@
  * crashed holder's lease expires and the resync picks the JobSet up.
  */
 import { randomUUID } from 'node:crypto';
-import { ConditionType } from '../constants.ts';
+import { ConditionType } from '../jobset/api.ts';
 import { CounterName, type Counters } from '../counters.ts';
 import { ErrorCode, LineupError } from '../errors.ts';
 import { changesOf } from '../events/merge.ts';

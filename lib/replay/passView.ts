@@ -5,7 +5,7 @@
  * (bucketJobs, countReplicatedJobs, startupPolicySpecOf, evaluateStartup, plan), so history
  * cannot count a Job differently from the pass it describes.
  */
-import { LineupKey } from '../constants.ts';
+import { LineupKey } from '../jobset/api.ts';
 import { applyDefaults } from '../jobset/defaults.ts';
 import { jobName } from '../jobset/keys.ts';
 import type { Job, JobSetStatus } from '../jobset/schema.ts';

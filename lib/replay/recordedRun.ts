@@ -5,7 +5,7 @@
  * user suspending, resuming, editing or deleting the JobSet, a Job deleted by someone else), and
  * the final state the run reached.
  */
-import { ConditionType, JobConditionType, Label } from '../constants.ts';
+import { ConditionType, JobConditionType, Label } from '../jobset/api.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { Job, JobSet } from '../jobset/schema.ts';
 import { plan } from '../plan/planner.ts';

@@ -5,15 +5,25 @@
  */
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { BehaviourMessage, JobSetDefault, LoadMessage } from '../constants.ts';
+import { JobSetDefault } from '../jobset/defaults.ts';
 import { InvalidInputError } from '../errors.ts';
 import { errorDetail } from '../jobset/issues.ts';
 import { jobName } from '../jobset/keys.ts';
-import { readErrorDetail } from '../jobset/load.ts';
+import { readErrorDetail, LoadMessage } from '../jobset/load.ts';
 import { MAX_YAML_NESTING, tooDeeplyNested } from '../jobset/nesting.ts';
 import type { JobSet } from '../jobset/schema.ts';
 import { DEFAULT_FAIL_MESSAGE, DEFAULT_FAIL_REASON, DEFAULT_TIMING } from './constants.ts';
 import { parseDuration } from '../duration.ts';
+
+/** BehaviourMessage: why a behaviour file (`--behaviour B`) cannot be used (exit 2). */
+export const BehaviourMessage = {
+  unreadable: (file: string, detail: string): string => `cannot read behaviour file ${file}: ${detail}`,
+  /** One kind of unknown name: `jobs: a-x-0, a-y-0 (expected one of a-driver-0, a-workers-0..2)`. */
+  unknownNames: (where: string, unknown: readonly string[], known: readonly string[]): string =>
+    `${where}: ${unknown.join(', ')} (expected one of ${known.length > 0 ? known.join(', ') : '(none)'})`,
+  namesWhatIsNotThere: (file: string, jobSets: number, problems: readonly string[]): string =>
+    `${file}: the behaviour file names what ${jobSets === 1 ? 'the JobSet does not have' : 'none of the JobSets has'}: ${problems.join('; ')}`,
+} as const;
 
 /** JobTiming: what one Job does, counted in virtual milliseconds from the moment it is un-suspended. */
 export interface JobTiming {

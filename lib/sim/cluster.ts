@@ -10,7 +10,7 @@
  * Objects are never mutated: every write replaces the stored object with a new one (sharing
  * the unchanged parts), so the planner can be handed the stored objects without copying.
  */
-import { ConditionType, JobConditionType, Label } from '../constants.ts';
+import { ConditionType, JobConditionType, Label } from '../jobset/api.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { subdomainOf } from '../jobset/keys.ts';
 import type { Job, JobCondition, JobSet, JobSetStatus, JobStatus, ObjectMeta, PersistentVolumeClaim, PodTemplateSpec, Service } from '../jobset/schema.ts';

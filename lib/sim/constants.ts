@@ -3,6 +3,13 @@
  * written once here; docs and `@default` tags name the constant.
  */
 
+/** UntilNeverText: what `--until never` (simulate, demo) means, and what a run it cut off says. */
+export const UntilNeverText = {
+  /** The `--until` help's addition; `limit` is UNTIL_NEVER_LIMIT_MS formatted. */
+  help: (limit: string): string => `never: until nothing more is scheduled (at most ${limit} of virtual time)`,
+  stoppedAtLimit: (limit: string): string => `stopped at ${limit}, the limit of --until never, with events still scheduled`,
+} as const;
+
 /**
  * SIM_EPOCH_MS: wall-clock time of virtual t=0 (timestamps in simulated objects derive from it)
  * unless the cluster is given another: fixed, so `lineup simulate` prints the same on every run.

@@ -3,7 +3,7 @@
  * (identical Job entries at one instant grouped, so 500-Job runs stay readable), and a
  * summary. The JSON form never groups; this one may change freely.
  */
-import { UntilNeverText } from '../constants.ts';
+import { UntilNeverText } from './constants.ts';
 import type { JobSet } from '../jobset/schema.ts';
 import { allReadyAt, KueueMessage, kueueQueueOf } from '../kueue.ts';
 import { formatDuration } from '../duration.ts';

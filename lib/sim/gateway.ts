@@ -4,7 +4,7 @@
  * reconciler against the virtual-time cluster.
  */
 import type { Job, JobSet } from '../jobset/schema.ts';
-import { Label } from '../constants.ts';
+import { Label } from '../jobset/api.ts';
 import type { ListResult, WatchEnd, WatchEvent, WatchedKind, WatchedObject, WatchSource } from '../forwarder/types.ts';
 import type { Action, Observed } from '../plan/types.ts';
 import type { ClusterGateway, Written } from '../reconcile/types.ts';

@@ -10,7 +10,7 @@
  * Most rules only run when a field they look at changes, as upstream's do: a stored status that
  * breaks a rule does not block unrelated writes.
  */
-import { JobConditionType } from '../constants.ts';
+import { JobConditionType } from '../jobset/api.ts';
 import type { FieldError } from '../errors.ts';
 import type { Job, JobCondition, JobStatus } from '../jobset/schema.ts';
 

@@ -3,11 +3,16 @@
  * `lineup demo` ask before any work, so a JobSet of a million replicas is refused in a line
  * instead of running for minutes toward gigabytes.
  */
-import { SimulatorMessage } from '../constants.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { JobSet } from '../jobset/schema.ts';
-import { jobSetSize } from '../jobset/size.ts';
+import { jobSetSize, counted } from '../jobset/size.ts';
 import { SIMULATOR_MAX_JOBS } from './constants.ts';
+
+/** SimulatorMessage: why `lineup simulate` and `lineup demo` refuse a JobSet before running it (exit 2). */
+export const SimulatorMessage = {
+  tooBig: (jobSet: string, jobs: number, pods: number, maxJobs: number): string =>
+    `JobSet ${jobSet} makes ${counted(jobs, 'Job')} and ${counted(pods, 'Pod')}, more than the ${maxJobs} Jobs the simulator runs: it holds every Job in memory (lower replicas to simulate it)`,
+} as const;
 
 /** nameOf: how a message names the JobSet (a generateName one has no name yet). */
 const nameOf = (jobSet: JobSet): string => jobSet.metadata.name || (jobSet.metadata.generateName ? `${jobSet.metadata.generateName}…` : '(unnamed)');

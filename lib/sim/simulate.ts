@@ -4,7 +4,7 @@
  * behaviour actions) and reconcile passes sit on one queue ordered by (time, phase, sequence),
  * so the same inputs always give the same timeline, byte for byte.
  */
-import { ConditionType } from '../constants.ts';
+import { ConditionType } from '../jobset/api.ts';
 import { LineupError, SimulationDivergedError } from '../errors.ts';
 import type { Condition, JobSet, ReplicatedJobStatus } from '../jobset/schema.ts';
 import { plan } from '../plan/planner.ts';

@@ -15,7 +15,6 @@ import {
   type QueryCommandInput,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_DECISION_RETENTION_MS } from '../constants.ts';
 import { Counters } from '../counters.ts';
 import { UnavailableError } from '../errors.ts';
 import { Backoff, type RetryPolicy, type RetrySeams } from '../retry.ts';
@@ -44,6 +43,7 @@ import {
   journalEntryToKeep,
   needsResync,
   trimPending as trimPendingList,
+  DEFAULT_DECISION_RETENTION_MS,
 } from './rules.ts';
 import { isConditionalCheckFailed, isItemTooLarge, sendCounted, toStoreError } from './sdkErrors.ts';
 import {

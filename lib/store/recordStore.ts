@@ -6,7 +6,6 @@
  * ./sqliteStore.ts). The shared behaviour suite (test/store/storeBehaviour.ts) runs against both
  * and against the DynamoDB store, so the three cannot drift apart.
  */
-import { DEFAULT_DECISION_RETENTION_MS } from '../constants.ts';
 import { CounterName, type Counters } from '../counters.ts';
 import { journalAttributes, journalEntryFromItem, journalItemChars, type Item } from './items.ts';
 import {
@@ -21,6 +20,7 @@ import {
   leaseIsFree,
   needsResync,
   trimPending,
+  DEFAULT_DECISION_RETENTION_MS,
 } from './rules.ts';
 import { jobSetPk, journalSk } from './table.ts';
 import type {

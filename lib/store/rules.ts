@@ -4,8 +4,16 @@
  * ordered, how a journal entry's sort key, TTL and size bound are made.
  */
 import { randomBytes } from 'node:crypto';
-import { MAX_JOURNAL_ITEM_CHARS } from '../constants.ts';
 import { objectRef, type ClusterHeartbeat, type ClusterRecord, type JournalEntry, type JournalEvent, type JobSetKey, type JobSetState } from './types.ts';
+
+/** How long decision-log items are kept (their TTL) unless the store is configured otherwise: 14 days. */
+export const DEFAULT_DECISION_RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
+/**
+ * Largest journal item (characters of its stored attributes) the store writes: DynamoDB items stop
+ * at 400 KB, and attribute names and key overhead need the rest. An entry over it drops its inputs
+ * (inputsKept `too-large`), then, if still over, its last actions (actionsOmitted counts them).
+ */
+export const MAX_JOURNAL_ITEM_CHARS = 380 * 1024;
 
 /** leaseIsFree: true when nobody holds the lease, the holder let it lapse at or before `now`, or `owner` holds it already. */
 export const leaseIsFree = (

@@ -14,7 +14,8 @@ import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ACCESS_CHECK_DEADLINE_MS } from '../../lib/k8s/watchSource.ts';
-import { DEFAULT_CONTROLLER_NAME, RunFix } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
+import { RunFix } from '../../lib/hosts/local.ts';
 import { runCommand } from '../../lib/cli/run.ts';
 import { freeClosedPort, kubeconfigText, startLoopback, status, type LoopbackServer } from '../k8s/loopback.ts';
 

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { PUT_EVENTS_MAX_BYTES, PUT_RETRY } from '../../lib/constants.ts';
 import { CounterName, Counters } from '../../lib/counters.ts';
 import { entrySize, type PutEventsEntry } from '../../lib/events/envelope.ts';
 import { MAX_EVENT_BYTES } from '../../lib/events/schema.ts';
-import { Batcher } from '../../lib/forwarder/batcher.ts';
+import { Batcher, PUT_EVENTS_MAX_BYTES, PUT_RETRY } from '../../lib/forwarder/batcher.ts';
 import type { LogLevel } from '../../lib/log.ts';
 import type { EventSink, PutResult } from '../../lib/forwarder/types.ts';
 import { propertyParameters } from '../propertyRuns.ts';

@@ -1,5 +1,5 @@
 /** Forwarder test builders: child Jobs and watch-event stories, each case showing only what matters. */
-import { Label } from '../../lib/constants.ts';
+import { Label } from '../../lib/jobset/api.ts';
 import type { Job } from '../../lib/jobset/schema.ts';
 
 /** JobBuilder: a child Job of a JobSet, with chainable setters ending in obj(). */

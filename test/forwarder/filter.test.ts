@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { DEFAULT_CONTROLLER_NAME, UPSTREAM_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
+import { UPSTREAM_CONTROLLER_NAME } from '../../lib/jobset/api.ts';
+import { KUBE_FIELD_MANAGER } from '../../lib/k8s/fieldManager.ts';
 import { LineupEventDetailSchema } from '../../lib/events/schema.ts';
 import { changeDigest, decisionDigest, othersDigest, slimJob, slimJobSet } from '../../lib/events/slim.ts';
 import {
@@ -17,7 +19,6 @@ import {
 } from '../../lib/forwarder/filter.ts';
 import { jobProgressOf } from '../../lib/forwarder/progress.ts';
 import type { Job, JobSet } from '../../lib/jobset/schema.ts';
-import { KUBE_FIELD_MANAGER } from '../../lib/constants.ts';
 import type { PlanOptions } from '../../lib/plan/types.ts';
 import { makeJobSet } from '../builders.ts';
 import { makeJob } from './builders.ts';

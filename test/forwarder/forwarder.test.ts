@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_CONTROLLER_NAME, KUBE_FIELD_MANAGER, UPSTREAM_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
+import { KUBE_FIELD_MANAGER } from '../../lib/k8s/fieldManager.ts';
+import { UPSTREAM_CONTROLLER_NAME } from '../../lib/jobset/api.ts';
 import { CounterName, Counters } from '../../lib/counters.ts';
 import { WatchExpiredError } from '../../lib/errors.ts';
 import { Forwarder, type ForwarderOptions } from '../../lib/forwarder/forwarder.ts';

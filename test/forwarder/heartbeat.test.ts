@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CounterName, Counters } from '../../lib/counters.ts';
 import { HEARTBEAT_DETAIL_TYPE, HeartbeatDetailSchema } from '../../lib/events/heartbeat.ts';
-import { ForwarderLog } from '../../lib/constants.ts';
+import { ForwarderLog } from '../../lib/forwarder/forwarderLog.ts';
 import { runHeartbeats } from '../../lib/forwarder/heartbeat.ts';
 import type { EventSink } from '../../lib/forwarder/types.ts';
 import type { Log } from '../../lib/log.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LineupKey } from '../../lib/constants.ts';
+import { LineupKey } from '../../lib/jobset/api.ts';
 import { slimJob } from '../../lib/events/slim.ts';
 import { jobProgressOf, jobSetFactsOf, ProgressIndex, progressWaits, type JobProgress, type ProgressCounts } from '../../lib/forwarder/progress.ts';
 import type { Job } from '../../lib/jobset/schema.ts';

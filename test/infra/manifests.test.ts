@@ -15,7 +15,9 @@ import { FORWARDER_PLACEHOLDERS } from '../../infra/k8s/forwarder.ts';
 import { DEFAULT_MANIFEST_OPTIONS, ManifestFile, manifestFiles } from '../../infra/k8s/manifests.ts';
 import { FORWARDER_IMAGE_ENTRY, FORWARDER_NODE_ARGS, FORWARDER_NODE_OPTIONS, FORWARDER_RESOURCES, KubeGroup, KubeName } from '../../infra/k8s/names.ts';
 import { MANIFESTS_DIR } from '../../infra/manifests/generate.ts';
-import { DEFAULT_CONTROLLER_NAME, JOBSET_API_VERSION, LineupKey, MAX_DEPENDS_ON } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
+import { JOBSET_API_VERSION, LineupKey } from '../../lib/jobset/api.ts';
+import { MAX_DEPENDS_ON } from '../../lib/jobset/admission.ts';
 import { EnvVar } from '../../lib/hosts/lambdaConfig.ts';
 import { actionVerbs, observeVerbs, watchVerbs } from '../../lib/k8s/gateway.ts';
 import type { ApiAccess } from '../../lib/k8s/gateway.ts';
@@ -211,7 +213,7 @@ describe('infra/manifests', () => {
       assert.ok(expressions.some((e) => e.includes('variables.hasStartupRules') && e.includes('variables.inOrder')), 'the rules annotation excludes InOrder');
       assert.ok(expressions.some((e) => e.includes('variables.hasStartupRules') && e.includes('variables.dependsOnNames')), 'the rules annotation excludes dependsOn');
       const messages = spec.validations.map((v) => v.message);
-      // Upstream's strings, copied (jobset_webhook.go and the CRD's CEL rule), not read back from lib/constants.ts.
+      // Upstream's strings, copied (jobset_webhook.go and the CRD's CEL rule), not read back from lib/jobset/admission.ts.
       assert.ok(messages.includes("DependsOn can't be set for the first ReplicatedJob"), JSON.stringify(messages));
       assert.ok(messages.includes('StartupPolicy and DependsOn APIs are mutually exclusive'), JSON.stringify(messages));
       for (const validation of spec.validations) assert.ok(validation.message !== undefined || validation.messageExpression !== undefined, validation.expression);

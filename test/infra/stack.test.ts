@@ -32,7 +32,7 @@ import { MAX_RECEIVE_COUNT, VISIBILITY_TIMEOUT_FACTOR } from '../../infra/constr
 import { KubeGroup, KubeName } from '../../infra/k8s/names.ts';
 import { TableActions } from '../../infra/permissions.ts';
 import { FORWARDER_SESSION_RATE_MS, FunctionSizing, RECONCILER_BATCH_SIZE } from '../../infra/sizing.ts';
-import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
 import { reconcilerRulePattern } from '../../lib/events/pattern.ts';
 import { eventSource } from '../../lib/events/schema.ts';
 import { EnvVar } from '../../lib/hosts/lambdaConfig.ts';

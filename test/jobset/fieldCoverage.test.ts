@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import * as z from 'zod';
-import { JOBSET_API_VERSION } from '../../lib/constants.ts';
+import { JOBSET_API_VERSION } from '../../lib/jobset/api.ts';
 import { jobSetCrdPath, repoPath } from '../repoFiles.ts';
 
 /** The parts of an OpenAPI v3 schema node the walk follows. */

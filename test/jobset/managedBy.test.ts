@@ -1,8 +1,8 @@
 /** isManagedByLineup (lib/jobset/managedBy.ts): which JobSets a deployment of Lineup takes. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_CONTROLLER_NAME, UPSTREAM_CONTROLLER_NAME } from '../../lib/constants.ts';
-import { isManagedByLineup, type ManagedByOptions } from '../../lib/jobset/managedBy.ts';
+import { UPSTREAM_CONTROLLER_NAME } from '../../lib/jobset/api.ts';
+import { isManagedByLineup, type ManagedByOptions, DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
 import { makeJobSet } from '../builders.ts';
 
 const DEFAULTS: ManagedByOptions = { controllerName: DEFAULT_CONTROLLER_NAME, claimUnmanaged: false };

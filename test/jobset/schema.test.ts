@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import * as z from 'zod';
-import { JOBSET_API_VERSION } from '../../lib/constants.ts';
+import { JOBSET_API_VERSION } from '../../lib/jobset/api.ts';
 import { applyDefaults } from '../../lib/jobset/defaults.ts';
 import { loadJobSets } from '../../lib/jobset/load.ts';
 import { JobSetSchema } from '../../lib/jobset/schema.ts';

@@ -11,7 +11,7 @@ import { makeJobSet } from '../builders.ts';
 
 // Expected messages are literal strings: upstream's copied from pkg/webhooks/jobset_webhook.go
 // and its test (and k8s.io/apimachinery validation), Lineup's own as they read. A message read
-// back from lib/constants.ts would pass however wrong the constant is.
+// back from lib/jobset/admission.ts would pass however wrong the constant is.
 
 const MAX_INT32 = 2147483647;
 const MIN_INT32 = -2147483648;

@@ -4,9 +4,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EksToken } from '../../lib/constants.ts';
 import { Counters } from '../../lib/counters.ts';
-import { endpointFor } from '../../lib/k8s/auth.ts';
+import { endpointFor, EksToken } from '../../lib/k8s/auth.ts';
 import type { AwsCredentials } from '../../lib/k8s/auth.ts';
 import { kubeEndpoint } from '../../lib/k8s/endpoint.ts';
 import { KubeClusterGateway } from '../../lib/k8s/gateway.ts';

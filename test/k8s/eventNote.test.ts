@@ -1,7 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EVENT_NOTE_MAX_BYTES } from '../../lib/constants.ts';
-import { eventNote, truncateUtf8 } from '../../lib/k8s/eventNote.ts';
+import { eventNote, truncateUtf8, EVENT_NOTE_MAX_BYTES } from '../../lib/k8s/eventNote.ts';
 
 describe('truncateUtf8', () => {
   const cases: { name: string; text: string; max: number; want: string }[] = [

@@ -10,7 +10,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EVENT_NOTE_MAX_BYTES, Label, LineupKey } from '../../lib/constants.ts';
+import { EVENT_NOTE_MAX_BYTES } from '../../lib/k8s/eventNote.ts';
+import { Label, LineupKey } from '../../lib/jobset/api.ts';
 import { AlreadyExistsError, ConflictError, ErrorCode, InvalidObjectError, LineupError, NotFoundError } from '../../lib/errors.ts';
 import type { Job, JobSet, JobStatus, PersistentVolumeClaim, Service, Toleration } from '../../lib/jobset/schema.ts';
 import { DEFAULT_PLAN_OPTIONS, plan } from '../../lib/plan/index.ts';

@@ -4,7 +4,7 @@
  * integration tests do (ready: active = ready = parallelism; complete: SuccessCriteriaMet +
  * Complete; failed: FailureTarget + Failed). The real API server tier tests the same paths.
  */
-import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
 import type { Job, JobSet, PersistentVolumeClaim, Service } from '../../lib/jobset/schema.ts';
 import { rfc3339Seconds } from '../../lib/plan/conditions.ts';
 import { plan } from '../../lib/plan/planner.ts';

@@ -5,7 +5,7 @@
  * directly and answers: which restart attempt a Job belongs to, whether it is ready, whether a
  * replicatedJob's startup gate is open, and what the failure and success policies imply.
  */
-import { JobConditionType, Label } from '../../lib/constants.ts';
+import { JobConditionType, Label } from '../../lib/jobset/api.ts';
 import type { Job } from '../../lib/jobset/schema.ts';
 
 /** What a dependency or a rule waits for. */

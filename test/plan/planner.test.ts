@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EventReason } from '../../lib/constants.ts';
+import { EventReason } from '../../lib/jobset/api.ts';
 import { MAX_CREATES_PER_PASS } from '../../lib/plan/planner.ts';
 import type { Action, Plan } from '../../lib/plan/types.ts';
 import { fatalThenRestartJobSet, makeJobSet } from '../builders.ts';
@@ -339,7 +339,7 @@ const conditionsOf = (cluster: TestCluster): (string | undefined)[][] =>
 
 describe('condition reasons and messages, as literal strings', () => {
   // Upstream's are copied from pkg/constants/constants.go and pkg/controllers (v0.12.0): a test
-  // reading lib/constants.ts back would pass with a wrong constant.
+  // reading lib/jobset/api.ts back would pass with a wrong constant.
   it("upstream's: suspended, resumed, InOrder in progress and completed, JobSet completed", () => {
     const cluster = new TestCluster(makeJobSet('js').replicatedJob('a', 1).replicatedJob('b', 2).inOrder().suspend().obj());
     cluster.settle();

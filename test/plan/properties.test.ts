@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ConditionType } from '../../lib/constants.ts';
+import { ConditionType } from '../../lib/jobset/api.ts';
 import type { Job } from '../../lib/jobset/schema.ts';
 import type { Action, Plan } from '../../lib/plan/types.ts';
 import { propertyParameters } from '../propertyRuns.ts';

@@ -15,7 +15,8 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { LineupKey, MAX_DEPENDS_ON } from '../../lib/constants.ts';
+import { LineupKey } from '../../lib/jobset/api.ts';
+import { MAX_DEPENDS_ON } from '../../lib/jobset/admission.ts';
 import type { Job, JobSet } from '../../lib/jobset/schema.ts';
 import { rfc3339Seconds } from '../../lib/plan/conditions.ts';
 import type { Action, Plan } from '../../lib/plan/types.ts';

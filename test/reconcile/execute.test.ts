@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EventReason } from '../../lib/constants.ts';
+import { EventReason } from '../../lib/jobset/api.ts';
 import { ForbiddenError } from '../../lib/errors.ts';
 import { applyDefaults } from '../../lib/jobset/defaults.ts';
 import { DEFAULT_PLAN_OPTIONS, plan } from '../../lib/plan/planner.ts';

@@ -24,7 +24,7 @@ import {
   packInputs,
   unpackInputs,
 } from '../../lib/reconcile/journal.ts';
-import { MAX_JOURNAL_ITEM_CHARS } from '../../lib/constants.ts';
+import { MAX_JOURNAL_ITEM_CHARS } from '../../lib/store/rules.ts';
 import { UnavailableError } from '../../lib/errors.ts';
 import type { Job } from '../../lib/jobset/schema.ts';
 import { handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ConditionType } from '../../lib/constants.ts';
+import { ConditionType } from '../../lib/jobset/api.ts';
 import { Counters, CounterName } from '../../lib/counters.ts';
 import { LineupEventDetailSchema } from '../../lib/events/schema.ts';
 import type { EventSink, PutResult } from '../../lib/forwarder/types.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Label } from '../../lib/constants.ts';
+import { Label } from '../../lib/jobset/api.ts';
 import type { Job } from '../../lib/jobset/schema.ts';
 import type { Observed } from '../../lib/plan/types.ts';
 import { MAX_KNOWN_OBJECTS, afterWrites, changedSince, knownOf, nothingChanged } from '../../lib/reconcile/snapshot.ts';

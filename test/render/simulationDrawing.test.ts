@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { DEFAULT_CONTROLLER_NAME } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
 import { loadedJobSets, loadJobSets } from '../../lib/jobset/load.ts';
 import { simulationDrawing } from '../../lib/render/simulationDrawing.ts';
 import { EMPTY_BEHAVIOUR, loadBehaviour } from '../../lib/sim/behaviour.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { replayCommand } from '../../lib/cli/replay.ts';
-import { Label } from '../../lib/constants.ts';
+import { Label } from '../../lib/jobset/api.ts';
 import type { Job, JobSet } from '../../lib/jobset/schema.ts';
 import { plan } from '../../lib/plan/planner.ts';
 import { mulberry32, perturb, perturbedRun, type PlannerFactory } from '../../lib/replay/perturb.ts';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { JOBSET_API_VERSION, Label } from '../../lib/constants.ts';
+import { JOBSET_API_VERSION, Label } from '../../lib/jobset/api.ts';
 import type { Job } from '../../lib/jobset/schema.ts';
 import { applyBehaviourAction, scheduleBehaviourActions } from '../../lib/sim/actions.ts';
 import { loadBehaviour } from '../../lib/sim/behaviour.ts';

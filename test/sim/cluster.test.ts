@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { JOBSET_API_VERSION, Label, LineupKey } from '../../lib/constants.ts';
+import { JOBSET_API_VERSION, Label, LineupKey } from '../../lib/jobset/api.ts';
 import { AlreadyExistsError, ConflictError, ErrorCode, InvalidObjectError, NotFoundError } from '../../lib/errors.ts';
 import type { Job, JobSet, JobStatus } from '../../lib/jobset/schema.ts';
 import type { Action } from '../../lib/plan/types.ts';

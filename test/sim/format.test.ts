@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { UntilNeverText } from '../../lib/constants.ts';
+import { UntilNeverText } from '../../lib/sim/constants.ts';
 import { formatSimulationText } from '../../lib/sim/format.ts';
 import type { SimulationResult } from '../../lib/sim/simulate.ts';
 import { TimelineType } from '../../lib/sim/timeline.ts';

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { DEFAULT_CONTROLLER_NAME, Label } from '../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
+import { Label } from '../../lib/jobset/api.ts';
 import { loadJobSets } from '../../lib/jobset/load.ts';
 import type { JobSet } from '../../lib/jobset/schema.ts';
 import { plan } from '../../lib/plan/planner.ts';

@@ -7,7 +7,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DescribeTableCommand, DynamoDBClient, type BatchGetItemCommandOutput } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_DECISION_RETENTION_MS } from '../../lib/constants.ts';
 import { CounterName, Counters } from '../../lib/counters.ts';
 import { ErrorCode, LineupError } from '../../lib/errors.ts';
 import { BATCH_GET_RETRY, DynamoCheckpointStore } from '../../lib/store/dynamoStore.ts';
@@ -29,7 +28,7 @@ import {
 import type { ClusterRecord } from '../../lib/store/types.ts';
 import { T0, TTL, describeStoreBehaviour, handleEvent, jobSet, makeJournalEntry } from './storeBehaviour.ts';
 import { dynamoItemBytes } from '../../lib/store/itemSize.ts';
-import { MAX_PENDING_TRIGGERS } from '../../lib/store/rules.ts';
+import { MAX_PENDING_TRIGGERS, DEFAULT_DECISION_RETENTION_MS } from '../../lib/store/rules.ts';
 import type { JournalEvent } from '../../lib/store/types.ts';
 
 /** DynamoDB's item size limit, 400 KB. */

@@ -7,8 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MAX_JOURNAL_ITEM_CHARS } from '../../lib/constants.ts';
-import { HEARTBEAT_CLOCK_SKEW_MS, MAX_PENDING_TRIGGERS } from '../../lib/store/rules.ts';
+import { HEARTBEAT_CLOCK_SKEW_MS, MAX_PENDING_TRIGGERS, MAX_JOURNAL_ITEM_CHARS } from '../../lib/store/rules.ts';
 import type { CheckpointStore, ClusterRecord, JournalEntry, JournalEvent, JobSetKey, Lease } from '../../lib/store/types.ts';
 
 /** StoreFactory: a fresh, empty store for one test. */

@@ -10,7 +10,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { AdmissionMessage, LineupKey } from '../../../lib/constants.ts';
+import { AdmissionMessage } from '../../../lib/jobset/admission.ts';
+import { LineupKey } from '../../../lib/jobset/api.ts';
 import { applyDefaults } from '../../../lib/jobset/defaults.ts';
 import type { JobSet } from '../../../lib/jobset/schema.ts';
 import { validateJobSet } from '../../../lib/jobset/validation.ts';

@@ -24,7 +24,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Watch } from '@kubernetes/client-node';
 import { DEFAULT_RECONCILER_MAX_CONCURRENCY } from '../../../infra/config.ts';
-import { DEFAULT_CONTROLLER_NAME, Label } from '../../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../../lib/jobset/managedBy.ts';
+import { Label } from '../../../lib/jobset/api.ts';
 import type { RunRecord } from '../../conformance/compare.ts';
 import type { StageShape } from '../../conformance/evidence.ts';
 import type { KueueRecord, StartEvent } from '../../conformance/kueueTable.ts';

@@ -6,7 +6,7 @@
  * benchmark does (bench/pipeline/timeline.ts): the last matching write the API server received
  * before the watch saw the change.
  */
-import { Label } from '../../../lib/constants.ts';
+import { Label } from '../../../lib/jobset/api.ts';
 import { actorOf, type Actor } from '../../../bench/pipeline/timeline.ts';
 import type { Evidence, JobCondition, JobHistory, JobSetSighting, LineupPass, StageShape } from '../../conformance/evidence.ts';
 import { isObject, type JsonObject } from '../../../lib/json.ts';

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
-import { DEFAULT_CONTROLLER_NAME } from '../../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../../lib/jobset/managedBy.ts';
 import type { SimulationReport } from '../../../lib/sim/simulate.ts';
 import { TimelineType } from '../../../lib/sim/timeline.ts';
 import { runCli } from '../../cli/inProcess.ts';

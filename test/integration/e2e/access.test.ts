@@ -15,7 +15,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ConditionType, Label, LineupKey, Reason } from '../../../lib/constants.ts';
+import { ConditionType, Label, LineupKey, Reason } from '../../../lib/jobset/api.ts';
 import { PersistentVolumeClaimSchema } from '../../../lib/jobset/schema.ts';
 import type { JobSet } from '../../../lib/jobset/schema.ts';
 import { actionVerbs } from '../../../lib/k8s/gateway.ts';

@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { CreateArchiveCommand, DescribeEventBusCommand, EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { archiveReplayCommand } from '../../../lib/cli/archiveReplay.ts';
 import type { CliIo } from '../../../lib/cli/io.ts';
-import { Reason } from '../../../lib/constants.ts';
+import { Reason } from '../../../lib/jobset/api.ts';
 import { startDynalite, startMoto, type DynaliteServer, type MotoServer } from '../harness/index.ts';
 import { COLD_START_TIMEOUT_MS } from '../k8s/support.ts';
 import { exampleJobSet, startE2eCluster, type E2eCluster } from './cluster.ts';

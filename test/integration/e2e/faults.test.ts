@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { Reason } from '../../../lib/constants.ts';
+import { Reason } from '../../../lib/jobset/api.ts';
 import { CounterName } from '../../../lib/counters.ts';
 import type { PutEventsEntry } from '../../../lib/events/envelope.ts';
 import { FlakyProxy } from '../harness/flakyProxy.ts';

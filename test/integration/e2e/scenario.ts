@@ -4,7 +4,7 @@
  * waited for and what it saw last.
  */
 import assert from 'node:assert/strict';
-import { ConditionType, Label } from '../../../lib/constants.ts';
+import { ConditionType, Label } from '../../../lib/jobset/api.ts';
 import type { JobSet } from '../../../lib/jobset/schema.ts';
 import { eventually } from '../k8s/support.ts';
 import { asCreated, conditionOf, HELD_FOR_EVER, jobNameOf, withPodBehaviour, type E2eCluster, type Flags } from './cluster.ts';

@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ConditionType, LineupKey, Reason } from '../../../lib/constants.ts';
+import { ConditionType, LineupKey, Reason } from '../../../lib/jobset/api.ts';
 import type { JobSet } from '../../../lib/jobset/schema.ts';
 import { syncEntry } from '../../../lib/reconcile/resync.ts';
 import { recordingOf } from '../../../lib/replay/recording.ts';

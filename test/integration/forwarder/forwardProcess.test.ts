@@ -17,7 +17,8 @@ import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCom
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { buildForwarderBundle } from '../../../infra/k8s/forwarderBundle.ts';
 import { FORWARDER_NODE_ARGS, FORWARDER_NODE_OPTIONS } from '../../../infra/k8s/names.ts';
-import { DEFAULT_CONTROLLER_NAME, JOBSET_API_VERSION } from '../../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../../lib/jobset/managedBy.ts';
+import { JOBSET_API_VERSION } from '../../../lib/jobset/api.ts';
 import { reconcilerRulePattern } from '../../../lib/events/pattern.ts';
 import { DynamoCheckpointStore } from '../../../lib/store/dynamoStore.ts';
 import { ensureCheckpointTable } from '../../../lib/store/embedded.ts';

@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { repoPath } from '../../repoFiles.ts';
-import { DEFAULT_CONTROLLER_NAME } from '../../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../../lib/jobset/managedBy.ts';
 import { EnvVar } from '../../../lib/hosts/lambdaConfig.ts';
 import type { DynaliteServer } from './dynamo.ts';
 import type { MotoServer } from './moto.ts';

@@ -7,13 +7,14 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EVENT_ACTION, EVENT_NOTE_MAX_BYTES, EVENT_REPORTER, Label, LineupKey } from '../../../lib/constants.ts';
+import { EVENT_ACTION, Label, LineupKey } from '../../../lib/jobset/api.ts';
+import { EVENT_NOTE_MAX_BYTES } from '../../../lib/k8s/eventNote.ts';
 import { CounterName, Counters } from '../../../lib/counters.ts';
 import { ErrorCode, InvalidObjectError } from '../../../lib/errors.ts';
 import { PersistentVolumeClaimSchema } from '../../../lib/jobset/schema.ts';
 import type { Job, JobSet, Toleration } from '../../../lib/jobset/schema.ts';
 import { kubeConfigEndpoint } from '../../../lib/k8s/kubeConfigFile.ts';
-import { actionVerbs, KubeClusterGateway, observeVerbs } from '../../../lib/k8s/gateway.ts';
+import { actionVerbs, KubeClusterGateway, observeVerbs, EVENT_REPORTER } from '../../../lib/k8s/gateway.ts';
 import { DEFAULT_PLAN_OPTIONS, plan } from '../../../lib/plan/index.ts';
 import type { Action, ActionKind, Plan } from '../../../lib/plan/types.ts';
 import { inputsOf } from '../../../lib/reconcile/journal.ts';

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { Label } from '../../../lib/constants.ts';
+import { Label } from '../../../lib/jobset/api.ts';
 import { CounterName, Counters } from '../../../lib/counters.ts';
 import { ErrorCode } from '../../../lib/errors.ts';
 import type { WatchEnd, WatchEvent, WatchedKind } from '../../../lib/forwarder/types.ts';

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ConditionType, Reason } from '../../../lib/constants.ts';
+import { ConditionType, Reason } from '../../../lib/jobset/api.ts';
 import type { JobSet } from '../../../lib/jobset/schema.ts';
 import { startDynalite, startMoto, type DynaliteServer, type MotoServer } from '../harness/index.ts';
 import { KUEUE_API, KUEUE_QUEUE_LABEL, startKueue, type KueueManager } from '../harness/kueue.ts';

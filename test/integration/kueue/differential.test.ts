@@ -22,7 +22,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { DEFAULT_CONTROLLER_NAME, Label } from '../../../lib/constants.ts';
+import { DEFAULT_CONTROLLER_NAME } from '../../../lib/jobset/managedBy.ts';
+import { Label } from '../../../lib/jobset/api.ts';
 import { differenceTable, undocumented } from '../../conformance/compare.ts';
 import { conformanceCases, manifestOf, POD_READY_AFTER_MS, type ConformanceCase, type JsonObject, type PodPlan } from '../../conformance/generate.ts';
 import { compareKueueRuns, kueueTable, type KueueRecord, type KueueTableRow } from '../../conformance/kueueTable.ts';

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { Label } from '../../../lib/constants.ts';
+import { Label } from '../../../lib/jobset/api.ts';
 import type { Job } from '../../../lib/jobset/schema.ts';
 import { exampleJobSet, HELD_FOR_EVER, startE2eCluster, withPodBehaviour, type E2eCluster } from '../e2e/cluster.ts';
 import { runLineup } from '../harness/index.ts';

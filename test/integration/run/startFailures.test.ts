@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { RunFix } from '../../../lib/constants.ts';
+import { RunFix } from '../../../lib/hosts/local.ts';
 import { freePort, startKubeApiServer, type KubeServer } from '../harness/index.ts';
 import { COLD_START_TIMEOUT_MS } from '../k8s/support.ts';
 
