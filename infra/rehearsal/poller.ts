@@ -22,6 +22,8 @@ export interface Settlement {
   readonly kept: readonly string[];
   /** Why the batch settled so: 'all succeeded', 'partial: N failed', or why the whole batch stays. */
   readonly reason: string;
+  /** Records the response named as failed that were deleted all the same (a mapping without ReportBatchItemFailures): lost to the queue. */
+  readonly ignoredFailures: number;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -35,14 +37,20 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
  * message of the batch.
  */
 export const settleBatch = (messageIds: readonly string[], invocation: Invocation, reportBatchItemFailures: boolean): Settlement => {
-  const all = (reason: string): Settlement => ({ deleted: [], kept: [...messageIds], reason });
+  const all = (reason: string): Settlement => ({ deleted: [], kept: [...messageIds], reason, ignoredFailures: 0 });
+  const none = (reason: string, ignoredFailures = 0): Settlement => ({ deleted: [...messageIds], kept: [], reason, ignoredFailures });
   if (!invocation.ok) return all(`invocation failed: ${invocation.error}`);
-  if (!reportBatchItemFailures) return { deleted: [...messageIds], kept: [], reason: 'all succeeded (no ReportBatchItemFailures: any response deletes the batch)' };
   const payload = invocation.payload;
-  if (payload === null || payload === undefined || payload === '') return { deleted: [...messageIds], kept: [], reason: 'all succeeded (empty response)' };
+  if (!reportBatchItemFailures) {
+    const named = isRecord(payload) && Array.isArray(payload['batchItemFailures']) ? payload['batchItemFailures'].length : 0;
+    return named === 0
+      ? none('all succeeded (no ReportBatchItemFailures: any response deletes the batch)')
+      : none(`all deleted although the response names ${named} failed records: the mapping lacks ReportBatchItemFailures`, named);
+  }
+  if (payload === null || payload === undefined || payload === '') return none('all succeeded (empty response)');
   if (!isRecord(payload)) return all(`the response ${JSON.stringify(payload).slice(0, 200)} is not an object`);
   const failures = payload['batchItemFailures'];
-  if (failures === null || failures === undefined) return { deleted: [...messageIds], kept: [], reason: 'all succeeded (no batchItemFailures)' };
+  if (failures === null || failures === undefined) return none('all succeeded (no batchItemFailures)');
   if (!Array.isArray(failures)) return all(`batchItemFailures is ${JSON.stringify(failures).slice(0, 200)}, not a list`);
   const batch = new Set(messageIds);
   const failed = new Set<string>();
@@ -51,8 +59,8 @@ export const settleBatch = (messageIds: readonly string[], invocation: Invocatio
     if (typeof id !== 'string' || id === '' || !batch.has(id)) return all(`batchItemFailures names ${JSON.stringify(failure).slice(0, 200)}, not a message of the batch`);
     failed.add(id);
   }
-  if (failed.size === 0) return { deleted: [...messageIds], kept: [], reason: 'all succeeded' };
-  return { deleted: messageIds.filter((id) => !failed.has(id)), kept: messageIds.filter((id) => failed.has(id)), reason: `partial: ${failed.size} of ${messageIds.length} failed` };
+  if (failed.size === 0) return none('all succeeded');
+  return { deleted: messageIds.filter((id) => !failed.has(id)), kept: messageIds.filter((id) => failed.has(id)), reason: `partial: ${failed.size} of ${messageIds.length} failed`, ignoredFailures: 0 };
 };
 
 /** ReceivedMessage: what the poller needs of a received SQS message. */

@@ -301,6 +301,14 @@ export const runRehearsal = async (options: RehearsalOptions = {}): Promise<Rehe
           `${Object.keys(fn.environment).length} variables${check.defaulted.length === 0 ? '' : `; the code also names ${check.defaulted.join(', ')} (not set: defaults)`}`,
       );
     }
+    // What CreateEventSourceMapping itself refuses: a queue whose visibility timeout is shorter than the function's timeout.
+    for (const mapping of wiring.eventSourceMappings) {
+      const queue = wiring.queues.find((candidate) => candidate.logicalId === mapping.queue);
+      const fn = wiring.functions.find((candidate) => candidate.logicalId === mapping.function);
+      if (queue !== undefined && fn !== undefined && queue.visibilityTimeoutSeconds < fn.timeoutSeconds) {
+        failures.push(`event source mapping ${mapping.logicalId}: queue ${queue.logicalId}'s VisibilityTimeout ${queue.visibilityTimeoutSeconds} s is shorter than function ${fn.logicalId}'s Timeout ${fn.timeoutSeconds} s (Lambda refuses the mapping)`);
+      }
+    }
     if (failures.length > 0) return finish();
 
     const rie = ensureRie();
@@ -343,6 +351,13 @@ export const runRehearsal = async (options: RehearsalOptions = {}): Promise<Rehe
           break;
         }
       }
+    }
+    // Each schedule's input once: a schedule that fires daily would otherwise never run in a rehearsal.
+    for (const schedule of wiring.schedules) {
+      const instance = functionRuns.find((run) => run.wiring.logicalId === schedule.function)?.instances[0];
+      if (instance === undefined) continue;
+      const result = await instance.invoke(schedule.input ?? {});
+      if (!result.ok) failures.push(`schedule ${schedule.logicalId}: function ${schedule.function} failed with its input ${JSON.stringify(schedule.input)}: ${result.error.replace(/^function \S+: /, '').split('\n')[0] ?? ''}`);
     }
     if (failures.length > 0) return finish();
 
@@ -545,6 +560,8 @@ export const runRehearsal = async (options: RehearsalOptions = {}): Promise<Rehe
       });
       for (const difference of compareStatuses(rehearsal.statuses, theirs.statuses)) failures.push(`${rehearsal.scenario}: final status differs from the in-process pipeline's: ${JSON.stringify(difference)}`);
     }
+    const lost = batches.reduce((sum, batch) => sum + batch.settlement.ignoredFailures, 0);
+    if (lost > 0) failures.push(`${lost} records the function reported failed were deleted all the same: ${batches.find((batch) => batch.settlement.ignoredFailures > 0)?.settlement.reason ?? ''}`);
     for (const run of functionRuns) {
       // The handlers report a record they could not handle as a batch item failure: an invocation error is never expected, fault or not.
       for (const error of run.errors.slice(0, 3)) failures.push(`function ${run.wiring.logicalId}: an invocation failed: ${error.slice(0, 500)}`);

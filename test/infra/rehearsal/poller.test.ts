@@ -14,7 +14,7 @@ const ok = (payload: unknown): Invocation => ({ ok: true, payload });
 
 describe('settleBatch', () => {
   it('deletes the records the response does not name and keeps those it names', () => {
-    assert.deepEqual(settleBatch(IDS, ok({ batchItemFailures: [{ itemIdentifier: 'm2' }] }), true), { deleted: ['m1', 'm3'], kept: ['m2'], reason: 'partial: 1 of 3 failed' });
+    assert.deepEqual(settleBatch(IDS, ok({ batchItemFailures: [{ itemIdentifier: 'm2' }] }), true), { deleted: ['m1', 'm3'], kept: ['m2'], reason: 'partial: 1 of 3 failed', ignoredFailures: 0 });
   });
 
   it('treats an empty, null or failure-free response as all succeeded', () => {
@@ -36,8 +36,11 @@ describe('settleBatch', () => {
     for (const invocation of whole) assert.deepEqual(settleBatch(IDS, invocation, true).kept, IDS, JSON.stringify(invocation));
   });
 
-  it('without ReportBatchItemFailures deletes the batch on any response, even one naming failures', () => {
-    assert.deepEqual(settleBatch(IDS, ok({ batchItemFailures: [{ itemIdentifier: 'm2' }] }), false).deleted, IDS);
+  it('without ReportBatchItemFailures deletes the batch on any response, and counts the failures it named as lost', () => {
+    const settled = settleBatch(IDS, ok({ batchItemFailures: [{ itemIdentifier: 'm2' }] }), false);
+    assert.deepEqual(settled.deleted, IDS);
+    assert.equal(settled.ignoredFailures, 1);
+    assert.equal(settleBatch(IDS, ok({ batchItemFailures: [] }), false).ignoredFailures, 0);
     assert.deepEqual(settleBatch(IDS, { ok: false, error: 'boom' }, false).kept, IDS);
   });
 });
