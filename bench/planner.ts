@@ -8,7 +8,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Job, JobSet } from '../lib/jobset/schema.ts';
 import { DEFAULT_PLAN_OPTIONS, plan } from '../lib/plan/planner.ts';
-import type { Observed } from '../lib/plan/types.ts';
+import type { Observed, PlanOptions } from '../lib/plan/types.ts';
+import { DEFAULT_JOBSET_LIMITS } from '../lib/jobset/size.ts';
 
 /** PlannerFigure: one size's figures. */
 export interface PlannerFigure {
@@ -35,17 +36,35 @@ const jobSetOf = (replicatedJobs: number, replicas: number): JobSet => ({
   },
 });
 
-/** midStartup: the observed state halfway through an InOrder startup, built by the planner itself. */
-const midStartup = (replicatedJobs: number, replicas: number): Observed => {
+/**
+ * optionsFor: the planner's options with the JobSet size bounds raised to this JobSet's, as a
+ * deployment that accepts JobSets this large sets them (the default bounds would reject 100,000
+ * Jobs before planning anything).
+ */
+const optionsFor = (replicatedJobs: number, replicas: number): PlanOptions => ({
+  ...DEFAULT_PLAN_OPTIONS,
+  limits: { maxJobs: Math.max(DEFAULT_JOBSET_LIMITS.maxJobs, replicatedJobs * replicas), maxPods: Math.max(DEFAULT_JOBSET_LIMITS.maxPods, replicatedJobs * replicas) },
+});
+
+/**
+ * midStartup: the observed state halfway through an InOrder startup, built by the planner itself:
+ * passes create the Jobs (at most MAX_CREATES_PER_PASS each) until every one exists, then the first
+ * half of the replicatedJobs runs and all but the last of those are ready.
+ */
+const midStartup = (replicatedJobs: number, replicas: number, options: PlanOptions): Observed => {
   const jobSet = jobSetOf(replicatedJobs, replicas);
   const now = Date.parse('2026-01-01T00:00:00Z');
-  const created = plan({ jobSet, jobs: [], service: undefined, now }, DEFAULT_PLAN_OPTIONS);
+  const created: Job[] = [];
+  for (;;) {
+    const creates = plan({ jobSet, jobs: created, service: undefined, now }, options).actions.flatMap((action) => (action.kind === 'CreateJob' ? [action.job] : []));
+    if (creates.length === 0) break;
+    created.push(...creates);
+  }
   const half = Math.floor(replicatedJobs / 2);
-  const jobs: Job[] = created.actions.flatMap((action) => {
-    if (action.kind !== 'CreateJob') return [];
-    const index = Number(action.replicatedJob.slice(1));
+  const jobs: Job[] = created.map((job) => {
+    const index = Number((job.metadata.name ?? '').split('-')[1]?.slice(1)); // bench-r<index>-<replica>
     const running = index <= half;
-    return [{ ...action.job, metadata: { ...action.job.metadata, uid: `u-${action.job.metadata.name}`, resourceVersion: '2' }, spec: { ...action.job.spec, suspend: !running }, status: running && index < half ? { active: 1, ready: 1 } : {} }];
+    return { ...job, metadata: { ...job.metadata, uid: `u-${job.metadata.name}`, resourceVersion: '2' }, spec: { ...job.spec, suspend: !running }, status: running && index < half ? { active: 1, ready: 1 } : {} };
   });
   return { jobSet, jobs, service: undefined, now };
 };
@@ -54,21 +73,22 @@ const percentile = (sorted: readonly number[], p: number): number => sorted[Math
 
 /** measure: plan the same observation repeatedly. */
 const measure = (replicatedJobs: number, replicas: number, iterations: number): PlannerFigure => {
-  const observed = midStartup(replicatedJobs, replicas);
+  const options = optionsFor(replicatedJobs, replicas);
+  const observed = midStartup(replicatedJobs, replicas, options);
   const gc = (globalThis as { gc?: () => void }).gc;
   let actions = 0;
-  for (let i = 0; i < Math.min(5, iterations); i += 1) actions = plan(observed, DEFAULT_PLAN_OPTIONS).actions.length;
+  for (let i = 0; i < Math.min(5, iterations); i += 1) actions = plan(observed, options).actions.length;
   let allocatedMiB: number | null = null;
   if (gc) {
     gc();
     const before = process.memoryUsage().heapUsed;
-    plan(observed, DEFAULT_PLAN_OPTIONS);
+    plan(observed, options);
     allocatedMiB = Math.round(((process.memoryUsage().heapUsed - before) / 1024 / 1024) * 100) / 100;
   }
   const times: number[] = [];
   for (let i = 0; i < iterations; i += 1) {
     const started = performance.now();
-    plan(observed, DEFAULT_PLAN_OPTIONS);
+    plan(observed, options);
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
