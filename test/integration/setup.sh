@@ -14,7 +14,9 @@
 #    and Kueue (KUEUE_VERSION, harness/kueue.ts) with go install, into the same cache (about
 #    7.5 min cold on 2 cores once the Kubernetes modules are downloaded);
 # 3. creates moto's virtualenv in ~/.cache/lineup/moto-<version> (pip; about 35 s cold);
-# 4. installs Debian's chromium with apt-get when no Chromium is on PATH (the drawn timeline's
+# 4. builds the Lambda Runtime Interface Emulator into ~/.cache/lineup/rie-<version> (its Go module,
+#    pinned in infra/rehearsal/emulator.ts; the rehearsal and bench/coldStart.ts run the functions in it);
+# 5. installs Debian's chromium with apt-get when no Chromium is on PATH (the drawn timeline's
 #    tests load the page in it headless; about a minute cold). $LINEUP_CHROMIUM names another.
 # dynalite needs nothing: it is an npm devDependency and runs in the test process.
 set -euo pipefail
@@ -77,6 +79,16 @@ step_started=$SECONDS
   process.stderr.write('setup: moto_server at ' + (await ensureMotoVenv()) + '\n');
 "
 step "moto: ready ($((SECONDS - step_started))s)"
+
+step "aws-lambda-rie: finding or building it (the rehearsal runs the functions in it)"
+step_started=$SECONDS
+"$node" --input-type=module -e "
+  const { ensureRie } = await import('$repo/infra/rehearsal/emulator.ts');
+  const rie = ensureRie();
+  if (!('binary' in rie)) { process.stderr.write('setup: ' + rie.unavailable + '\\n'); process.exit(1); }
+  process.stderr.write('setup: aws-lambda-rie at ' + rie.binary + '\\n');
+"
+step "aws-lambda-rie: ready ($((SECONDS - step_started))s)"
 
 step "chromium: finding or installing it"
 if [[ -n ${LINEUP_CHROMIUM:-} ]]; then
