@@ -185,7 +185,7 @@ const rieInitOnce = (rie: string, dir: string, handler: string, env: Record<stri
   }
 };
 
-/** lambdaEnvironment: the template's variables (unresolved references as dummies) and what the runtime sets that the SDK and Powertools read. */
+/** lambdaEnvironment: the template's variables (unresolved references as dummy URLs) and what the runtime sets that the SDK and Powertools read. */
 const lambdaEnvironment = (name: string, memoryMb: number, variables: Record<string, unknown>): Record<string, string> => ({
   PATH: process.env.PATH ?? '/usr/bin:/bin',
   AWS_REGION: 'us-east-1',
@@ -196,7 +196,8 @@ const lambdaEnvironment = (name: string, memoryMb: number, variables: Record<str
   AWS_LAMBDA_FUNCTION_NAME: name,
   AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memoryMb),
   AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
-  ...Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, typeof value === 'string' ? value : `bench-${key.toLowerCase()}`])),
+  // An unresolved reference (a table, bus or queue) as a dummy every variable's schema takes: a URL on a closed port (a queue URL must be one).
+  ...Object.fromEntries(Object.entries(variables).map(([key, value]) => [key, typeof value === 'string' ? value : `http://127.0.0.1:9/bench-${key.toLowerCase()}`])),
 });
 
 /** runColdStartBench: synthesize into a temporary directory, then measure every Lineup function of the template. */
