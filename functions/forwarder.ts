@@ -11,7 +11,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { METRICS_NAMESPACE } from '../lib/constants.ts';
-import { Counters } from '../lib/counters.ts';
+import { CounterName, Counters } from '../lib/counters.ts';
 import { forwarderFor, sessionLength } from '../lib/hosts/forwarderHost.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
 import { lambdaSink, lambdaStore } from '../lib/hosts/lambdaDeps.ts';
@@ -36,6 +36,13 @@ export const handler = middy<unknown, void, Error, Context>()
       forwarder = undefined;
       throw error;
     });
-    await (await forwarder).runFor(sessionLength(context.getRemainingTimeInMillis()));
-    publishCounterDeltas(metrics, counters, before);
+    try {
+      await (await forwarder).runFor(sessionLength(context.getRemainingTimeInMillis()));
+    } catch (error) {
+      // Counted for the fleet's one ForwarderSessionErrors alarm (no per-cluster alarm), then failed as before.
+      counters.add(CounterName.ForwarderSessionErrors);
+      throw error;
+    } finally {
+      publishCounterDeltas(metrics, counters, before);
+    }
   });

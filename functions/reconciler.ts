@@ -16,7 +16,7 @@ import { METRICS_NAMESPACE } from '../lib/constants.ts';
 import { Counters } from '../lib/counters.ts';
 import { lambdaClusters, lambdaFairShare, lambdaStore } from '../lib/hosts/lambdaDeps.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
-import { powertoolsLog, publishCounterDeltas, publishHeartbeat } from '../lib/hosts/powertools.ts';
+import { powertoolsLog, publishCounterDeltas } from '../lib/hosts/powertools.ts';
 import { InputsMemory } from '../lib/reconcile/journal.ts';
 import { LAMBDA_LOOP_BUDGET_MS } from '../lib/reconcile/reconcileJobSet.ts';
 import { makeSqsBatchHandler } from '../lib/reconcile/sqsBatch.ts';
@@ -42,7 +42,7 @@ const batch = makeSqsBatchHandler(
     loopBudgetMs: LAMBDA_LOOP_BUDGET_MS,
     journalKeepEnv: config.journalKeepEnv,
   },
-  { onHeartbeat: (cluster) => publishHeartbeat(metrics, cluster), fairShare: lambdaFairShare(config, counters, log, owner) },
+  { fairShare: lambdaFairShare(config, counters, log, owner) },
 );
 
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()

@@ -1,7 +1,7 @@
 /**
  * Resync Lambda, on an EventBridge Scheduler rate: re-queues JobSets the event flow left
  * behind; every `fullEvery`-th run (input `{"full": true}` from a second schedule) re-queues
- * every known JobSet.
+ * every known JobSet. Every run publishes how many alarmed clusters are unwatched (UnwatchedClusters).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -12,14 +12,14 @@ import { METRICS_NAMESPACE } from '../lib/constants.ts';
 import { Counters } from '../lib/counters.ts';
 import { lambdaSink, lambdaStore } from '../lib/hosts/lambdaAwsClients.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
-import { powertoolsLog, publishCounterDeltas } from '../lib/hosts/powertools.ts';
+import { powertoolsLog, publishCounterDeltas, publishUnwatchedClusters } from '../lib/hosts/powertools.ts';
 import { resync, type ResyncResult } from '../lib/reconcile/resync.ts';
 
 const config = readLambdaConfig(process.env);
 const logger = new Logger({ serviceName: 'lineup-resync' });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'resync' });
 const counters = new Counters();
-const deps = { store: lambdaStore(config, counters), sink: lambdaSink(config), now: Date.now, counters, log: powertoolsLog(logger), eventBusName: config.eventBusName, heartbeatMissingMs: config.heartbeatMissingMs };
+const deps = { store: lambdaStore(config, counters), sink: lambdaSink(config), now: Date.now, counters, log: powertoolsLog(logger), eventBusName: config.eventBusName, heartbeatMissingMs: config.heartbeatMissingMs, unalarmedClusters: new Set(config.unalarmedClusters) };
 
 export const handler = middy<{ full?: boolean } | undefined, ResyncResult>()
   .use(injectLambdaContext(logger))
@@ -28,5 +28,6 @@ export const handler = middy<{ full?: boolean } | undefined, ResyncResult>()
     const before = counters.snapshot();
     const result = await resync(deps, { full: event?.full === true });
     publishCounterDeltas(metrics, counters, before);
+    publishUnwatchedClusters(metrics, result.alarmed);
     return result;
   });

@@ -4,7 +4,7 @@
  * the cost of alarms follows the stack.
  */
 
-/** FixedAlarm: the alarms every deployment has. */
+/** FixedAlarm: the alarms of the pipeline every deployment has. */
 export const FixedAlarm = {
   /** Records the reconciler failed MAX_RECEIVE_COUNT times sit in the dead-letter queue. */
   DeadLetters: 'DeadLettersAlarm',
@@ -18,11 +18,17 @@ export const FixedAlarm = {
   ResyncErrors: 'ResyncErrorsAlarm',
 } as const;
 
-/** heartbeatAlarmId: the construct id of a cluster's missing-heartbeat alarm. */
-export const heartbeatAlarmId = (clusterId: string): string => `HeartbeatMissingAlarm-${clusterId}`;
+/** FleetAlarm: the alarms over the whole fleet, one each however many clusters there are. */
+export const FleetAlarm = {
+  /** The resync's UnwatchedClusters is 1 or more (or missing: the resync is not running). Every deployment has it. */
+  UnwatchedClusters: 'UnwatchedClustersAlarm',
+  /** A Lambda forwarder's watch session failed; only when some cluster's forwarder runs as a Lambda. */
+  ForwarderSessionErrors: 'ForwarderSessionErrorsAlarm',
+} as const;
 
 /**
- * alarmCount: the alarms of a deployment with `lambdaForwarders` Lambda watch sessions (each has
- * an errors alarm) and `heartbeatClusters` clusters with a heartbeat alarm.
+ * alarmCount: the alarms of a deployment, `lambdaForwarders` of whose clusters have a Lambda watch
+ * session: the fixed ones, the unwatched-clusters one, and one for every Lambda forwarder's errors
+ * when there is any — never one per cluster.
  */
-export const alarmCount = (lambdaForwarders: number, heartbeatClusters = 0): number => Object.keys(FixedAlarm).length + lambdaForwarders + heartbeatClusters;
+export const alarmCount = (lambdaForwarders: number): number => Object.keys(FixedAlarm).length + 1 + (lambdaForwarders > 0 ? 1 : 0);

@@ -40,7 +40,7 @@ export const DEFAULT_RESYNC_MINUTES = 1;
 export const DEFAULT_FULL_RESYNC_HOURS = 24;
 /** DEFAULT_LOG_RETENTION_DAYS: how long the functions' log groups keep logs. */
 export const DEFAULT_LOG_RETENTION_DAYS = 30;
-/** DEFAULT_HEARTBEAT_MISSING_MINUTES: minutes without a forwarder heartbeat after which a cluster's heartbeat alarm fires and the resync treats it as unwatched. */
+/** DEFAULT_HEARTBEAT_MISSING_MINUTES: minutes without a forwarder checkpoint after which the resync treats a cluster as unwatched (and counts it in UnwatchedClusters). */
 export const DEFAULT_HEARTBEAT_MISSING_MINUTES = 5;
 /** DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS: age of the queue's oldest message above which the backlog alarm fires. */
 export const DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS = 300;
@@ -120,8 +120,9 @@ export const ClusterConfigSchema = z
      */
     forwarderRoleArns: z.array(roleArn).default([]),
     /**
-     * Alarm (and draw a dashboard line) when the cluster's forwarder sends no heartbeat for
-     * heartbeatMissingMinutes. Off for a cluster no Lineup forwarder watches. @default true
+     * Count the cluster in the fleet's UnwatchedClusters alarm when its forwarder writes no
+     * checkpoint for heartbeatMissingMinutes. Off for a cluster no Lineup forwarder watches (the
+     * resync polls it all the same). @default true
      */
     heartbeatAlarm: z.boolean().default(true),
   })
@@ -238,7 +239,7 @@ export const LineupConfigSchema = z
     sourceMaps: z.boolean().default(false),
     /** Age of the oldest queued message that raises the backlog alarm. @default DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS */
     oldestMessageAlarmSeconds: z.number().int().min(60).default(DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS),
-    /** Minutes without a forwarder heartbeat that raise the cluster's heartbeat alarm and make the resync treat it as unwatched. @default DEFAULT_HEARTBEAT_MISSING_MINUTES */
+    /** Minutes without a forwarder checkpoint that make the resync treat a cluster as unwatched (counted in the UnwatchedClusters alarm). @default DEFAULT_HEARTBEAT_MISSING_MINUTES */
     heartbeatMissingMinutes: z.number().int().min(2).default(DEFAULT_HEARTBEAT_MISSING_MINUTES),
     /** SNS topic every alarm notifies. @default none: alarms only change state */
     alarmTopicArn: z.string().regex(ARN_PATTERN).optional(),

@@ -33,6 +33,16 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 /** RECONCILER_TIMEOUT: FunctionSizing.reconciler's timeout (the queue's visibility timeout derives from it). */
 export const RECONCILER_TIMEOUT = Duration.millis(FunctionSizing.reconciler.timeoutMs);
 
+/**
+ * unalarmedEnvironment: the resync's LINEUP_UNALARMED_CLUSTERS — the clusters configured with
+ * `heartbeatAlarm: false` (no Lineup forwarder watches them), which the resync still polls but
+ * leaves out of the UnwatchedClusters alarm; nothing when every cluster is alarmed on.
+ */
+export const unalarmedEnvironment = (clusters: readonly { readonly id: string; readonly heartbeatAlarm: boolean }[]): Record<string, string> => {
+  const ids = clusters.filter((cluster) => !cluster.heartbeatAlarm).map((cluster) => cluster.id);
+  return ids.length === 0 ? {} : { [EnvVar.UnalarmedClusters]: ids.join(',') };
+};
+
 /** LineupStackProps: the validated configuration (infra/config.ts) and the usual stack props. */
 export interface LineupStackProps extends StackProps {
   readonly config: LineupConfig;
@@ -114,7 +124,11 @@ export class LineupStack extends Stack {
       description: 'Lineup resync: re-queue JobSets the event flow left behind',
       memorySize: FunctionSizing.resync.memoryMb,
       timeout: Duration.millis(FunctionSizing.resync.timeoutMs),
-      environment: { ...environment, [EnvVar.HeartbeatMissingMs]: String(config.heartbeatMissingMinutes * 60_000) },
+      environment: {
+        ...environment,
+        [EnvVar.HeartbeatMissingMs]: String(config.heartbeatMissingMinutes * 60_000),
+        ...unalarmedEnvironment(config.clusters),
+      },
       logRetentionDays: config.logRetentionDays,
       sourceMaps: config.sourceMaps,
     });
@@ -176,8 +190,8 @@ export class LineupStack extends Stack {
       deliveryDeadLetters: this.queue.deliveryDeadLetters,
       reconciler: this.reconciler.function,
       resync: this.resync.function,
+      resyncLogGroup: this.resync.logGroup,
       forwarders,
-      heartbeatClusters: config.clusters.filter((cluster) => cluster.heartbeatAlarm).map((cluster) => cluster.id),
       heartbeatMissing: Duration.minutes(config.heartbeatMissingMinutes),
       oldestMessageAlarm: Duration.seconds(config.oldestMessageAlarmSeconds),
       alarmTopicArn: config.alarmTopicArn,

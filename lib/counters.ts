@@ -46,10 +46,10 @@ export const CounterName = {
   WatchErrors: 'forwarder.watchErrors',
   /** Watch resourceVersions checkpointed (putBookmark calls that succeeded). */
   Checkpoints: 'forwarder.checkpoints',
-  /** Forwarder heartbeats put on the bus (lib/forwarder/heartbeat.ts). */
+  /** Checkpoints the forwarder rewrote as its heartbeat, none having been written for an interval (lib/forwarder/heartbeat.ts). */
   HeartbeatsPut: 'forwarder.heartbeats',
-  /** Forwarder heartbeats whose put failed (logged; the next interval's beat tries again). */
-  HeartbeatsFailed: 'forwarder.heartbeatsFailed',
+  /** Lambda watch sessions that failed (functions/forwarder.ts): the fleet-wide ForwarderSessionErrors metric. */
+  ForwarderSessionErrors: 'forwarder.sessionErrors',
   /** Queue records the reconciler dropped because no retry could ever handle them (not JSON, not a Lineup event or heartbeat: lib/reconcile/sqsBatch.ts). */
   PoisonRecords: 'reconciler.poisonRecords',
   /** Records the reconciler put back on its queue because their cluster had every slot in use (lib/reconcile/fairShare.ts). */

@@ -2,7 +2,15 @@
  * LineupMonitoring: the alarms an operator needs to trust the pipeline (infra/alarms.ts lists
  * them) and one dashboard of its flow: events into the bus, the queue's depth and age, the
  * reconciler's invocations, errors and duration, Lineup's own counters (Powertools metrics,
- * namespace `Lineup`), and the dead letters.
+ * namespace `Lineup`), the dead letters, and the fleet's unwatched clusters.
+ *
+ * Nothing here is per cluster: CloudWatch bills each alarm and each custom metric (each
+ * dimension combination) by the month, so one per cluster made the fleet's fixed cost grow with
+ * it. The resync publishes one UnwatchedClusters count (lib/fleet/metrics.ts) and logs a line per
+ * unwatched cluster; one alarm watches the count, and the dashboard names the clusters from those
+ * lines with a Logs Insights query (billed per GB it scans when the dashboard is viewed, not per
+ * cluster). The Lambda forwarders' failed sessions are one ForwarderSessionErrors metric without a
+ * cluster dimension, under one alarm.
  */
 import { METRICS_NAMESPACE } from '../../lib/constants.ts';
 import { metricName } from '../../lib/counters.ts';
@@ -15,8 +23,10 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CounterName } from '../../lib/counters.ts';
-import { FixedAlarm, heartbeatAlarmId } from '../alarms.ts';
-import { HeartbeatMetric } from '../../lib/fleet/heartbeatRecorder.ts';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { FixedAlarm, FleetAlarm } from '../alarms.ts';
+import { FleetMetric } from '../../lib/fleet/metrics.ts';
+import { UNWATCHED_LOG_MESSAGE } from '../../lib/reconcile/resync.ts';
 
 /** ALARM_PERIOD: the window every alarm looks at. */
 export const ALARM_PERIOD = Duration.minutes(5);
@@ -24,6 +34,17 @@ export { METRICS_NAMESPACE };
 
 /** lineupMetricName: the CloudWatch name Powertools publishes a counter under (lib/counters.ts metricName). */
 export const lineupMetricName = metricName;
+
+/**
+ * unwatchedClustersQuery: the Logs Insights query over the resync's log of each cluster it found
+ * unwatched (lib/reconcile/resync.ts UNWATCHED_LOG_MESSAGE), newest first: one row per cluster.
+ */
+export const unwatchedClustersQuery = (): string[] => [
+  'fields @timestamp, cluster, lastHeartbeatAt',
+  `filter message = ${JSON.stringify(UNWATCHED_LOG_MESSAGE)}`,
+  'stats latest(lastHeartbeatAt) as lastCheckpoint, max(@timestamp) as lastSeenUnwatched by cluster',
+  'sort lastSeenUnwatched desc',
+];
 
 /** LineupMonitoringProps: what is watched. */
 export interface LineupMonitoringProps {
@@ -34,18 +55,18 @@ export interface LineupMonitoringProps {
   readonly deliveryDeadLetters: sqs.IQueue;
   readonly reconciler: lambda.IFunction;
   readonly resync: lambda.IFunction;
-  /** Lambda watch sessions by cluster id. */
+  /** The resync's log group: the dashboard's unwatched-clusters table queries its lines. */
+  readonly resyncLogGroup: logs.ILogGroup;
+  /** Lambda watch sessions by cluster id: any at all get the one ForwarderSessionErrors alarm. */
   readonly forwarders: ReadonlyMap<string, lambda.IFunction>;
-  /** Clusters whose forwarder heartbeats are alarmed on and drawn (one line each). */
-  readonly heartbeatClusters: readonly string[];
-  /** How long without a heartbeat raises a cluster's alarm: the alarm's period. */
+  /** The missing time: the resync's own judgement, so the unwatched alarm needs one period of it only. */
   readonly heartbeatMissing: Duration;
   readonly oldestMessageAlarm: Duration;
   /** Topic every alarm notifies. @default none */
   readonly alarmTopicArn?: string | undefined;
 }
 
-/** LineupMonitoring: the alarms (named by FixedAlarm, plus `ForwarderErrorsAlarm-<cluster>` and `HeartbeatMissingAlarm-<cluster>`) and `Dashboard`. */
+/** LineupMonitoring: the alarms (named by FixedAlarm and FleetAlarm, the same number for any number of clusters) and `Dashboard`. */
 export class LineupMonitoring extends Construct {
   readonly alarms: cloudwatch.Alarm[] = [];
   readonly dashboard: cloudwatch.Dashboard;
@@ -68,6 +89,8 @@ export class LineupMonitoring extends Construct {
       return created;
     };
     const max = { period: ALARM_PERIOD, statistic: cloudwatch.Stats.MAXIMUM };
+    const fleetMetric = (metric: { name: string; service: string }, statistic: string, period: Duration, label?: string): cloudwatch.Metric =>
+      new cloudwatch.Metric({ namespace: METRICS_NAMESPACE, metricName: metric.name, dimensionsMap: { service: metric.service }, statistic, period, label });
     const sum = { period: ALARM_PERIOD, statistic: cloudwatch.Stats.SUM };
 
     alarm(FixedAlarm.DeadLetters, props.deadLetters.metricApproximateNumberOfMessagesVisible(max), 1, 'records the reconciler failed on repeatedly are in the dead-letter queue');
@@ -80,36 +103,28 @@ export class LineupMonitoring extends Construct {
     );
     alarm(FixedAlarm.ReconcilerErrors, props.reconciler.metricErrors(sum), 1, 'the reconciler function failed (an invocation error, not a record failure)');
     alarm(FixedAlarm.ResyncErrors, props.resync.metricErrors(sum), 1, 'a resync run failed');
-    for (const [clusterId, forwarder] of props.forwarders) {
-      alarm(`ForwarderErrorsAlarm-${clusterId}`, forwarder.metricErrors(sum), 1, `the forwarder watch session of cluster ${clusterId} failed`);
+    if (props.forwarders.size > 0) {
+      alarm(
+        FleetAlarm.ForwarderSessionErrors,
+        fleetMetric(FleetMetric.ForwarderSessionErrors, cloudwatch.Stats.SUM, ALARM_PERIOD),
+        1,
+        `a Lambda forwarder watch session failed (one of ${props.forwarders.size}: its function's Errors and the forwarder log say which)`,
+      );
     }
 
-    // One series per cluster, published by the reconciler for each heartbeat it receives
-    // (lib/hosts/powertools.ts publishHeartbeat). No data for a whole period is the alarm: a
-    // forwarder that stopped, lost its credentials or its bus sends nothing at all.
-    const heartbeatMetric = (clusterId: string, label?: string): cloudwatch.Metric =>
-      new cloudwatch.Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: HeartbeatMetric.name,
-        dimensionsMap: { service: 'reconciler', [HeartbeatMetric.clusterDimension]: clusterId },
-        statistic: cloudwatch.Stats.SUM,
-        period: props.heartbeatMissing,
-        label,
-      });
-    // Labelled for the dashboard only: a labelled metric would make the alarm a metric-math one.
-    const heartbeats = props.heartbeatClusters.map((clusterId) => heartbeatMetric(clusterId, clusterId));
-    for (const clusterId of props.heartbeatClusters) {
-      const created = new cloudwatch.Alarm(this, heartbeatAlarmId(clusterId), {
-        metric: heartbeatMetric(clusterId),
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-        alarmDescription: `Lineup: no forwarder heartbeat from cluster ${clusterId} for ${props.heartbeatMissing.toMinutes()} minutes: its changes are not forwarded (the resync polls its JobSets meanwhile)`,
-      });
-      if (topic) created.addAlarmAction(new actions.SnsAction(topic));
-      this.alarms.push(created);
-    }
+    // Published by every resync run (0 included), so no data for a period means the resync is not
+    // running and nobody is judging the fleet: that breaches too.
+    const unwatched = fleetMetric(FleetMetric.UnwatchedClusters, cloudwatch.Stats.MAXIMUM, ALARM_PERIOD);
+    const unwatchedAlarm = new cloudwatch.Alarm(this, FleetAlarm.UnwatchedClusters, {
+      metric: unwatched,
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      alarmDescription: `Lineup: a registered cluster has written no forwarder checkpoint for ${props.heartbeatMissing.toMinutes()} minutes (or the resync is not running): its changes are not forwarded and the resync polls its JobSets; the dashboard and \`lineup clusters status\` name it`,
+    });
+    if (topic) unwatchedAlarm.addAlarmAction(new actions.SnsAction(topic));
+    this.alarms.push(unwatchedAlarm);
 
     // Powertools adds the dimension service=<serviceName> (functions/reconciler.ts: 'reconciler').
     const lineupMetric = (counter: string, label: string): cloudwatch.Metric =>
@@ -174,9 +189,21 @@ export class LineupMonitoring extends Construct {
           }),
           new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 12 }),
         ],
-        ...(heartbeats.length === 0
-          ? []
-          : [[new cloudwatch.GraphWidget({ title: `Forwarder heartbeats per cluster (per ${props.heartbeatMissing.toMinutes()} min)`, left: heartbeats, width: 24 })]]),
+        [
+          new cloudwatch.GraphWidget({
+            title: 'Unwatched clusters (the resync, each run)',
+            left: [fleetMetric(FleetMetric.UnwatchedClusters, cloudwatch.Stats.MAXIMUM, Duration.minutes(1), 'unwatched clusters')],
+            leftYAxis: { min: 0 },
+            width: 8,
+          }),
+          new cloudwatch.LogQueryWidget({
+            title: 'Unwatched clusters: which, and their last forwarder checkpoint',
+            logGroupNames: [props.resyncLogGroup.logGroupName],
+            view: cloudwatch.LogQueryVisualizationType.TABLE,
+            queryLines: unwatchedClustersQuery(),
+            width: 16,
+          }),
+        ],
       ],
     });
   }

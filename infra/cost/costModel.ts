@@ -14,6 +14,7 @@ import { FORWARDER_RESOURCES } from '../k8s/names.ts';
 import { FORWARDER_SESSION_RATE_MS, FunctionSizing } from '../sizing.ts';
 import { CounterName } from '../../lib/counters.ts';
 import { HEARTBEAT_INTERVAL_MS } from '../../lib/forwarder/heartbeat.ts';
+import { FleetMetric } from '../../lib/fleet/metrics.ts';
 import { FINISHED_RECHECK_MS } from '../../lib/reconcile/resync.ts';
 import { RESYNC_SHARD_COUNT } from '../../lib/store/table.ts';
 
@@ -86,8 +87,19 @@ export const Assumption = {
   emptyQueryReadUnits: 0.5,
   /** CloudWatch Logs bytes per invocation: Powertools' lines plus Lambda's START/END/REPORT records. */
   logBytesPerInvocation: 1_200,
-  /** Custom metrics the functions publish (Powertools, namespace Lineup): about 13 reconciler counters, 5 resync, the Lambda forwarder's, shared by every cluster. */
-  customMetrics: 20,
+  /**
+   * Custom metrics the functions publish (Powertools, namespace Lineup, dimension `service` only,
+   * so shared by every cluster): about 13 reconciler counters (the 11 the measured story-2 pipeline
+   * moves, plus deferred events and put-back records under load) and 5 of the resync (its Queries,
+   * BatchGetItems, events put and put calls, finished JobSets skipped). The fleet's own metrics
+   * (lib/fleet/metrics.ts) are counted apart.
+   */
+  reconcilerMetrics: 13,
+  resyncMetrics: 5,
+  /** Counters a Lambda watch session moves (watch events, dropped, coalesced, checkpoints, heartbeats, events put and put calls, Kubernetes lists and watches, its DynamoDB requests): published only with Lambda forwarders. */
+  lambdaForwarderMetrics: 10,
+  /** Read units of one registered cluster in each resync run: its registry entry (strongly consistent BatchGetItem) and its bookmarks (a strongly consistent Query of two small items), 1 each. */
+  resyncReadsPerCluster: 2,
   /**
    * Days a JobSet stays known to the full resync: it re-queues every JobSet whose state item
    * exists, and the item is forgotten on the first pass after the JobSet is deleted
@@ -266,6 +278,9 @@ export const costReport = (fleetInput: Fleet, work: StartupWork): CostReport => 
   const sessions = lambdaForwarders * ((HOURS_PER_MONTH * 3600 * 1000) / FORWARDER_SESSION_RATE_MS);
   const storedGb = (work.storedBytes * fleet.startupsPerDay * Assumption.decisionRetentionDays) / GB;
   const sqsIdleRequests = Assumption.sqsIdlePollers * ((HOURS_PER_MONTH * 3600) / Assumption.sqsLongPollSeconds);
+  const alarms = alarmCount(lambdaForwarders);
+  const fleetMetrics = Object.values(FleetMetric).filter((metric) => metric.service !== FleetMetric.ForwarderSessionErrors.service || lambdaForwarders > 0).length;
+  const customMetrics = Assumption.reconcilerMetrics + Assumption.resyncMetrics + fleetMetrics + (lambdaForwarders > 0 ? Assumption.lambdaForwarderMetrics : 0);
 
   const fleetLines: CostLine[] = [
     {
@@ -287,22 +302,21 @@ export const costReport = (fleetInput: Fleet, work: StartupWork): CostReport => 
     },
     { item: 'SQS long polling of the idle event source', kind: 'fixed', monthly: (sqsIdleRequests * Price.sqsRequestsPerMillion) / 1e6 },
     {
-      // Every cluster has a heartbeat alarm and its own Heartbeats series (a custom metric each).
-      item: `CloudWatch: ${alarmCount(lambdaForwarders, fleet.clusters)} alarms, 1 dashboard, ${Assumption.customMetrics + fleet.clusters} custom metrics`,
+      // Nothing here is per cluster: one unwatched-clusters alarm and metric for the fleet
+      // (infra/alarms.ts alarmCount), and the forwarder metrics only with Lambda forwarders.
+      item: `CloudWatch: ${alarms} alarms, 1 dashboard, ${customMetrics} custom metrics (none per cluster)`,
       kind: 'fixed',
-      monthly:
-        alarmCount(lambdaForwarders, fleet.clusters) * Price.alarmPerMonth + Price.dashboardPerMonth + (Assumption.customMetrics + fleet.clusters) * Price.customMetricPerMonth,
+      monthly: alarms * Price.alarmPerMonth + Price.dashboardPerMonth + customMetrics * Price.customMetricPerMonth,
     },
     {
-      // Each heartbeat is an event, an SQS message, a reconciler invocation (alone: the worst case)
-      // and one PutItem; each resync run reads every registered cluster's registry and heartbeat items.
-      item: `forwarder heartbeats: ${fleet.clusters} clusters, one every ${HEARTBEAT_INTERVAL_MS / 60_000} min (bus, queue, reconciler, a DynamoDB write; the resync's reads)`,
+      // A heartbeat is a checkpoint write under the forwarder's own key when none was written for
+      // an interval (the worst case: every cluster quiet all month); no event, queue message or
+      // reconciler invocation. Each resync run reads every registered cluster's registry entry and bookmarks.
+      item: `forwarder heartbeats: ${fleet.clusters} clusters' checkpoints rewritten every ${HEARTBEAT_INTERVAL_MS / 60_000} min when quiet (a DynamoDB write; the resync's reads)`,
       kind: 'fixed',
       monthly:
-        (heartbeats * (Price.eventBridgeEventsPerMillion + Assumption.sqsRequestsPerMessage * Price.sqsRequestsPerMillion + Price.dynamoWriteUnitsPerMillion)) / 1e6 +
-        lambdaCost(heartbeats, reconcilerMs(1, 1, 0), FunctionSizing.reconciler.memoryMb) +
-        ((heartbeats * Assumption.logBytesPerInvocation) / GB) * Price.logsIngestedPerGb +
-        (resyncTicks * fleet.clusters * 2 * Assumption.stateItemReadUnits * Price.dynamoReadUnitsPerMillion) / 1e6,
+        (heartbeats * Price.dynamoWriteUnitsPerMillion) / 1e6 +
+        (resyncTicks * fleet.clusters * Assumption.resyncReadsPerCluster * Price.dynamoReadUnitsPerMillion) / 1e6,
     },
     {
       item: `DynamoDB storage + PITR of ${Assumption.decisionRetentionDays} days of decisions`,

@@ -133,7 +133,7 @@ export const clustersStatusCommand = async (ids: readonly string[], flags: Statu
     let targets = [...ids];
     if (targets.length === 0) {
       targets = [...records.keys()];
-      if (!records.has(DEFAULT_RUN_CLUSTER) && ((await store.listJobSets(DEFAULT_RUN_CLUSTER)).length > 0 || (await store.getHeartbeat(DEFAULT_RUN_CLUSTER)) !== undefined)) {
+      if (!records.has(DEFAULT_RUN_CLUSTER) && ((await store.listJobSets(DEFAULT_RUN_CLUSTER)).length > 0 || (await store.listBookmarks(DEFAULT_RUN_CLUSTER)).length > 0)) {
         targets.unshift(DEFAULT_RUN_CLUSTER);
       }
     }

@@ -38,18 +38,18 @@ export const listText = (records: readonly ClusterRecord[], where: string): stri
 /** listJson: `{clusters: [registry entries]}`. */
 export const listJson = (records: readonly ClusterRecord[]): string => `${JSON.stringify({ clusters: records.map(publicRecord) }, null, 2)}\n`;
 
-/** watchText: the heartbeat part of a status line. */
+/** watchText: the heartbeat part of a status line (the heartbeat is the forwarder's newest checkpoint write: lib/fleet/status.ts checkpointHeartbeat). */
 const watchText = (status: ClusterStatus, missingAfterMs: number): string => {
   const { heartbeat } = status;
-  if (status.watch === 'never') return 'UNWATCHED: no heartbeat ever recorded; the resync polls its jobsets';
+  if (status.watch === 'never') return 'UNWATCHED: no forwarder checkpoint ever written; the resync polls its jobsets';
   if (heartbeat === undefined) return status.watch;
   if (heartbeat.aheadOfClock === true) {
-    return `UNWATCHED: the last heartbeat claims a time ahead of this clock (sent ${iso(heartbeat.sentAt)}, received ${iso(heartbeat.receivedAt)}), not believed; the resync polls its jobsets`;
+    return `UNWATCHED: the newest checkpoint claims a time ahead of this clock (${iso(heartbeat.sentAt)}), not believed; the resync polls its jobsets`;
   }
   if (status.watch === 'unwatched') {
-    return `UNWATCHED: no heartbeat for ${age(heartbeat.ageMs)} (missing after ${age(missingAfterMs)}), the last sent ${iso(heartbeat.sentAt)}; the resync polls its jobsets`;
+    return `UNWATCHED: no heartbeat for ${age(heartbeat.ageMs)} (missing after ${age(missingAfterMs)}), the last checkpoint written ${iso(heartbeat.sentAt)}; the resync polls its jobsets`;
   }
-  return `watched: heartbeat ${age(heartbeat.ageMs)} ago (every ${age(heartbeat.intervalMs)})`;
+  return `watched: heartbeat ${age(heartbeat.ageMs)} ago (a checkpoint at least every ${age(heartbeat.intervalMs)})`;
 };
 
 /** statusText: three lines per cluster: who and whether watched; the last hour; what is starting. */

@@ -3,7 +3,6 @@
  * source for the CDK rule, the in-process bus of the local hosts, and the tests — and a
  * matcher for the subset of the pattern language it uses (exact values and prefix).
  */
-import { HEARTBEAT_DETAIL_TYPE } from './heartbeat.ts';
 import { DETAIL_TYPES, EVENT_SOURCE_PREFIX } from './schema.ts';
 
 /** A pattern leaf: a list of exact values or `{prefix}` matchers (EventBridge semantics: any may match). */
@@ -13,10 +12,14 @@ export interface EventPattern {
   readonly [field: string]: readonly PatternValue[] | EventPattern;
 }
 
-/** reconcilerRulePattern: every Lineup event of every cluster, of the three detail-types, and the forwarders' heartbeats. */
+/**
+ * reconcilerRulePattern: every Lineup event of every cluster, of the three detail-types. A
+ * forwarder's heartbeat is its checkpoint write (lib/forwarder/heartbeat.ts), so none crosses the
+ * bus; a `Heartbeat` event an older forwarder still puts matches no rule and costs only its put.
+ */
 export const reconcilerRulePattern = (): EventPattern => ({
   source: [{ prefix: EVENT_SOURCE_PREFIX }],
-  'detail-type': [...DETAIL_TYPES, HEARTBEAT_DETAIL_TYPE],
+  'detail-type': [...DETAIL_TYPES],
 });
 
 const leafMatches = (value: unknown, matchers: readonly PatternValue[]): boolean =>

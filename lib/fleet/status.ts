@@ -1,17 +1,31 @@
 /**
  * What `lineup clusters status` says about a cluster, computed from what the store
- * keeps — pure: the facts and `now` go in, the status comes out. A forwarder's last heartbeat,
- * by the time the reconciler received it, says whether the cluster is watched; its newest
- * bookmark's age is the forwarder's lag; the journal gives the last hour's events, passes and
- * errors, and which JobSets are starting now.
+ * keeps — pure: the facts and `now` go in, the status comes out. The forwarder's newest watch
+ * checkpoint is its heartbeat (it rewrites one at least every HEARTBEAT_INTERVAL_MS:
+ * lib/forwarder/heartbeat.ts), so that checkpoint's write time says whether the cluster is
+ * watched and its age is the forwarder's lag; the journal gives the last hour's events, passes
+ * and errors, and which JobSets are starting now.
  */
 import { Reason } from '../jobset/api.ts';
 import { ActionReasonCode } from '../plan/reasons.ts';
 import { HEARTBEAT_CLOCK_SKEW_MS } from '../store/rules.ts';
 import type { BookmarkRecord, ClusterHeartbeat, ClusterRecord, JobSetKey, JobSetState, JournalEntry } from '../store/types.ts';
 
-/** HEARTBEAT_MISSING_MS: how long without a heartbeat makes a cluster unwatched (five intervals of HEARTBEAT_INTERVAL_MS). */
+/** HEARTBEAT_MISSING_MS: how long without a heartbeat makes a cluster unwatched (two and a half intervals of HEARTBEAT_INTERVAL_MS: one lost write is not a stop). */
 export const HEARTBEAT_MISSING_MS = 5 * 60_000;
+
+/**
+ * checkpointHeartbeat: a cluster's heartbeat as its forwarder's checkpoints give it: the newest
+ * bookmark's write time. No reconciler stamps it any more, so both times are the forwarder's
+ * clock; heartbeatAheadOfClock refuses one stamped more than HEARTBEAT_CLOCK_SKEW_MS ahead, so a
+ * stopped forwarder's last write keeps its cluster watched for at most the missing time plus that
+ * skew. `intervalMs` is the interval the forwarders are configured with (the item does not say).
+ */
+export const checkpointHeartbeat = (cluster: string, bookmarks: readonly BookmarkRecord[], intervalMs: number): ClusterHeartbeat | undefined => {
+  const newest = bookmarks.reduce<number | undefined>((max, bookmark) => (max === undefined || bookmark.updatedAt > max ? bookmark.updatedAt : max), undefined);
+  // A bookmark written without a time (read as 0) by a forwarder before checkpoints carried one says nothing about now.
+  return newest === undefined || newest <= 0 ? undefined : { cluster, sentAt: newest, receivedAt: newest, intervalMs };
+};
 /** STATS_WINDOW_MS: the window of the events, passes and errors `status` counts. */
 export const STATS_WINDOW_MS = 60 * 60_000;
 
@@ -28,9 +42,8 @@ export const heartbeatAheadOfClock = (heartbeat: ClusterHeartbeat, now: number):
 
 /**
  * watchState: `watched` when the newest heartbeat was received no longer than `missingAfterMs`
- * before `now`. Only `receivedAt` counts, the reconciler's clock when it recorded the heartbeat,
- * never the forwarder's `sentAt`; a heartbeat ahead of the clock (heartbeatAheadOfClock) leaves
- * the cluster unwatched.
+ * before `now`; a heartbeat ahead of the clock (heartbeatAheadOfClock) leaves the cluster
+ * unwatched.
  */
 export const watchState = (heartbeat: ClusterHeartbeat | undefined, now: number, missingAfterMs: number): WatchState => {
   if (heartbeat === undefined) return 'never';

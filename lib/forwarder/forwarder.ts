@@ -93,7 +93,10 @@ export interface ForwarderOptions {
    * whose last pass failed or whose lease lapsed.
    */
   readonly resyncIntervalMs?: number | undefined;
-  /** Put a `Heartbeat` this often while running (lib/forwarder/heartbeat.ts; hosts pass HEARTBEAT_INTERVAL_MS). @default undefined — none */
+  /**
+   * Rewrite the checkpoint when none was written for this long, as the forwarder's heartbeat
+   * (lib/forwarder/heartbeat.ts; hosts pass HEARTBEAT_INTERVAL_MS). @default undefined — none
+   */
   readonly heartbeatIntervalMs?: number | undefined;
   /** EventBusName written into every entry (and counted in its size). @default undefined — the sink's bus */
   readonly eventBusName?: string | undefined;
@@ -157,6 +160,8 @@ interface KindState {
   writing: Promise<void> | undefined;
   /** Wakes the running writer from its wait for the checkpoint interval: the forwarder is stopping. */
   hurry: AbortController | undefined;
+  /** A heartbeat asks the writer to rewrite the checkpoint though it did not move. */
+  beatDue: boolean;
 }
 
 /** Session: the state of one run — what the two kinds' loops share. */
@@ -219,8 +224,21 @@ export class Forwarder {
       jobSetFacts: new Map(),
       states: { JobSet: newKindState('JobSet'), Job: newKindState('Job') },
     };
-    const { heartbeatIntervalMs: intervalMs, cluster, now, eventBusName } = this.options;
-    const heartbeats = intervalMs === undefined ? undefined : runHeartbeats({ cluster, sink, now, counters, log, intervalMs, eventBusName, sleep: this.sleep }, signal);
+    const { heartbeatIntervalMs: intervalMs, now } = this.options;
+    const startedAt = now();
+    const heartbeats =
+      intervalMs === undefined
+        ? undefined
+        : runHeartbeats(
+            {
+              intervalMs,
+              now,
+              sleep: this.sleep,
+              lastWriteAt: () => Math.max(startedAt, ...WATCHED_KINDS.map((kind) => session.states[kind].lastCheckpointAt)),
+              beat: () => this.beat(session),
+            },
+            signal,
+          );
     await Promise.all(WATCHED_KINDS.map((kind) => this.runKind(session, session.states[kind])));
     await heartbeats;
     await batcher.flush();
@@ -521,6 +539,20 @@ export class Forwarder {
   }
 
   /**
+   * beat: rewrite a checkpoint as the forwarder's heartbeat — the first kind's that has one (the
+   * resync reads the newest of the cluster's bookmarks). Before any kind has a checkpoint (still
+   * listing, or every list failing) there is nothing to vouch for, and the cluster stays unwatched.
+   */
+  private beat(session: Session): Promise<void> {
+    const state = WATCHED_KINDS.map((kind) => session.states[kind]).find((candidate) => (candidate.delivered ?? candidate.checkpointed) !== undefined);
+    if (state === undefined) return Promise.resolve();
+    // Resumed from a bookmark with nothing taken since: what was checkpointed was delivered by an earlier run.
+    state.delivered ??= state.checkpointed;
+    state.beatDue = true;
+    return this.writeCheckpoints(state, false);
+  }
+
+  /**
    * writeCheckpoints: write the delivered resourceVersion of a kind, one write at a time and at
    * most one per checkpoint interval (each run of the writer ends with the newest). `final`
    * writes at once: the forwarder is stopping.
@@ -535,7 +567,7 @@ export class Forwarder {
     const { bookmarks, cluster, counters, log, now } = this.options;
     const interval = this.options.checkpointIntervalMs ?? WATCH_CHECKPOINT_INTERVAL_MS;
     const write = async () => {
-      while (state.delivered !== undefined && state.delivered !== state.checkpointed) {
+      while (state.delivered !== undefined && (state.delivered !== state.checkpointed || state.beatDue)) {
         const wait = state.lastCheckpointAt + interval - now();
         if (!final && wait > 0) {
           const hurry = new AbortController();
@@ -544,11 +576,13 @@ export class Forwarder {
           state.hurry = undefined;
         }
         const resourceVersion = state.delivered;
+        const beat = resourceVersion === state.checkpointed;
         try {
           await bookmarks.putBookmark(cluster, BookmarkResource[state.kind], resourceVersion, now());
           state.checkpointed = resourceVersion;
           state.lastCheckpointAt = now();
-          counters.add(CounterName.Checkpoints);
+          state.beatDue = false;
+          counters.add(beat ? CounterName.HeartbeatsPut : CounterName.Checkpoints);
         } catch (error) {
           // The next delivery tries again; until then a crash re-sends a little more.
           log('warn', ForwarderLog.bookmarkWriteFailed, { cluster, kind: state.kind, resourceVersion, error: String(error) });
@@ -574,4 +608,5 @@ const newKindState = (kind: WatchedKind): KindState => ({
   lastCheckpointAt: Number.NEGATIVE_INFINITY,
   writing: undefined,
   hurry: undefined,
+  beatDue: false,
 });

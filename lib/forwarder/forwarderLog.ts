@@ -6,8 +6,6 @@
 
 /** ForwarderLog: what the forwarder logs, each under a note of when. */
 export const ForwarderLog = {
-  /** A heartbeat could not be put; the next interval's one tries again. */
-  heartbeatFailed: 'heartbeat could not be put on the bus; the next one follows after the interval',
   /** An entry alone is over the entry limit: it is dropped whole (never cut) and counted. */
   entryTooLarge: 'event too large for EventBridge, dropped',
   /** Some entries of a put failed; exactly those are retried. */

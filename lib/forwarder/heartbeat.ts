@@ -1,59 +1,48 @@
 /**
- * The forwarder's heartbeat: while a forwarder runs, one `Heartbeat` event every
- * interval, the first at once. The reconciler keeps the newest per cluster; the stack alarms when
- * none arrived for longer than its configured time, and the resync and `lineup clusters status`
- * call such a cluster unwatched. A failed put is logged and counted, and the next beat tries again:
- * a missing heartbeat is exactly what the alarm is for, so it is never retried harder.
+ * The forwarder's heartbeat is its watch checkpoint: the resync and `lineup clusters status` judge
+ * a cluster watched while its forwarder's newest bookmark is younger than the missing time
+ * (lib/fleet/status.ts checkpointHeartbeat). A busy forwarder checkpoints anyway; a quiet one
+ * rewrites its checkpoint (the same resourceVersion, a new time) once no checkpoint was written
+ * for an interval. So a heartbeat is one DynamoDB write under the forwarder's own key, at most one
+ * per interval and none while the watch checkpoints by itself — no event crosses the bus, no
+ * reconciler runs, no metric is published per cluster. A failed write is logged by the checkpoint
+ * writer and tried again after `retryMs`: a missing heartbeat is exactly what the alarm is for.
  */
-import { CounterName, type CounterSink } from '../counters.ts';
-import { heartbeatEntry } from '../events/heartbeat.ts';
-import type { Log } from '../log.ts';
-import { sleep as timerSleep, type Sleep } from '../retry.ts';
-import { ForwarderLog } from './forwarderLog.ts';
-import type { EventSink } from './types.ts';
+import type { Sleep } from '../retry.ts';
 
-/** HEARTBEAT_INTERVAL_MS: the default time between two heartbeats of a forwarder. */
-export const HEARTBEAT_INTERVAL_MS = 60_000;
+/**
+ * HEARTBEAT_INTERVAL_MS: the longest a running forwarder goes without writing a checkpoint. Two
+ * minutes: with the five-minute missing time (HEARTBEAT_MISSING_MS) one lost write does not make a
+ * cluster unwatched, and 50 quiet clusters cost 1.1 million writes a month, not 2.2 (infra/cost/costModel.ts).
+ */
+export const HEARTBEAT_INTERVAL_MS = 120_000;
 
-/** HeartbeatOptions: whose heartbeat, where it goes, and how often. */
-export interface HeartbeatOptions {
-  readonly cluster: string;
-  readonly sink: EventSink;
-  /** Epoch ms written as the heartbeat's sentAt (the demo passes its virtual clock). */
+/** HeartbeatLoop: when the newest checkpoint was written, how to write one, and the clock. */
+export interface HeartbeatLoop {
+  readonly intervalMs: number;
+  /** Epoch ms of the newest checkpoint write of any watched kind (the run's start before the first). */
+  readonly lastWriteAt: () => number;
+  /** Rewrite the checkpoint now; resolves when written or failed (the writer logs a failure). */
+  readonly beat: () => Promise<void>;
   readonly now: () => number;
-  readonly counters: CounterSink;
-  readonly log: Log;
-  /** @default HEARTBEAT_INTERVAL_MS */
-  readonly intervalMs?: number | undefined;
-  readonly eventBusName?: string | undefined;
-  /** The wait between beats. @default a real timer */
-  readonly sleep?: Sleep | undefined;
+  readonly sleep: Sleep;
+  /** The wait after a beat that wrote nothing (failed, or no checkpoint yet to vouch for). @default a quarter of intervalMs */
+  readonly retryMs?: number | undefined;
 }
 
-/** beat: put one heartbeat; false (logged and counted) when the put failed. */
-export const beat = async (options: HeartbeatOptions): Promise<boolean> => {
-  const intervalMs = options.intervalMs ?? HEARTBEAT_INTERVAL_MS;
-  const entry = heartbeatEntry({ cluster: options.cluster, sentAt: Math.trunc(options.now()), intervalMs }, options.eventBusName);
-  try {
-    const result = await options.sink.put([entry]);
-    const failure = result.failed[0];
-    if (failure === undefined) {
-      options.counters.add(CounterName.HeartbeatsPut);
-      return true;
-    }
-    options.log('warn', ForwarderLog.heartbeatFailed, { cluster: options.cluster, code: failure.code, error: failure.message });
-  } catch (error) {
-    options.log('warn', ForwarderLog.heartbeatFailed, { cluster: options.cluster, error: error instanceof Error ? error.message : String(error) });
-  }
-  options.counters.add(CounterName.HeartbeatsFailed);
-  return false;
-};
+/** heartbeatWait: ms until a beat is due at `now` (≤ 0: due now). */
+export const heartbeatWait = (lastWriteAt: number, now: number, intervalMs: number): number => lastWriteAt + intervalMs - now;
 
-/** runHeartbeats: beat at once, then every interval, until `signal` aborts. */
-export const runHeartbeats = async (options: HeartbeatOptions, signal: AbortSignal): Promise<void> => {
-  const wait = options.sleep ?? timerSleep;
+/** runHeartbeats: until `signal` aborts, beat whenever no checkpoint was written for an interval. */
+export const runHeartbeats = async (loop: HeartbeatLoop, signal: AbortSignal): Promise<void> => {
+  const retryMs = loop.retryMs ?? loop.intervalMs / 4;
   while (!signal.aborted) {
-    await beat(options);
-    await wait(options.intervalMs ?? HEARTBEAT_INTERVAL_MS, signal);
+    let wait = heartbeatWait(loop.lastWriteAt(), loop.now(), loop.intervalMs);
+    if (wait <= 0) {
+      await loop.beat();
+      if (signal.aborted) return;
+      wait = Math.max(heartbeatWait(loop.lastWriteAt(), loop.now(), loop.intervalMs), retryMs);
+    }
+    await loop.sleep(wait, signal);
   }
 };

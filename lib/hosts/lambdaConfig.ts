@@ -21,10 +21,12 @@ export const EnvVar = {
   StaticClusters: 'LINEUP_STATIC_CLUSTERS',
   /** The cluster id a forwarder watch session serves. */
   ForwarderCluster: 'LINEUP_FORWARDER_CLUSTER',
-  /** Milliseconds between two heartbeats of a forwarder. */
+  /** The longest a forwarder goes without writing a checkpoint, its heartbeat (milliseconds). */
   HeartbeatIntervalMs: 'LINEUP_HEARTBEAT_INTERVAL_MS',
   /** Milliseconds without a heartbeat after which the resync treats a cluster as unwatched. */
   HeartbeatMissingMs: 'LINEUP_HEARTBEAT_MISSING_MS',
+  /** The resync only: comma-separated ids of clusters no Lineup forwarder watches, left out of the UnwatchedClusters metric. */
+  UnalarmedClusters: 'LINEUP_UNALARMED_CLUSTERS',
   /** The reconciler only: the most Jobs one JobSet may make (more is rejected as invalid). */
   MaxJobsPerJobSet: JobSetLimitEnv.maxJobs,
   /** The reconciler only: the most Pods one JobSet may run at once (more is rejected as invalid). */
@@ -74,6 +76,10 @@ const LambdaEnvSchema = z.object({
   [EnvVar.ForwarderCluster]: z.string().min(1).optional(),
   [EnvVar.HeartbeatIntervalMs]: z.coerce.number().int().positive().default(HEARTBEAT_INTERVAL_MS),
   [EnvVar.HeartbeatMissingMs]: z.coerce.number().int().positive().default(HEARTBEAT_MISSING_MS),
+  [EnvVar.UnalarmedClusters]: z
+    .string()
+    .default('')
+    .transform((text) => text.split(',').map((id) => id.trim()).filter((id) => id.length > 0)),
   [EnvVar.MaxJobsPerJobSet]: z.coerce.number().int().positive().default(DEFAULT_MAX_JOBS_PER_JOBSET),
   [EnvVar.MaxPodsPerJobSet]: z.coerce.number().int().positive().default(DEFAULT_MAX_PODS_PER_JOBSET),
   [EnvVar.JournalKeepEnv]: flag,
@@ -96,6 +102,8 @@ export interface LambdaConfig {
   readonly heartbeatIntervalMs: number;
   /** The resync only: how long without a heartbeat makes a cluster unwatched. */
   readonly heartbeatMissingMs: number;
+  /** The resync only: clusters left out of the UnwatchedClusters metric (still polled when unwatched). */
+  readonly unalarmedClusters: readonly string[];
   /** The reconciler only: the most Jobs and Pods one JobSet may make (the planner rejects a bigger one). */
   readonly jobSetLimits: JobSetLimits;
   /** The reconciler only: keep containers' environment values in the journal. */
@@ -123,6 +131,7 @@ export const readLambdaConfig = (env: Readonly<Record<string, string | undefined
     forwarderCluster: data[EnvVar.ForwarderCluster],
     heartbeatIntervalMs: data[EnvVar.HeartbeatIntervalMs],
     heartbeatMissingMs: data[EnvVar.HeartbeatMissingMs],
+    unalarmedClusters: data[EnvVar.UnalarmedClusters],
     jobSetLimits: { maxJobs: data[EnvVar.MaxJobsPerJobSet], maxPods: data[EnvVar.MaxPodsPerJobSet] },
     journalKeepEnv: data[EnvVar.JournalKeepEnv],
     fairShare: slotsPerCluster !== undefined && queueUrl !== undefined ? { slotsPerCluster, queueUrl } : undefined,

@@ -5,7 +5,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import { metricName, type Counters } from '../counters.ts';
-import { HeartbeatMetric } from '../fleet/heartbeatRecorder.ts';
+import { FleetMetric } from '../fleet/metrics.ts';
 import type { Log } from '../log.ts';
 
 /** powertoolsLog: a Log writing structured lines through the Powertools Logger. */
@@ -28,12 +28,10 @@ export const publishCounterDeltas = (metrics: Metrics, counters: Counters, befor
 };
 
 /**
- * publishHeartbeat: one `Heartbeats` metric of `cluster` at once (a single metric with the
- * cluster's dimension beside the default `service`): the per-cluster series the stack's
- * heartbeat alarm watches, missing data breaching.
+ * publishUnwatchedClusters: the fleet's one `UnwatchedClusters` metric, every resync run (0
+ * included, so missing data means the resync did not run): no cluster dimension, so it costs one
+ * custom metric for any number of clusters; the stack's one alarm watches it.
  */
-export const publishHeartbeat = (metrics: Metrics, cluster: string): void => {
-  const single = metrics.singleMetric();
-  single.addDimension(HeartbeatMetric.clusterDimension, cluster);
-  single.addMetric(HeartbeatMetric.name, MetricUnit.Count, 1);
+export const publishUnwatchedClusters = (metrics: Metrics, count: number): void => {
+  metrics.addMetric(FleetMetric.UnwatchedClusters.name, MetricUnit.Count, count);
 };

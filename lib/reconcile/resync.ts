@@ -10,21 +10,27 @@
  * resync re-queues a finished JobSet only when its item has not been written for
  * FINISHED_RECHECK_MS — often enough to forget deleted ones, rarely enough to cost little.
  *
- * A registered cluster whose forwarder's newest heartbeat reached the reconciler longer than the
- * missing time ago (by the reconciler's own clock, `receivedAt`: lib/fleet/status.ts watchState;
- * a heartbeat claiming a time ahead of the clock counts as none) is unwatched: no event of it will
- * come, so every run — not only the full one — re-queues each of its JobSets that may still
+ * A registered cluster whose forwarder's newest watch checkpoint (its heartbeat: it rewrites one at
+ * least every HEARTBEAT_INTERVAL_MS, lib/forwarder/heartbeat.ts) is older than the missing time, or
+ * claims a time ahead of the clock (lib/fleet/status.ts watchState), is unwatched: no event of it
+ * will come, so every run — not only the full one — re-queues each of its JobSets that may still
  * change, and logs the cluster as unwatched (`lineup clusters status` says the same from the same
- * heartbeat item, which only the reconciler writes).
+ * checkpoints). The run's result counts the unwatched clusters that are alarmed on, which the
+ * Lambda publishes as the fleet's one UnwatchedClusters metric (functions/resync.ts): the stack
+ * alarms once for the whole fleet, not once per cluster.
  */
 import { CounterName, type Counters } from '../counters.ts';
 import { UnavailableError } from '../errors.ts';
 import { toPutEventsEntry, type PutEventsEntry } from '../events/envelope.ts';
 import { DetailType, eventSource } from '../events/schema.ts';
 import type { EventSink } from '../forwarder/types.ts';
-import { HEARTBEAT_MISSING_MS, watchState } from '../fleet/status.ts';
+import { checkpointHeartbeat, HEARTBEAT_MISSING_MS, watchState } from '../fleet/status.ts';
+import { HEARTBEAT_INTERVAL_MS } from '../forwarder/heartbeat.ts';
 import type { Log } from '../log.ts';
 import type { CheckpointStore, JobSetKey, JobSetState } from '../store/types.ts';
+
+/** UNWATCHED_LOG_MESSAGE: the resync's line per unwatched cluster per run (fields `cluster`, `lastHeartbeatAt`, `missingAfterMs`). */
+export const UNWATCHED_LOG_MESSAGE = 'cluster unwatched: no forwarder checkpoint within the missing time; its jobsets are re-queued on every resync';
 
 /** Attempts at putting the entries that failed, before the resync invocation fails (and is retried). */
 const PUT_ATTEMPTS = 3;
@@ -61,6 +67,8 @@ export interface ResyncDeps {
   readonly eventBusName?: string | undefined;
   /** How long without a heartbeat makes a cluster unwatched. @default HEARTBEAT_MISSING_MS */
   readonly heartbeatMissingMs?: number | undefined;
+  /** Clusters no Lineup forwarder watches (the stack's `heartbeatAlarm: false`): polled when unwatched, never counted in `alarmed`. @default none */
+  readonly unalarmedClusters?: ReadonlySet<string> | undefined;
 }
 
 /** putAll: every entry onto the bus, 10 per call, retrying only the failed ones. */
@@ -88,6 +96,8 @@ export interface ResyncResult {
   readonly finishedSkipped: number;
   /** Ids of the registered clusters treated as unwatched (their JobSets re-queued on this run). */
   readonly unwatched: readonly string[];
+  /** How many of `unwatched` are alarmed on (not in unalarmedClusters): the UnwatchedClusters metric. */
+  readonly alarmed: number;
 }
 
 /**
@@ -102,14 +112,20 @@ export const resync = async (deps: ResyncDeps, options: { full: boolean }): Prom
   let finishedSkipped = 0;
   const unwatched: string[] = [];
   const missingAfterMs = deps.heartbeatMissingMs ?? HEARTBEAT_MISSING_MS;
-  for (const cluster of await deps.store.listClusters()) {
-    const heartbeat = await deps.store.getHeartbeat(cluster.id);
+  const clusters = await deps.store.listClusters();
+  // One Query per cluster, all at once: a fleet of 50 reads in the time of one.
+  const bookmarks = await Promise.all(clusters.map((cluster) => deps.store.listBookmarks(cluster.id)));
+  let alarmed = 0;
+  for (const [index, cluster] of clusters.entries()) {
+    const heartbeat = checkpointHeartbeat(cluster.id, bookmarks[index] ?? [], HEARTBEAT_INTERVAL_MS);
     const watch = watchState(heartbeat, now, missingAfterMs);
     if (watch !== 'watched') {
       unwatched.push(cluster.id);
-      deps.log('warn', 'cluster unwatched: no forwarder heartbeat within the missing time; its jobsets are re-queued on every resync', {
+      if (deps.unalarmedClusters?.has(cluster.id) !== true) alarmed += 1;
+      // The dashboard's unwatched-clusters table reads these lines (infra/constructs/lineupMonitoring.ts): keep the message and fields.
+      deps.log('warn', UNWATCHED_LOG_MESSAGE, {
         cluster: cluster.id,
-        lastHeartbeatAt: heartbeat === undefined ? 'never' : new Date(heartbeat.receivedAt).toISOString(),
+        lastHeartbeatAt: heartbeat === undefined ? 'never' : new Date(heartbeat.sentAt).toISOString(),
         missingAfterMs,
       });
     }
@@ -122,5 +138,5 @@ export const resync = async (deps: ResyncDeps, options: { full: boolean }): Prom
   if (options.full) deps.counters.add(CounterName.ResyncFinishedSkipped, finishedSkipped);
   await putAll([...keys.values()].map((key) => syncEntry(key, deps.eventBusName)), deps);
   if (keys.size > 0 || finishedSkipped > 0) deps.log('info', 'resync queued jobsets', { count: keys.size, full: options.full, finishedSkipped, unwatched });
-  return { synced: keys.size, finishedSkipped, unwatched };
+  return { synced: keys.size, finishedSkipped, unwatched, alarmed };
 };

@@ -1,7 +1,8 @@
 /**
  * `lineup clusters list | add | remove | status` through the CLI's main(): its help, `add`'s
  * checks (each bad flag one line and exit 2), and the four verbs against a state directory that
- * `lineup demo --state-dir` kept (its clock started at a fixed time): the demo's heartbeat, lag,
+ * `lineup demo --state-dir` kept (its clock started at a fixed time): the demo's heartbeat (its
+ * forwarder's newest checkpoint), lag,
  * last hour and startups as of a time within its virtual clock, the JSON shape, and
  * watched/unwatched exit codes. Then a demo whose clock started at the wall clock's now, as
  * `lineup demo` starts it: status right after calls its cluster watched.
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runDemoCommand } from '../../lib/cli/demo.ts';
+import { HEARTBEAT_INTERVAL_MS } from '../../lib/forwarder/heartbeat.ts';
 import type { CliIo } from '../../lib/cli/io.ts';
 import { runCli, type CliRun } from './inProcess.ts';
 
@@ -102,7 +104,7 @@ describe('lineup clusters', () => {
       assert.equal(run.code, 0, run.stderr);
       const lines = run.stdout.split('\n');
       assert.equal(lines[0], `${stateDir} at 2026-01-01T00:00:01.500Z`);
-      assert.match(lines[1] ?? '', /^local {2}token {2}watched: heartbeat 2s ago \(every 1m\); lag 0s \(newest bookmark 2026-01-01T00:00:\d\d\.000Z\)$/);
+      assert.match(lines[1] ?? '', /^local {2}token {2}watched: heartbeat 0s ago \(a checkpoint at least every 2m\); lag 0s \(newest bookmark 2026-01-01T00:00:\d\d\.000Z\)$/);
       const passes = await journaledBy('2026-01-01T00:00:01.500Z');
       assert.ok(passes > 0, 'the demo journaled passes by then');
       assert.match(lines[2] ?? '', new RegExp(`^ {2}last hour: \\d+ events, ${passes} passes, 0 errors; 1 jobsets, 0 failing$`));
@@ -118,13 +120,13 @@ describe('lineup clusters', () => {
       assert.equal(report['missingAfterMs'], 300_000);
       const [local] = report.clusters;
       assert.deepEqual(
-        { ...local, heartbeat: { ...(local?.['heartbeat'] as object), sentAt: 0, receivedAt: 0 }, lag: undefined, lastHour: undefined },
+        { ...local, heartbeat: { ...(local?.['heartbeat'] as object), sentAt: 0, receivedAt: 0, ageMs: 0 }, lag: undefined, lastHour: undefined },
         {
           id: 'local',
           auth: 'token',
           endpoint: 'https://simulated.invalid',
           watch: 'watched',
-          heartbeat: { sentAt: 0, receivedAt: 0, ageMs: 60_000, intervalMs: 60_000 },
+          heartbeat: { sentAt: 0, receivedAt: 0, ageMs: 0, intervalMs: HEARTBEAT_INTERVAL_MS },
           lag: undefined,
           lastHour: undefined,
           jobSets: 1,
@@ -138,10 +140,10 @@ describe('lineup clusters', () => {
     it('status hours after the demo: its heartbeat is long past, so the cluster is unwatched (exit 1); --missing-after decides how long is too long', async () => {
       const later = await runCli(['clusters', 'status', '--state-dir', stateDir, '--at', '2026-01-01T08:00:00Z']);
       assert.equal(later.code, 1, later.stderr);
-      assert.match(later.stdout, /\nlocal {2}token {2}UNWATCHED: no heartbeat for 8h \(missing after 5m\), the last sent 2026-01-01T00:00:00\.000Z; the resync polls its jobsets; lag /);
-      const strict = await runCli(['clusters', 'status', '--state-dir', stateDir, '--at', '2026-01-01T00:01:00Z', '--missing-after', '30s']);
+      assert.match(later.stdout, /\nlocal {2}token {2}UNWATCHED: no heartbeat for 7h59m\d+s \(missing after 5m\), the last checkpoint written 2026-01-01T00:00:\d\d\.000Z; the resync polls its jobsets; lag /);
+      const strict = await runCli(['clusters', 'status', '--state-dir', stateDir, '--at', '2026-01-01T00:02:00Z', '--missing-after', '30s']);
       assert.equal(strict.code, 1);
-      assert.match(strict.stdout, /UNWATCHED: no heartbeat for 1m \(missing after 30s\)/);
+      assert.match(strict.stdout, /UNWATCHED: no heartbeat for 1m\d+s \(missing after 30s\)/);
       const bad = await runCli(['clusters', 'status', '--state-dir', stateDir, '--missing-after', 'soon']);
       assert.deepEqual([bad.code, bad.stdout], [2, '']);
       assert.equal(bad.stderr, 'lineup clusters status: --missing-after: duration "soon" is not valid: expected terms like 500ms, 5s, 2m, 1h30m (units h, m, s, ms), 0 or never\n');
@@ -165,7 +167,7 @@ describe('lineup clusters', () => {
       // Registered but never heard from: status says so, exit 1.
       const status = await runCli(['clusters', 'status', 'prod', '--state-dir', stateDir]);
       assert.equal(status.code, 1);
-      assert.match(status.stdout, /\nprod {2}eks {2}UNWATCHED: no heartbeat ever recorded; the resync polls its jobsets; no bookmark yet\n {2}last hour: 0 events, 0 passes, 0 errors; 0 jobsets, 0 failing\n {2}starting now: none\n$/);
+      assert.match(status.stdout, /\nprod {2}eks {2}UNWATCHED: no forwarder checkpoint ever written; the resync polls its jobsets; no bookmark yet\n {2}last hour: 0 events, 0 passes, 0 errors; 0 jobsets, 0 failing\n {2}starting now: none\n$/);
       const removed = await runCli(['clusters', 'remove', 'prod', '--state-dir', stateDir]);
       assert.equal(removed.code, 0, removed.stderr);
       assert.match(removed.stdout, /^removed cluster prod from /);
@@ -197,7 +199,7 @@ describe('lineup clusters', () => {
       assert.equal(demo.code, 0, demo.stderr);
       const status = await runCli(['clusters', 'status', '--state-dir', stateDir]);
       assert.equal(status.code, 0, status.stdout);
-      assert.match(status.stdout, /\nlocal {2}token {2}watched: heartbeat \d+s ago \(every 1m\); /);
+      assert.match(status.stdout, /\nlocal {2}token {2}watched: heartbeat \d+s ago \(a checkpoint at least every 2m\); /);
       const first = await firstPassAt(stateDir);
       assert.ok(first <= startedAt && startedAt - first < 60_000, `first pass at ${new Date(first).toISOString()}, the demo started at ${new Date(startedAt).toISOString()}`);
     });

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ForwarderLog } from '../../lib/forwarder/forwarderLog.ts';
 import { repoPath } from '../repoFiles.ts';
 
 /** Ran: how a process ended and what it wrote; `termed` when the test sent it SIGTERM. */
@@ -65,10 +66,19 @@ describe('cli/forward: AWS credentials', () => {
   const home = join(dir, 'home');
   const kubeconfig = join(dir, 'kubeconfig.yaml');
   let apiRequests = 0;
-  // The cluster: answers every request 503, so a forwarder that got as far as watching keeps retrying.
-  const api = createServer((_request, response) => {
+  // The cluster: lists are empty and every watch is refused 503, so a forwarder that got as far as
+  // watching has a checkpoint to write (and rewrite as its heartbeat) and keeps retrying the watch.
+  const api = createServer((request, response) => {
     apiRequests += 1;
-    response.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: 503, message: 'not now' }));
+    const url = new URL(request.url ?? '/', 'http://api');
+    if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') {
+      response.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: 503, message: 'not now' }));
+      return;
+    }
+    const jobs = url.pathname.includes('/batch/');
+    response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ apiVersion: jobs ? 'batch/v1' : 'jobset.x-k8s.io/v1alpha2', kind: jobs ? 'JobList' : 'JobSetList', metadata: { resourceVersion: '7' }, items: [] }));
   });
   /** env: nothing but what `lineup forward` is configured by, and no AWS credentials unless `extra` brings them. */
   const env = (extra: Record<string, string> = {}): Record<string, string> => ({
@@ -149,7 +159,7 @@ describe('cli/forward: AWS credentials', () => {
       const lines = ran.stderr.trim().split('\n').map((line) => JSON.parse(line) as { level: string; message: string; error?: string });
       const failures = lines.filter((line) => line.error?.includes(credentialFailure));
       assert.ok(failures.length >= 4, `a line for each failure: ${ran.stderr}`);
-      assert.ok(failures.filter((line) => line.message.startsWith('heartbeat could not be put')).length >= 2, `each heartbeat's failure logged: ${ran.stderr}`);
+      assert.ok(failures.filter((line) => line.message === ForwarderLog.bookmarkWriteFailed).length >= 2, `each heartbeat's (checkpoint write's) failure logged: ${ran.stderr}`);
       assert.ok(agentRequests >= 3, `the agent was asked again after its failure: ${agentRequests}`);
       assert.equal(lines.at(-1)?.message, 'forwarder stopped');
     } finally {

@@ -1,11 +1,12 @@
 /**
- * readClusterFacts: what status is computed from — the heartbeat, the bookmarks, every JobSet of
+ * readClusterFacts: what status is computed from — the bookmarks (the newest is the heartbeat), every JobSet of
  * the cluster and the journals worth reading: a finished JobSet quiet for longer than the stats
  * window is counted without its journal. (The in-memory store: this tests the code above the store.)
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readClusterFacts } from '../../lib/fleet/facts.ts';
+import { HEARTBEAT_INTERVAL_MS } from '../../lib/forwarder/heartbeat.ts';
 import { STATS_WINDOW_MS } from '../../lib/fleet/status.ts';
 import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
 import type { JobSetKey } from '../../lib/store/types.ts';
@@ -22,7 +23,7 @@ const settle = async (store: MemoryCheckpointStore, key: JobSetKey, at: number, 
 };
 
 describe('fleet/facts', () => {
-  it("reads the cluster's heartbeat, bookmarks and JobSets, skipping only the journals of finished JobSets quiet for longer than the window", async () => {
+  it("reads the cluster's bookmarks (the newest its heartbeat) and JobSets, skipping only the journals of finished JobSets quiet for longer than the window", async () => {
     const store = new MemoryCheckpointStore();
     const now = T + 3 * STATS_WINDOW_MS;
     const key = (name: string): JobSetKey => ({ cluster: 'c1', namespace: 'ns', name });
@@ -30,13 +31,16 @@ describe('fleet/facts', () => {
     await settle(store, key('finished-lately'), now - 1_000, true);
     await settle(store, key('running-long'), T, false);
     await settle(store, { cluster: 'c2', namespace: 'ns', name: 'elsewhere' }, now, false);
-    await store.putHeartbeat({ cluster: 'c1', sentAt: now - 5, receivedAt: now, intervalMs: 60_000 });
     await store.putBookmark('c1', 'jobs', '42', now - 7);
+    await store.putBookmark('c1', 'jobsets', '40', now - 90_000);
     const record = { id: 'c1', endpoint: 'https://k8s.example', auth: { type: 'token' as const, token: 't' } };
     const facts = await readClusterFacts(store, 'c1', record, now);
     assert.equal(facts.record, record);
-    assert.deepEqual(facts.heartbeat, { cluster: 'c1', sentAt: now - 5, receivedAt: now, intervalMs: 60_000 });
-    assert.deepEqual(facts.bookmarks, [{ resource: 'jobs', resourceVersion: '42', updatedAt: now - 7 }]);
+    assert.deepEqual(facts.heartbeat, { cluster: 'c1', sentAt: now - 7, receivedAt: now - 7, intervalMs: HEARTBEAT_INTERVAL_MS }, 'the newest checkpoint is the heartbeat');
+    assert.deepEqual(facts.bookmarks, [
+      { resource: 'jobs', resourceVersion: '42', updatedAt: now - 7 },
+      { resource: 'jobsets', resourceVersion: '40', updatedAt: now - 90_000 },
+    ]);
     assert.deepEqual(
       facts.jobSets.map(({ state, journal }) => [state.key.name, journal.length]),
       [

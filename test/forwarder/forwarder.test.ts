@@ -672,4 +672,55 @@ describe('Forwarder', () => {
     assert.deepEqual(source.watchesOf('Job'), ['100']);
     assert.deepEqual(Object.keys(sink.lastByJobSet()).sort(), ['ml/other', 'ml/train']);
   });
+
+  it('heartbeats by rewriting its checkpoint when none was written for an interval: the same resourceVersion at a new time, no event on the bus', async () => {
+    // Prepare: resumed from checkpoints, a quiet cluster; the heartbeat's waits advance a fake clock.
+    const source = new ScriptedSource({});
+    let clock = 1_000_000;
+    const { forwarder, sink, bookmarks, counters } = setup(source, {
+      heartbeatIntervalMs: 120_000,
+      now: () => clock,
+      sleep: (ms) => {
+        if (ms >= 30_000) clock += ms;
+        return new Promise((resolve) => setImmediate(resolve));
+      },
+    });
+    await bookmarks.store.putBookmark(cluster, 'jobsets', '300', 0);
+    await bookmarks.store.putBookmark(cluster, 'jobs', '310', 0);
+    const controller = new AbortController();
+    // Act: run until three heartbeats were written.
+    const running = forwarder.run(controller.signal);
+    for (let tries = 0; bookmarks.puts.length < 3 && tries < 2_000; tries += 1) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    await running;
+    // Assess: one kind's checkpoint rewritten, unchanged, each an interval apart; the newest write time is the clock's.
+    assert.deepEqual(bookmarks.puts.slice(0, 3), ['jobsets=300', 'jobsets=300', 'jobsets=300']);
+    assert.equal(await bookmarks.store.getBookmark(cluster, 'jobsets'), '300');
+    const [jobSets] = (await bookmarks.store.listBookmarks(cluster)).filter((bookmark) => bookmark.resource === 'jobsets');
+    assert.ok(jobSets !== undefined && jobSets.updatedAt >= 1_000_000 + 3 * 120_000, `written at ${jobSets?.updatedAt}`);
+    assert.ok(counters.get(CounterName.HeartbeatsPut) >= 3);
+    assert.equal(counters.get(CounterName.Checkpoints), 0, 'nothing new to checkpoint');
+    assert.deepEqual(sink.entries, [], 'no heartbeat crosses the bus');
+  });
+
+  it('writes no heartbeat before it has a checkpoint to vouch for (every list failing): its cluster stays unwatched', async () => {
+    const source = new ScriptedSource({});
+    source.failingLists = Number.POSITIVE_INFINITY;
+    let clock = 0;
+    const { forwarder, bookmarks } = setup(source, {
+      heartbeatIntervalMs: 120_000,
+      now: () => clock,
+      sleep: (ms) => {
+        clock += Math.max(ms, 1);
+        return new Promise((resolve) => setImmediate(resolve));
+      },
+    });
+    const controller = new AbortController();
+    const running = forwarder.run(controller.signal);
+    for (let tries = 0; clock < 10 * 120_000 && tries < 5_000; tries += 1) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    await running;
+    assert.ok(clock >= 10 * 120_000, 'ten intervals went by');
+    assert.deepEqual(bookmarks.puts, []);
+  });
 });

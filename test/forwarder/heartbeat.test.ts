@@ -1,71 +1,59 @@
 /**
- * The forwarder's heartbeat loop: one at once, then one per interval until stopped, each a valid
- * `Heartbeat` event of its cluster stamped with the clock; a put that fails or throws is logged
- * and counted and the next interval's beat goes out anyway.
+ * The forwarder's heartbeat loop: a beat whenever no checkpoint was written for an interval —
+ * counted from the newest write, so a forwarder that checkpoints by itself beats never; a beat
+ * that writes nothing (failed, or nothing to vouch for yet) is tried again after the retry wait,
+ * not at once; the loop ends when its signal aborts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CounterName, Counters } from '../../lib/counters.ts';
-import { HEARTBEAT_DETAIL_TYPE, HeartbeatDetailSchema } from '../../lib/events/heartbeat.ts';
-import { ForwarderLog } from '../../lib/forwarder/forwarderLog.ts';
-import { runHeartbeats } from '../../lib/forwarder/heartbeat.ts';
-import type { EventSink } from '../../lib/forwarder/types.ts';
-import type { Log } from '../../lib/log.ts';
-import { RecordingSink } from './helpers.ts';
-
-/** collecting: a Log keeping its lines. */
-const collecting = (): { log: Log; lines: { level: string; message: string; fields?: Record<string, unknown> | undefined }[] } => {
-  const lines: { level: string; message: string; fields?: Record<string, unknown> | undefined }[] = [];
-  return { log: (level, message, fields) => lines.push({ level, message, fields }), lines };
-};
+import { HEARTBEAT_INTERVAL_MS, heartbeatWait, runHeartbeats } from '../../lib/forwarder/heartbeat.ts';
+import { HEARTBEAT_MISSING_MS } from '../../lib/fleet/status.ts';
 
 describe('forwarder/heartbeat', () => {
-  it('beats at once and then once per interval, until its signal aborts', async () => {
-    // Prepare: a clock the fake sleep advances, stopping after the third wait.
-    const sink = new RecordingSink();
-    const counters = new Counters();
-    let clock = 1_000;
+  it('beats only once no checkpoint was written for an interval, and retries a beat that wrote nothing after the retry wait', async () => {
+    // Prepare: a clock the fake sleep advances; the watch itself checkpoints at 150 s; the beat at 390 s fails.
+    let clock = 0;
+    let lastWriteAt = 0;
+    const beats: number[] = [];
     const waits: number[] = [];
     const abort = new AbortController();
-    const sleep = async (ms: number): Promise<void> => {
-      waits.push(ms);
-      clock += ms;
-      if (waits.length === 3) abort.abort();
-    };
-    // Act
-    await runHeartbeats({ cluster: 'eu-1', sink, now: () => clock, counters, log: collecting().log, intervalMs: 30_000, eventBusName: 'bus', sleep }, abort.signal);
-    // Assess
-    assert.deepEqual(waits, [30_000, 30_000, 30_000]);
-    assert.deepEqual(
-      sink.entries.map((entry) => ({ source: entry.Source, type: entry.DetailType, bus: entry.EventBusName, detail: HeartbeatDetailSchema.parse(JSON.parse(entry.Detail)) })),
-      [1_000, 31_000, 61_000].map((sentAt) => ({ source: 'lineup.eu-1', type: HEARTBEAT_DETAIL_TYPE, bus: 'bus', detail: { cluster: 'eu-1', sentAt, intervalMs: 30_000 } })),
-    );
-    assert.equal(counters.get(CounterName.HeartbeatsPut), 3);
-  });
-
-  it('logs and counts a refused or failed put, and beats again after the interval', async () => {
-    // Prepare: the first put is refused entry by entry, the second throws, the third goes through.
-    const answers: (() => Promise<{ failed: { index: number; code: string; message: string }[] }>)[] = [
-      async () => ({ failed: [{ index: 0, code: 'ThrottlingException', message: 'slow down' }] }),
-      async () => {
-        throw new Error('connect ECONNREFUSED');
-      },
-      async () => ({ failed: [] }),
-    ];
-    const sink: EventSink = { put: () => (answers.shift() ?? (async () => ({ failed: [] })))() };
-    const counters = new Counters();
-    const { log, lines } = collecting();
-    const abort = new AbortController();
-    let waits = 0;
     // Act
     await runHeartbeats(
-      { cluster: 'eu-1', sink, now: () => 0, counters, log, sleep: async () => void (++waits === 3 && abort.abort()) },
+      {
+        intervalMs: 120_000,
+        retryMs: 30_000,
+        now: () => clock,
+        lastWriteAt: () => lastWriteAt,
+        beat: async () => {
+          beats.push(clock);
+          if (clock !== 390_000) lastWriteAt = clock;
+        },
+        sleep: async (ms) => {
+          waits.push(ms);
+          const before = clock;
+          clock += ms;
+          if (before < 150_000 && clock >= 150_000) lastWriteAt = 150_000;
+          if (clock >= 600_000) abort.abort();
+        },
+      },
       abort.signal,
     );
-    // Assess
-    assert.equal(counters.get(CounterName.HeartbeatsFailed), 2);
-    assert.equal(counters.get(CounterName.HeartbeatsPut), 1);
-    const warned = lines.filter((line) => line.level === 'warn' && line.message === ForwarderLog.heartbeatFailed);
-    assert.deepEqual(warned.map((line) => line.fields?.['code'] ?? line.fields?.['error']), ['ThrottlingException', 'connect ECONNREFUSED']);
+    // Assess: 120 s after the start a beat; the watch's own write at 150 s moves the next to 270 s; the failed one at 390 s is retried at 420 s.
+    assert.deepEqual(beats, [120_000, 270_000, 390_000, 420_000, 540_000]);
+    assert.deepEqual(waits, [120_000, 120_000, 30_000, 120_000, 30_000, 120_000, 120_000]);
+  });
+
+  it('stops at once when its signal aborts, without a beat', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    let beats = 0;
+    await runHeartbeats({ intervalMs: 1, now: () => 0, lastWriteAt: () => -10, beat: async () => void (beats += 1), sleep: async () => undefined }, abort.signal);
+    assert.equal(beats, 0);
+  });
+
+  it('waits out whatever is left of the interval since the newest write; two intervals fit in the missing time with room for one lost write', () => {
+    assert.equal(heartbeatWait(1_000, 61_000, 120_000), 60_000);
+    assert.equal(heartbeatWait(1_000, 121_000, 120_000), 0);
+    assert.ok(2 * HEARTBEAT_INTERVAL_MS < HEARTBEAT_MISSING_MS, 'one failed beat does not make a live cluster unwatched');
   });
 });

@@ -50,7 +50,9 @@ describe('functions/reconciler', () => {
     assert.throws(() => readLambdaConfig({ LINEUP_TABLE_NAME: 't', LINEUP_HEARTBEAT_INTERVAL_MS: 'soon' }), /LINEUP_HEARTBEAT_INTERVAL_MS/);
     const config = readLambdaConfig({ LINEUP_TABLE_NAME: 't', LINEUP_HEARTBEAT_INTERVAL_MS: '15000', LINEUP_HEARTBEAT_MISSING_MS: '120000' });
     assert.deepEqual([config.heartbeatIntervalMs, config.heartbeatMissingMs], [15_000, 120_000]);
-    assert.deepEqual([readLambdaConfig({ LINEUP_TABLE_NAME: 't' }).heartbeatIntervalMs, readLambdaConfig({ LINEUP_TABLE_NAME: 't' }).heartbeatMissingMs], [60_000, 300_000]);
+    assert.deepEqual([readLambdaConfig({ LINEUP_TABLE_NAME: 't' }).heartbeatIntervalMs, readLambdaConfig({ LINEUP_TABLE_NAME: 't' }).heartbeatMissingMs], [120_000, 300_000]);
+    assert.deepEqual(readLambdaConfig({ LINEUP_TABLE_NAME: 't' }).unalarmedClusters, []);
+    assert.deepEqual(readLambdaConfig({ LINEUP_TABLE_NAME: 't', LINEUP_UNALARMED_CLUSTERS: 'a, b,' }).unalarmedClusters, ['a', 'b']);
   });
 
   it('redacts environment values in the journal unless LINEUP_JOURNAL_KEEP_ENV=true, and refuses another value', async () => {

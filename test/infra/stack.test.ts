@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
-import { alarmCount, FixedAlarm } from '../../infra/alarms.ts';
+import { alarmCount, FixedAlarm, FleetAlarm } from '../../infra/alarms.ts';
 import {
   CONFIG_CONTEXT_KEY,
   CONFIG_FILE_CONTEXT_KEY,
@@ -17,7 +17,6 @@ import {
   DEFAULT_ARCHIVE_RETENTION_DAYS,
   DEFAULT_BATCHING_WINDOW_SECONDS,
   DEFAULT_FULL_RESYNC_HOURS,
-  DEFAULT_HEARTBEAT_MISSING_MINUTES,
   DEFAULT_OLDEST_MESSAGE_ALARM_SECONDS,
   DEFAULT_RECONCILER_MAX_CONCURRENCY,
   DEFAULT_MAX_JOBS_PER_JOBSET,
@@ -37,7 +36,8 @@ import { reconcilerRulePattern } from '../../lib/events/pattern.ts';
 import { eventSource } from '../../lib/events/schema.ts';
 import { EnvVar } from '../../lib/hosts/lambdaConfig.ts';
 import { METRICS_NAMESPACE } from '../../lib/constants.ts';
-import { HeartbeatMetric } from '../../lib/fleet/heartbeatRecorder.ts';
+import { FleetMetric } from '../../lib/fleet/metrics.ts';
+import { UNWATCHED_LOG_MESSAGE } from '../../lib/reconcile/resync.ts';
 import { BOOKMARK_ATTRIBUTES, KeyPart, LIST_INDEX, RESYNC_INDEX, TTL_ATTRIBUTE, clusterPk, forwarderPk, tableDefinition } from '../../lib/store/table.ts';
 import { FLEET, actionsOf, logicalIdOf, onlyResource, resourcesOf, statementsOfRole, synthStack } from './helpers.ts';
 import type { CfnResource, PolicyStatementJson } from './helpers.ts';
@@ -317,10 +317,40 @@ describe('LineupStack', () => {
   });
 
   describe('alarms and dashboard', () => {
-    it('creates the fixed alarms, one errors alarm per Lambda forwarder and one heartbeat alarm per cluster', () => {
-      template.resourceCountIs('AWS::CloudWatch::Alarm', alarmCount(1, FLEET.clusters.length));
+    it('creates the fixed alarms, the unwatched-clusters alarm, and one forwarder-errors alarm when any forwarder is a Lambda', () => {
+      template.resourceCountIs('AWS::CloudWatch::Alarm', alarmCount(1));
       bare.template.resourceCountIs('AWS::CloudWatch::Alarm', alarmCount(0));
-      assert.equal(alarmCount(0), Object.keys(FixedAlarm).length);
+      assert.equal(alarmCount(0), Object.keys(FixedAlarm).length + 1);
+      assert.equal(alarmCount(1), Object.keys(FixedAlarm).length + 2);
+    });
+
+    it('has the same alarms and custom metrics for 1 cluster as for 50: nothing per cluster', () => {
+      // Token clusters whose forwarder runs elsewhere cost the template the fewest resources of their own, so 50 fit its 500; Lambda forwarders 20.
+      const cluster = (index: number, forwarder: 'none' | 'lambda') => ({
+        id: `c-${index}`,
+        endpoint: `https://k8s-${index}.example.com:6443`,
+        caData: 'LS0tLS1CRUdJTiBDRVJU',
+        tokenSecretArn: `arn:aws:secretsmanager:us-east-1:123456789012:secret:lineup/c-${index}-AbCdEf`,
+        forwarder,
+      });
+      /** monitoring: every alarm's metric (name and dimensions) and every custom metric the dashboard draws. */
+      const monitoring = (count: number, forwarder: 'none' | 'lambda') => {
+        const { template: synthesized } = synthStack({ clusters: Array.from({ length: count }, (_, index) => cluster(index, forwarder)) });
+        const alarms = Object.values(resourcesOf(synthesized, 'AWS::CloudWatch::Alarm')).map((alarm) => `${String(alarm.Properties['MetricName'])} ${JSON.stringify(alarm.Properties['Dimensions'] ?? [])}`);
+        const body = JSON.stringify(onlyResource(synthesized, 'AWS::CloudWatch::Dashboard', 'Monitoring').Properties['DashboardBody']);
+        const custom = [...body.matchAll(new RegExp(String.raw`\[\\"${METRICS_NAMESPACE}\\",\\"(\w+)\\"`, 'g'))].map((match) => match[1]);
+        return { alarms: alarms.sort(), custom: [...new Set(custom)].sort() };
+      };
+      for (const forwarder of ['none', 'lambda'] as const) {
+        const one = monitoring(1, forwarder);
+        const fifty = monitoring(forwarder === 'lambda' ? 20 : 50, forwarder);
+        assert.equal(fifty.alarms.length, one.alarms.length, `${forwarder}: the same number of alarms`);
+        assert.equal(one.alarms.length, alarmCount(forwarder === 'lambda' ? 1 : 0));
+        assert.deepEqual(fifty.custom, one.custom, `${forwarder}: the same custom metrics drawn`);
+        assert.ok(one.custom.includes(FleetMetric.UnwatchedClusters.name), one.custom.join(', '));
+        assert.equal(fifty.alarms.filter((alarm) => alarm.startsWith(`${FleetMetric.UnwatchedClusters.name} `)).length, 1, 'one unwatched alarm');
+        assert.ok(fifty.alarms.every((alarm) => !alarm.includes('c-0')), 'no alarm names a cluster');
+      }
     });
 
     it('alarms on dead letters in both dead-letter queues', () => {
@@ -341,8 +371,8 @@ describe('LineupStack', () => {
       });
     });
 
-    it('alarms on the errors of every function', () => {
-      for (const [id] of lineupFunctions()) {
+    it("alarms on the reconciler's and the resync's errors (the Lambda forwarders' through their one ForwarderSessionErrors alarm)", () => {
+      for (const id of [ids.reconciler, ids.resync]) {
         template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: id } }] });
       }
     });
@@ -359,41 +389,48 @@ describe('LineupStack', () => {
       template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     });
 
-    it("alarms when a cluster's forwarder heartbeat is missing for heartbeatMissingMinutes, no data breaching", () => {
-      for (const { id } of FLEET.clusters) {
-        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    it('alarms once for the fleet on the resync\'s UnwatchedClusters, missing data breaching; the resync judges with heartbeatMissingMinutes', () => {
+      for (const synthesized of [template, bare.template]) {
+        synthesized.hasResourceProperties('AWS::CloudWatch::Alarm', {
           Namespace: METRICS_NAMESPACE,
-          MetricName: HeartbeatMetric.name,
-          Dimensions: [
-            { Name: HeartbeatMetric.clusterDimension, Value: id },
-            { Name: 'service', Value: 'reconciler' },
-          ],
-          Statistic: 'Sum',
-          Period: DEFAULT_HEARTBEAT_MISSING_MINUTES * 60,
+          MetricName: FleetMetric.UnwatchedClusters.name,
+          Dimensions: [{ Name: 'service', Value: FleetMetric.UnwatchedClusters.service }],
+          Statistic: 'Maximum',
+          Period: 300,
           EvaluationPeriods: 1,
           Threshold: 1,
-          ComparisonOperator: 'LessThanThreshold',
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
           TreatMissingData: 'breaching',
         });
       }
-      const { template: quick } = synthStack({ heartbeatMissingMinutes: 3, clusters: [{ id: 'a', clusterName: 'a' }, { id: 'b', clusterName: 'b', heartbeatAlarm: false }] });
-      const alarms = Object.values(resourcesOf(quick, 'AWS::CloudWatch::Alarm')).filter((alarm) => alarm.Properties['MetricName'] === HeartbeatMetric.name);
-      assert.deepEqual(alarms.map((alarm) => [alarm.Properties['Dimensions'], alarm.Properties['Period']]), [[[{ Name: 'cluster', Value: 'a' }, { Name: 'service', Value: 'reconciler' }], 180]]);
+      const { template: quick } = synthStack({ heartbeatMissingMinutes: 3, clusters: [{ id: 'a', clusterName: 'a' }, { id: 'b', clusterName: 'b', heartbeatAlarm: false }, { id: 'c', clusterName: 'c', heartbeatAlarm: false }] });
       const resync = Object.values(resourcesOf(quick, 'AWS::Lambda::Function')).find((fn) => String(fn.Properties['Description']).startsWith('Lineup resync'));
-      assert.equal((resync?.Properties['Environment'] as { Variables: Record<string, string> }).Variables[EnvVar.HeartbeatMissingMs], '180000', 'the resync calls unwatched what the alarm calls missing');
+      const variables = (resync?.Properties['Environment'] as { Variables: Record<string, string> }).Variables;
+      assert.equal(variables[EnvVar.HeartbeatMissingMs], '180000');
+      assert.equal(variables[EnvVar.UnalarmedClusters], 'b,c', 'the clusters no forwarder watches are left out of the alarm');
+      assert.equal(envOf(ids.resync)[EnvVar.UnalarmedClusters], undefined, 'every cluster alarmed on: no variable');
     });
 
-    it('draws one heartbeat line per cluster on the dashboard', () => {
+    it('alarms once on every Lambda forwarder\'s failed sessions, with no cluster dimension', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: METRICS_NAMESPACE,
+        MetricName: FleetMetric.ForwarderSessionErrors.name,
+        Dimensions: [{ Name: 'service', Value: FleetMetric.ForwarderSessionErrors.service }],
+        Statistic: 'Sum',
+        Threshold: 1,
+      });
+      assert.equal(logicalIdOf(template, 'AWS::CloudWatch::Alarm', `Monitoring${FleetAlarm.ForwarderSessionErrors}`).length > 0, true);
+      assert.equal(JSON.stringify(bare.template.toJSON()).includes(FleetMetric.ForwarderSessionErrors.name), false, 'no Lambda forwarder, no such alarm');
+    });
+
+    it('draws the unwatched count and a Logs Insights table of the resync\'s unwatched-cluster lines on the dashboard', () => {
       // The body is JSON inside a CloudFormation Fn::Join, so its quotes come escaped here.
-      const bodyOf = (of: typeof template): string => JSON.stringify(onlyResource(of, 'AWS::CloudWatch::Dashboard', 'Monitoring').Properties['DashboardBody']);
-      const body = bodyOf(template);
-      const line = (id: string): string => String.raw`[\"${METRICS_NAMESPACE}\",\"${HeartbeatMetric.name}\",\"cluster\",\"${id}\",\"service\",\"reconciler\",{\"label\":\"${id}\",\"stat\":\"Sum\"}]`;
-      const at = body.indexOf(String.raw`\"title\":\"Forwarder heartbeats per cluster (per ${DEFAULT_HEARTBEAT_MISSING_MINUTES} min)\"`);
-      assert.ok(at >= 0, 'the heartbeat widget is there');
-      const widget = body.slice(at);
-      for (const { id } of FLEET.clusters) assert.ok(widget.includes(line(id)), `a line for ${id}`);
-      assert.equal(body.split(String.raw`\"${HeartbeatMetric.name}\"`).length - 1, FLEET.clusters.length, 'one line per cluster, no more');
-      assert.equal(bodyOf(bare.template).includes(HeartbeatMetric.name), false, 'no clusters, no heartbeat widget');
+      const body = JSON.stringify(onlyResource(bare.template, 'AWS::CloudWatch::Dashboard', 'Monitoring').Properties['DashboardBody']);
+      assert.ok(body.includes(String.raw`[\"${METRICS_NAMESPACE}\",\"${FleetMetric.UnwatchedClusters.name}\",\"service\",\"resync\"`), 'the UnwatchedClusters series');
+      assert.ok(body.includes(String.raw`\"title\":\"Unwatched clusters: which, and their last forwarder checkpoint\"`));
+      assert.ok(body.includes('| filter message = ') && body.includes(UNWATCHED_LOG_MESSAGE), 'the query filters the resync\'s own line');
+      assert.ok(body.includes('by cluster'), 'one row per cluster');
+      assert.ok(body.includes(logicalIdOf(bare.template, 'AWS::Logs::LogGroup', 'ResyncLogGroup')), 'over the resync\'s log group');
     });
   });
 

@@ -65,8 +65,8 @@ describe('reconcile/resync', () => {
     assert.equal(sink.calls, 1, 'one PutEvents call for up to ten entries');
   });
 
-  it('treats a registered cluster without a recent heartbeat as unwatched: every run re-queues its JobSets that may still change, and says so', async () => {
-    // Prepare: `heard` heartbeated a minute ago, `silent` ten minutes ago, `new` never; each has one settled JobSet, `silent` a finished one too.
+  it('treats a registered cluster without a recent forwarder checkpoint as unwatched: every run re-queues its JobSets that may still change, says so and counts it', async () => {
+    // Prepare: `heard` checkpointed a minute ago, `silent` ten minutes ago, `new` never; each has one settled JobSet, `silent` a finished one too.
     const store = new MemoryCheckpointStore();
     for (const id of ['heard', 'silent', 'new']) {
       await store.putCluster({ id, endpoint: `https://${id}.example`, auth: { type: 'token', token: 't' } });
@@ -80,14 +80,16 @@ describe('reconcile/resync', () => {
     const lease = await store.tryAcquireLease(done, 'me', T0, 60_000);
     await store.releaseLease(done, 'me', lease?.dirty ?? 0, T0, 60_000, undefined, { finished: true });
     const now = T0 + 20 * 60_000;
-    await store.putHeartbeat({ cluster: 'heard', sentAt: now - 60_000, receivedAt: now - 60_000, intervalMs: 60_000 });
-    await store.putHeartbeat({ cluster: 'silent', sentAt: now - 600_000, receivedAt: now - 600_000, intervalMs: 60_000 });
+    await store.putBookmark('heard', 'jobsets', '7', now - 60_000);
+    await store.putBookmark('heard', 'jobs', '5', now - 900_000);
+    await store.putBookmark('silent', 'jobsets', '9', now - 600_000);
     const sink = recordingSink();
     const { log, lines } = collectingLog();
     // Act: a plain (not full) run, with a five-minute missing time.
     const result = await resync({ store, sink, now: () => now, counters: new Counters(), log, heartbeatMissingMs: 5 * 60_000 }, { full: false });
     // Assess
     assert.deepEqual(result.unwatched, ['new', 'silent']);
+    assert.equal(result.alarmed, 2, 'both counted in UnwatchedClusters');
     const synced = sink.entries.map((entry) => LineupEventDetailSchema.parse(JSON.parse(entry.Detail))).map((d) => `${d.cluster}/${d.jobSet}`).sort();
     assert.deepEqual(synced, ['new/settled', 'silent/settled'], "the watched cluster's settled JobSet waits for events; a finished one is not polled");
     const warned = lines.filter((line) => line.level === 'warn' && line.message.startsWith('cluster unwatched'));
@@ -95,6 +97,19 @@ describe('reconcile/resync', () => {
       ['new', 'never'],
       ['silent', new Date(now - 600_000).toISOString()],
     ]);
+  });
+
+  it('leaves the clusters no forwarder watches out of the alarmed count, and polls them all the same', async () => {
+    const store = new MemoryCheckpointStore();
+    for (const id of ['polled', 'lost']) {
+      await store.putCluster({ id, endpoint: `https://${id}.example`, auth: { type: 'token', token: 't' } });
+      await store.markDirty({ cluster: id, namespace: 'ns', name: 'x' }, T0);
+    }
+    const sink = recordingSink();
+    const result = await resync({ store, sink, now: () => T0, counters: new Counters(), log: collectingLog().log, unalarmedClusters: new Set(['polled']) }, { full: false });
+    assert.deepEqual(result.unwatched, ['lost', 'polled']);
+    assert.equal(result.alarmed, 1, 'only the cluster a forwarder should watch is alarmed on');
+    assert.deepEqual(sink.entries.map((entry) => entry.Source).sort(), ['lineup.lost', 'lineup.polled']);
   });
 
   it('fails (so the scheduler retries) when the bus keeps refusing entries', async () => {

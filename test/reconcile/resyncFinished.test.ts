@@ -63,8 +63,8 @@ const world = (store: DynamoCheckpointStore, jobSet: JobSet = story2()) => {
    */
   const resyncAt = async (full: boolean, at = sim.now()): Promise<ResyncResult & { names: string[] }> => {
     sim.queue.runUntil(sim.queue.now() + Math.max(0, at - sim.now()));
-    // The cluster's forwarder is alive (only its events are lost): without a heartbeat the resync would poll it as unwatched.
-    await store.putHeartbeat({ cluster: CLUSTER, sentAt: sim.now(), receivedAt: sim.now(), intervalMs: 60_000 });
+    // The cluster's forwarder is alive (only its events are lost): without a fresh checkpoint the resync would poll it as unwatched.
+    await store.putBookmark(CLUSTER, 'jobsets', '1', sim.now());
     const sink = collectingSink();
     const result = await resync({ store, sink, now: sim.now, counters, log: collectingLog().log }, { full });
     const names: string[] = [];
@@ -128,7 +128,7 @@ describe('reconcile/resync: the safety net, and finished JobSets', () => {
     const week = await w.resyncAt(true, (state?.updatedAt ?? 0) + FINISHED_RECHECK_MS);
     const afterRecheck = await w.resyncAt(true, (state?.updatedAt ?? 0) + FINISHED_RECHECK_MS + 24 * 3600_000);
     // Assess
-    assert.deepEqual(nextDay, { synced: 0, finishedSkipped: 1, unwatched: [], names: [] }, 'the next full resync skips it');
+    assert.deepEqual(nextDay, { synced: 0, finishedSkipped: 1, unwatched: [], alarmed: 0, names: [] }, 'the next full resync skips it');
     assert.deepEqual(week.names, [NAME], 'after FINISHED_RECHECK_MS one pass checks it still exists');
     assert.equal((await store.getState(key))?.finished, true, 'still finished after the check');
     assert.equal(afterRecheck.synced, 0, 'and it is left be again: the check rewrote its item');
