@@ -1,6 +1,6 @@
 /**
  * What the forwarder logs, shared by its batcher (lib/forwarder/batcher.ts), its watch loop
- * (lib/forwarder/forwarder.ts) and its heartbeat (lib/forwarder/heartbeat.ts); tests and
+ * (lib/forwarder/forwarder.ts), whose checkpoint writes are its heartbeat; tests and
  * benchmarks look for the same lines.
  */
 

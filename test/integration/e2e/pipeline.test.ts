@@ -23,7 +23,7 @@ describe('e2e/pipeline: the reconciler rule', () => {
     const rule = await synthesizedRule();
     // Assess: what infra/constructs deploy (lineupBus.ts, reconcileQueue.ts), written out here.
     assert.match(rule.from, /^template \(rule BusReconcilerRule[0-9A-F]{8} → queue Queue[0-9A-F]{8}\)$/);
-    assert.deepEqual(rule.pattern, { source: [{ prefix: 'lineup.' }], 'detail-type': ['JobSet Changed', 'Job Changed', 'JobSet Sync', 'Heartbeat'] });
+    assert.deepEqual(rule.pattern, { source: [{ prefix: 'lineup.' }], 'detail-type': ['JobSet Changed', 'Job Changed', 'JobSet Sync'] });
     assert.equal(rule.maxReceiveCount, 5);
   });
 

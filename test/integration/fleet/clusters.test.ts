@@ -1,20 +1,24 @@
 /**
- * The fleet view against the real servers: kube-apiserver, moto's EventBridge and SQS
- * with the synthesized stack's reconciler rule, dynalite holding the table. A forwarder watching
- * the API server heartbeats through bus, rule and queue to the reconciler; `lineup clusters`, run
- * as its own process against the table (`--table`, AWS_ENDPOINT_URL_DYNAMODB), registers the
- * cluster and shows it watched, with its lag, last hour and the JobSet starting (its pods are held
- * Pending on the real control plane, so its InOrder startup waits on its first replicatedJob). With the forwarder stopped,
- * the cluster shows as unwatched after the missing time, and the resync says so and polls its JobSet.
+ * The fleet view against the real servers: kube-apiserver, moto's EventBridge and SQS with the
+ * synthesized stack's reconciler rule, dynalite holding the table. A forwarder watching the API
+ * server heartbeats by rewriting its watch checkpoint in the table (no event crosses the bus);
+ * `lineup clusters`, run as its own process against the table (`--table`,
+ * AWS_ENDPOINT_URL_DYNAMODB), registers the cluster and shows it watched, with its lag, last hour
+ * and the JobSet starting (its pods are held Pending on the real control plane, so its InOrder
+ * startup waits on its first replicatedJob). The resync Lambda's handler (functions/resync.ts,
+ * its environment pointing at the same servers) publishes UnwatchedClusters 0. With the forwarder
+ * stopped, the cluster shows as unwatched after the missing time, and the resync handler says so,
+ * polls its JobSet and publishes UnwatchedClusters 1.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Counters } from '../../../lib/counters.ts';
-import { collectingLog } from '../../../lib/log.ts';
-import { resync } from '../../../lib/reconcile/resync.ts';
+import { FleetMetric } from '../../../lib/fleet/metrics.ts';
+import { HEARTBEAT_INTERVAL_MS } from '../../../lib/forwarder/heartbeat.ts';
+import { UNWATCHED_LOG_MESSAGE, type ResyncResult } from '../../../lib/reconcile/resync.ts';
+import { lambdaContext } from '../../functions/lambdaFixtures.ts';
 import { lineupAgainstTable, startDynalite, startMoto, type CliRun, type DynaliteServer, type MotoServer } from '../harness/index.ts';
 import { COLD_START_TIMEOUT_MS, eventually } from '../k8s/support.ts';
 import { asCreated, exampleJobSet, HELD_FOR_EVER, startE2eCluster, withPodBehaviour, type E2eCluster } from '../e2e/cluster.ts';
@@ -23,7 +27,7 @@ import { Pipeline, synthesizedRule } from '../e2e/pipeline.ts';
 const CLUSTER = 'fleet-a';
 const TABLE = `lineup-${CLUSTER}`;
 const REGION = 'us-east-1';
-/** HEARTBEAT_MS: the forwarder's interval here, so that "missing" comes within a test's patience. */
+/** HEARTBEAT_MS: the forwarder's checkpoint-rewrite interval here, so that "missing" comes within a test's patience. */
 const HEARTBEAT_MS = 300;
 /** MISSING_MS: the missing time `status` and the resync are given: several intervals. */
 const MISSING_MS = 3_000;
@@ -41,6 +45,12 @@ interface StatusJson {
     readonly jobSets: number;
     readonly starting: { readonly count: number; readonly jobSets: { readonly namespace: string; readonly name: string; readonly since: string }[] };
   }[];
+}
+
+/** ResyncRun: what one invocation of the resync Lambda's handler returned and wrote to stdout (its log lines and EMF metrics). */
+interface ResyncRun {
+  readonly result: ResyncResult;
+  readonly records: Record<string, unknown>[];
 }
 
 describe('integration/fleet: heartbeats and lineup clusters against kube-apiserver, moto and dynalite', { timeout: COLD_START_TIMEOUT_MS }, () => {
@@ -61,6 +71,49 @@ describe('integration/fleet: heartbeats and lineup clusters against kube-apiserv
     assert.ok(run.code === 0 || run.code === 1, `exit ${run.code}: ${run.stderr}`);
     return { run, report: JSON.parse(run.stdout) as StatusJson };
   };
+
+  /**
+   * resyncLambda: one invocation of functions/resync.ts's handler, imported once with the
+   * environment the stack gives it pointed at these servers; its result and stdout's JSON lines.
+   */
+  type ResyncHandler = (event: { full?: boolean }, context: typeof lambdaContext) => Promise<ResyncResult>;
+  let handler: ResyncHandler | undefined;
+  const resyncLambda = async (): Promise<ResyncRun> => {
+    const { pipeline } = ready();
+    if (handler === undefined) {
+      Object.assign(process.env, {
+        LINEUP_TABLE_NAME: TABLE,
+        LINEUP_EVENT_BUS_NAME: pipeline.busName,
+        LINEUP_HEARTBEAT_MISSING_MS: String(MISSING_MS),
+        AWS_ENDPOINT_URL_DYNAMODB: dynamo?.endpoint,
+        AWS_ENDPOINT_URL_EVENTBRIDGE: moto?.endpoint,
+        AWS_REGION: REGION,
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+        POWERTOOLS_METRICS_DISABLED: 'false',
+      });
+      const entry: { handler: ResyncHandler } = await import('../../../functions/resync.ts');
+      handler = entry.handler;
+    }
+    const invoke = handler;
+    assert.ok(invoke);
+    const written: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stdout.write;
+    let result: ResyncResult;
+    try {
+      result = await invoke({}, lambdaContext);
+    } finally {
+      process.stdout.write = write;
+    }
+    const records = written.join('').split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    return { result, records };
+  };
+  /** unwatchedMetric: the UnwatchedClusters values a resync invocation published (EMF records with its name). */
+  const unwatchedMetric = (run: ResyncRun): unknown[] => run.records.filter((record) => FleetMetric.UnwatchedClusters.name in record).map((record) => record[FleetMetric.UnwatchedClusters.name]);
 
   before(async () => {
     let rule;
@@ -88,11 +141,11 @@ describe('integration/fleet: heartbeats and lineup clusters against kube-apiserv
     assert.equal(listed.stdout, `${CLUSTER}  ${cluster.kube.url}  token from ${secret}\n`);
   });
 
-  it('a running forwarder heartbeats through the deployed rule: status shows the cluster watched, its lag, last hour and the JobSet starting', async () => {
-    const { cluster, pipeline } = ready();
+  it('a running forwarder heartbeats by its checkpoint: status shows the cluster watched, its lag, last hour and the JobSet starting; the resync Lambda publishes UnwatchedClusters 0', async () => {
+    const { cluster } = ready();
     const created = await cluster.kube.request('POST', '/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets', asCreated(withPodBehaviour(exampleJobSet('story2-messagequeue-driver-worker.yaml', NAME), HELD_FOR_EVER)));
     assert.ok(created.status < 300, created.body.slice(0, 300));
-    // Not pipeline.settle(): the heartbeats keep the pipeline busy for as long as the forwarder runs.
+    // Not pipeline.settle(): polled until the passes are journaled.
     const { run, report } = await eventually(
       'status shows a heartbeat, a bookmark and the passes',
       async () => {
@@ -108,7 +161,7 @@ describe('integration/fleet: heartbeats and lineup clusters against kube-apiserv
     assert.equal(run.code, 0, 'every cluster shown is watched');
     const [only] = report.clusters;
     assert.equal(only?.auth, 'token');
-    assert.equal(only?.heartbeat?.intervalMs, HEARTBEAT_MS);
+    assert.equal(only?.heartbeat?.intervalMs, HEARTBEAT_INTERVAL_MS, 'the interval forwarders are deployed with (this one rewrites faster)');
     assert.ok((only?.heartbeat?.ageMs ?? Infinity) <= MISSING_MS, `heartbeat age ${only?.heartbeat?.ageMs} ms`);
     assert.ok((only?.lastHour.events ?? 0) >= (only?.lastHour.passes ?? 0), 'every pass names at least its event');
     assert.equal(only?.lastHour.errors, 0);
@@ -116,21 +169,24 @@ describe('integration/fleet: heartbeats and lineup clusters against kube-apiserv
     assert.deepEqual(only?.starting.jobSets.map((item) => `${item.namespace}/${item.name}`), [`default/${NAME}`], 'InOrder waits for messagequeue Ready: its pods are held Pending');
     const text = await lineup('clusters', 'status', '--table', TABLE, '--region', REGION);
     assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, new RegExp(`\\n${CLUSTER} {2}token {2}watched: heartbeat \\S+ ago \\(every 300ms\\); lag `));
+    assert.match(text.stdout, new RegExp(`\\n${CLUSTER} {2}token {2}watched: heartbeat \\S+ ago \\(a checkpoint at least every 2m\\); lag `));
     assert.match(text.stdout, new RegExp(`\\n {2}starting now: 1, the oldest default/${NAME} since `));
-    // The resync reads the same heartbeat item: nothing to poll (retried: on a loaded machine one heartbeat may arrive late).
-    await eventually(
+    // The resync Lambda reads the same checkpoints: nothing to poll, and UnwatchedClusters 0 (retried: on a loaded machine one write may come late).
+    const watched = await eventually(
       'the resync finds the cluster watched',
       async () => {
-        const watched = await resync({ store: pipeline.store, sink: pipeline.sink, now: Date.now, counters: new Counters(), log: collectingLog().log, eventBusName: pipeline.busName, heartbeatMissingMs: MISSING_MS }, { full: false });
-        assert.deepEqual(watched.unwatched, []);
+        const run = await resyncLambda();
+        assert.deepEqual(run.result.unwatched, []);
+        return run;
       },
       30_000,
       500,
     );
+    assert.equal(watched.result.alarmed, 0);
+    assert.deepEqual(unwatchedMetric(watched), [0], 'one UnwatchedClusters value, 0');
   });
 
-  it('a stopped forwarder shows as missing after the missing time: status exit 1, and the resync treats the cluster as unwatched', async () => {
+  it('a stopped forwarder shows as missing after the missing time: status exit 1 naming it, and the resync Lambda polls it and publishes UnwatchedClusters 1', async () => {
     const { pipeline } = ready();
     await pipeline.stopForwarder();
     const stoppedAt = Date.now();
@@ -148,11 +204,15 @@ describe('integration/fleet: heartbeats and lineup clusters against kube-apiserv
     assert.equal(run.code, 1);
     const text = await lineup('clusters', 'status', CLUSTER, '--table', TABLE, '--region', REGION, '--missing-after', `${MISSING_MS}ms`);
     assert.equal(text.code, 1);
-    assert.match(text.stdout, new RegExp(`\\n${CLUSTER} {2}token {2}UNWATCHED: no heartbeat for \\S+ \\(missing after 3s\\), the last sent \\S+; the resync polls its jobsets; lag `));
-    const { log, lines } = collectingLog();
-    const unwatched = await resync({ store: pipeline.store, sink: pipeline.sink, now: Date.now, counters: new Counters(), log, eventBusName: pipeline.busName, heartbeatMissingMs: MISSING_MS }, { full: false });
-    assert.deepEqual(unwatched.unwatched, [CLUSTER]);
-    assert.ok(unwatched.synced >= 1, 'its unfinished JobSet is re-queued without a full resync');
-    assert.ok(lines.some((line) => line.level === 'warn' && line.message.startsWith('cluster unwatched') && line.fields?.['cluster'] === CLUSTER));
+    assert.match(text.stdout, new RegExp(`\\n${CLUSTER} {2}token {2}UNWATCHED: no heartbeat for \\S+ \\(missing after 3s\\), the last checkpoint written \\S+; the resync polls its jobsets; lag `));
+    const lambda = await resyncLambda();
+    assert.deepEqual(lambda.result.unwatched, [CLUSTER]);
+    assert.equal(lambda.result.alarmed, 1);
+    assert.deepEqual(unwatchedMetric(lambda), [1], 'UnwatchedClusters 1: the alarm breaches');
+    assert.ok(
+      lambda.records.some((record) => record['message'] === UNWATCHED_LOG_MESSAGE && record['cluster'] === CLUSTER),
+      `the line the dashboard's table reads names the cluster: ${JSON.stringify(lambda.records)}`,
+    );
+    assert.ok(lambda.result.synced >= 1, 'its unfinished JobSet is re-queued without a full resync');
   });
 });
