@@ -58,6 +58,10 @@ export const exportedNames = (text: string): Set<string> => {
   return names;
 };
 
+/** isCommonJs: a .cjs file, or a .js one that assigns module.exports or exports.x (the runtime loads it with require). */
+export const isCommonJs = (file: AssetFile): boolean =>
+  file.path.endsWith('.cjs') || (file.path.endsWith('.js') && /\bmodule\.exports\s*=|\bexports\.[A-Za-z_$][\w$]*\s*=/.test(file.text) && !/^\s*export\s/m.test(file.text));
+
 /** namedVariables: the LINEUP_* names the code holds as string literals (the variables it may read). */
 export const namedVariables = (texts: readonly string[], prefix = 'LINEUP_'): Set<string> => {
   const names = new Set<string>();
@@ -83,7 +87,9 @@ export const checkFunction = (fn: LambdaFunctionWiring, files: readonly AssetFil
       problems.push(`function ${fn.logicalId}: Handler ${fn.handler} names module ${split.module}${MODULE_EXTENSIONS.join('|')}, which ${fn.assetDir} lacks (it holds ${listing})`);
     } else {
       handlerFile = file.path;
-      if (!exportedNames(file.text).has(split.exportName)) {
+      // A CommonJS module's exports are known only when it runs (bundlers assign module.exports an object built at load):
+      // the emulator's init checks those; an ES module's are read here.
+      if (!isCommonJs(file) && !exportedNames(file.text).has(split.exportName)) {
         problems.push(`function ${fn.logicalId}: Handler ${fn.handler}: ${file.path} in ${fn.assetDir} exports no ${split.exportName} (it exports ${[...exportedNames(file.text)].sort().join(', ') || 'nothing'})`);
       }
     }

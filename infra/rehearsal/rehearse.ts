@@ -328,7 +328,12 @@ export const runRehearsal = async (options: RehearsalOptions = {}): Promise<Rehe
       const mappings = wiring.eventSourceMappings.filter((mapping) => mapping.function === fn.logicalId);
       return mappings.length === 0 ? 1 : Math.min(MAX_INSTANCES, Math.max(...mappings.map((mapping) => mapping.maxConcurrency ?? MAX_INSTANCES)));
     };
-    for (const fn of wiring.functions) {
+    // Functions nothing in the stack invokes at run time (a custom resource's provider runs at deploy time) are checked above, not started.
+    const invoked = (fn: LambdaFunctionWiring): boolean =>
+      wiring.eventSourceMappings.some((mapping) => mapping.function === fn.logicalId) || wiring.schedules.some((schedule) => schedule.function === fn.logicalId);
+    const notInvoked = wiring.functions.filter((fn) => !invoked(fn)).map((fn) => fn.logicalId);
+    if (notInvoked.length > 0) lines.push(`not started (no event source mapping or schedule invokes them; run at deploy time or by something not modelled): ${notInvoked.join(', ')}`);
+    for (const fn of wiring.functions.filter(invoked)) {
       const env = functionEnvironment(fn, created, join(cdkOut, fn.assetDir), moto, dynamo);
       const run: FunctionRun = { wiring: fn, instances: [], invokeMs: [], failed: 0, errors: [] };
       functionRuns.push(run);

@@ -35,6 +35,12 @@ describe('checkFunction', () => {
     assert.deepEqual(check.problems, ['function Reconciler1: Handler index.main: index.mjs in asset.abc exports no main (it exports handler)']);
   });
 
+  it("leaves a CommonJS module's exports to the runtime (a bundler builds them at load)", () => {
+    const check = checkFunction(fn({ environment: {} }), [{ path: 'index.js', text: 'var x={};module.exports=u(x);' }]);
+    assert.deepEqual(check.problems, []);
+    assert.equal(check.handlerFile, 'index.js');
+  });
+
   it('names the function and the variable when the template sets one no code names', () => {
     const check = checkFunction(fn({ environment: { LINEUP_TABLE: { literal: 't' } } }), [BUNDLE]);
     assert.equal(check.problems.length, 1);
