@@ -98,6 +98,6 @@ export const nextSteps = (record: ClusterRecord): string[] => [
     ? `  2. an EKS access entry for the reconciler's role (stack output ReconcilerRoleArn${record.auth.roleArn === undefined ? '' : `, or ${record.auth.roleArn}, which it assumes`}) in group lineup:reconciler`
     : `  2. put the bearer token of the lineup user (bound by clusterrolebinding.yaml) in secret ${record.auth.type === 'token' ? (record.auth.tokenSecretArn ?? '') : ''}`,
   `  3. the forwarder: infra/manifests/forwarder.yaml with LINEUP_FORWARDER_CLUSTER=${record.id} (docs/deploy.md, Install the forwarder)`,
-  `then \`lineup clusters status ${record.id}\` shows its heartbeat within a minute; until then the resync polls the cluster's JobSets as unwatched.`,
-  'a cluster added here has no heartbeat alarm of its own: add it to the stack\'s clusters for that (and for access entries made by the stack).',
+  `then \`lineup clusters status ${record.id}\` shows its heartbeat (the forwarder's first checkpoint) within a minute; until then the resync polls the cluster's JobSets as unwatched and counts it in the UnwatchedClusters alarm.`,
+  'a cluster no Lineup forwarder watches belongs in the stack\'s clusters with heartbeatAlarm: false, so the alarm leaves it out (and for access entries made by the stack).',
 ];

@@ -105,4 +105,29 @@ describe('cost model', () => {
     const work = startupWork(counts);
     assert.ok(work.events > 0 && work.reconcilerInvocations > 0 && work.dynamoWriteUnits > 0, JSON.stringify(work));
   });
+
+  it('prices the 50-cluster fleet with in-cluster forwarders at $40 a month or less, from the committed measured counts', () => {
+    const counts = CountsFileSchema.parse(JSON.parse(readFileSync(DEFAULT_COUNTS_FILE, 'utf8')));
+    const report = costReport({ clusters: 50, startupsPerDay: 1000 }, startupWork(counts));
+    assert.ok(report.lineupMonthly <= 40, `$${report.lineupMonthly.toFixed(2)} a month`);
+  });
+
+  it('keeps CloudWatch fixed whatever the number of clusters: no alarm or custom metric per cluster', () => {
+    const cloudWatch = (clusters: number, forwarder: 'pod' | 'lambda') => {
+      const line = costReport({ clusters, startupsPerDay: 1000, forwarder }, WORK).lineup.find((item) => item.item.startsWith('CloudWatch: '));
+      assert.ok(line, 'a CloudWatch line');
+      return line;
+    };
+    for (const forwarder of ['pod', 'lambda'] as const) {
+      assert.deepEqual(cloudWatch(200, forwarder), cloudWatch(1, forwarder), forwarder);
+    }
+    assert.match(cloudWatch(50, 'pod').item, /^CloudWatch: 6 alarms, 1 dashboard, 19 custom metrics/);
+    assert.match(cloudWatch(50, 'lambda').item, /^CloudWatch: 7 alarms, 1 dashboard, 30 custom metrics/);
+  });
+
+  it('prices a quiet cluster\'s heartbeat as one checkpoint write per interval and the resync\'s two reads a run, and nothing on the bus', () => {
+    const heartbeats = (clusters: number): number => costReport({ clusters, startupsPerDay: 1000 }, WORK).lineup.find((item) => item.item.startsWith('forwarder heartbeats'))?.monthly ?? Number.NaN;
+    // Per cluster a month: 730 h × 30 writes at $0.625 per million, and 730 h × 60 runs × 2 read units at $0.125 per million.
+    close(heartbeats(2) - heartbeats(1), (730 * 30 * 0.625 + 730 * 60 * 2 * 0.125) / 1e6, 'one more cluster');
+  });
 });

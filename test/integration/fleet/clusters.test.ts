@@ -47,7 +47,7 @@ interface StatusJson {
   }[];
 }
 
-/** ResyncRun: what one invocation of the resync Lambda's handler returned and wrote to stdout (its log lines and EMF metrics). */
+/** ResyncRun: what one invocation of the resync Lambda's handler returned and wrote (its log lines and EMF metrics). */
 interface ResyncRun {
   readonly result: ResyncResult;
   readonly records: Record<string, unknown>[];
@@ -74,7 +74,7 @@ describe('integration/fleet: heartbeats and lineup clusters against kube-apiserv
 
   /**
    * resyncLambda: one invocation of functions/resync.ts's handler, imported once with the
-   * environment the stack gives it pointed at these servers; its result and stdout's JSON lines.
+   * environment the stack gives it pointed at these servers; its result and the JSON lines it wrote.
    */
   type ResyncHandler = (event: { full?: boolean }, context: typeof lambdaContext) => Promise<ResyncResult>;
   let handler: ResyncHandler | undefined;
@@ -97,17 +97,21 @@ describe('integration/fleet: heartbeats and lineup clusters against kube-apiserv
     }
     const invoke = handler;
     assert.ok(invoke);
+    // Powertools writes info lines and EMF to stdout, warnings to stderr.
     const written: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string | Uint8Array) => {
+    const writes = { stdout: process.stdout.write.bind(process.stdout), stderr: process.stderr.write.bind(process.stderr) };
+    const capture = ((chunk: string | Uint8Array) => {
       written.push(String(chunk));
       return true;
     }) as typeof process.stdout.write;
+    process.stdout.write = capture;
+    process.stderr.write = capture;
     let result: ResyncResult;
     try {
       result = await invoke({}, lambdaContext);
     } finally {
-      process.stdout.write = write;
+      process.stdout.write = writes.stdout;
+      process.stderr.write = writes.stderr;
     }
     const records = written.join('').split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
     return { result, records };
