@@ -194,7 +194,7 @@ export interface Fleet {
   readonly sinks: CountingSink[];
   readonly counters: Counters;
   records: number;
-  /** Records handled (not put back), per cluster id (heartbeats under their own). */
+  /** Records handled (not put back), per cluster id (records naming no cluster under their own). */
   readonly recordsByCluster: Map<string, number>;
   /** Records put back by the fair share, per cluster id. */
   readonly putBackByCluster: Map<string, number>;
@@ -307,7 +307,7 @@ export const startFleet = async (kube: KubeServer, moto: MotoServer, dynamo: Dyn
     },
     {
       onOutcome: (record) => {
-        const cluster = peekCluster(record) ?? 'heartbeats and others';
+        const cluster = peekCluster(record) ?? 'naming no cluster';
         recordsByCluster.set(cluster, (recordsByCluster.get(cluster) ?? 0) + 1);
       },
       // As the stack deploys it: slots in the table, records put back on the queue.

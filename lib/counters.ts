@@ -50,12 +50,10 @@ export const CounterName = {
   HeartbeatsPut: 'forwarder.heartbeats',
   /** Lambda watch sessions that failed (functions/forwarder.ts): the fleet-wide ForwarderSessionErrors metric. */
   ForwarderSessionErrors: 'forwarder.sessionErrors',
-  /** Queue records the reconciler dropped because no retry could ever handle them (not JSON, not a Lineup event or heartbeat: lib/reconcile/sqsBatch.ts). */
+  /** Queue records the reconciler dropped because no retry could ever handle them (not JSON, not a Lineup event: lib/reconcile/sqsBatch.ts). */
   PoisonRecords: 'reconciler.poisonRecords',
   /** Records the reconciler put back on its queue because their cluster had every slot in use (lib/reconcile/fairShare.ts). */
   RecordsPutBack: 'reconciler.recordsPutBack',
-  /** Heartbeats the reconciler recorded as its cluster's newest (lib/fleet/heartbeatRecorder.ts). */
-  HeartbeatsRecorded: 'reconciler.heartbeats',
   /** Finished JobSets a full resync left be (lib/reconcile/resync.ts fullResyncWants). */
   ResyncFinishedSkipped: 'resync.finishedSkipped',
 } as const;

@@ -17,8 +17,7 @@
  * a standard queue's messages, so SQS fair queues, which would do this in the queue, cannot be
  * fed by the bus's rule.
  *
- * Heartbeats and records that are not Lineup events take no slot: they are cheap, and a
- * heartbeat held back could make a live cluster look unwatched.
+ * Records that are not Lineup events take no slot: they are dropped as poison at once.
  */
 import type { SQSRecord } from 'aws-lambda';
 import { CounterName, type Counters } from '../counters.ts';
@@ -102,7 +101,7 @@ export const deferDelaySeconds = (deferrals: number, random: () => number = Math
   return Math.max(DEFER_BASE_DELAY_SECONDS, Math.round(ceiling / 2 + (random() * ceiling) / 2));
 };
 
-/** peekCluster: the cluster a Lineup event record is about, or undefined for a heartbeat or anything unreadable (handled as it is). */
+/** peekCluster: the cluster a Lineup event record is about, or undefined for anything unreadable (handled as it is). */
 export const peekCluster = (record: SQSRecord): string | undefined => {
   let body: unknown;
   try {
@@ -111,8 +110,8 @@ export const peekCluster = (record: SQSRecord): string | undefined => {
     return undefined; // Not JSON: the handler drops it as poison.
   }
   if (typeof body !== 'object' || body === null) return undefined;
-  const { 'detail-type': detailType, detail } = body as { 'detail-type'?: unknown; detail?: unknown };
-  if (detailType === 'Heartbeat' || typeof detail !== 'object' || detail === null) return undefined;
+  const { detail } = body as { detail?: unknown };
+  if (typeof detail !== 'object' || detail === null) return undefined;
   const cluster = (detail as { cluster?: unknown }).cluster;
   return typeof cluster === 'string' ? cluster : undefined;
 };

@@ -6,7 +6,8 @@
  *
  * What each kind of record gets:
  * - poison (not JSON, a detail-type Lineup does not know, a cluster id that is not a DNS label,
- *   any other break of the event or heartbeat schema): one error line (messageId, reason, the
+ *   any other break of the event schema, a `Heartbeat` an older forwarder put where a rule still
+ *   routes it): one error line (messageId, reason, the
  *   start of the body), the `reconciler.poisonRecords` counter (metric `ReconcilerPoisonRecords`)
  *   and success: dropped, not retried. The same bytes fail the same way on every receive, so
  *   retries would only hold a batch slot 5 times before the redrive policy dead-letters it. Moving
@@ -27,10 +28,8 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { LineupEventBridgeSchema } from '../events/envelope.ts';
 import { RECONCILE_MAX_RECEIVE_COUNT } from '../constants.ts';
-import { isHeartbeatBody } from '../events/heartbeat.ts';
 import { CounterName } from '../counters.ts';
 import { InvalidInputError } from '../errors.ts';
-import { MalformedHeartbeatError, recordHeartbeat, type HeartbeatOutcome } from '../fleet/heartbeatRecorder.ts';
 import { needsResync } from '../store/rules.ts';
 import { takeFairShare, type FairShare } from './fairShare.ts';
 import { handleEvent, type EventOutcome, type ReconcileDeps } from './reconcileJobSet.ts';
@@ -69,8 +68,7 @@ export const assertSqsEvent: (event: unknown) => asserts event is SQSEvent = (ev
 };
 
 /** isPoison: an error saying the record itself can never be handled, whatever is retried. */
-const isPoison = (error: unknown): error is MalformedEventError | MalformedHeartbeatError =>
-  error instanceof MalformedEventError || error instanceof MalformedHeartbeatError;
+const isPoison = (error: unknown): error is MalformedEventError => error instanceof MalformedEventError;
 
 /** parseJsonBody: an SQS record's body as JSON, or MalformedEventError. */
 const parseJsonBody = (record: SQSRecord): unknown => {
@@ -92,14 +90,12 @@ export const parseRecordBody = (record: SQSRecord, raw: unknown = parseJsonBody(
 };
 
 /** RecordOutcome: what became of one record. */
-export type RecordOutcome = EventOutcome | HeartbeatOutcome | PoisonOutcome | Error;
+export type RecordOutcome = EventOutcome | PoisonOutcome | Error;
 
 /** BatchHooks: what a host adds to the batch handler. */
 export interface BatchHooks {
   /** Sees each handled record's fate (not those put back by the fair share). */
   readonly onOutcome?: ((record: SQSRecord, outcome: RecordOutcome) => void) | undefined;
-  /** Hears of each live forwarder heartbeat (lib/fleet/heartbeatRecorder.ts), which the handler records in the store. */
-  readonly onHeartbeat?: ((cluster: string) => void) | undefined;
   /** Keep each cluster to its share of the fleet's invocations (absent: no share, as a host serving one cluster). */
   readonly fairShare?: FairShare | undefined;
 }
@@ -108,7 +104,7 @@ export interface BatchHooks {
 type ParsedEvent = ReturnType<typeof parseRecordBody>;
 
 /** HandledOutcome: what a record that did not throw came to. */
-type HandledOutcome = EventOutcome | HeartbeatOutcome | PoisonOutcome;
+type HandledOutcome = EventOutcome | PoisonOutcome;
 
 /**
  * handedToResync: on a record's last receive before the dead-letter queue, whether its
@@ -129,7 +125,7 @@ const handedToResync = async (deps: ReconcileDeps, record: SQSRecord, event: Par
 };
 
 /** dropPoison: the one line and the count a poison record leaves behind; success, so SQS deletes it. */
-const dropPoison = (deps: ReconcileDeps, hooks: BatchHooks, record: SQSRecord, error: MalformedEventError | MalformedHeartbeatError): PoisonOutcome => {
+const dropPoison = (deps: ReconcileDeps, hooks: BatchHooks, record: SQSRecord, error: MalformedEventError): PoisonOutcome => {
   deps.counters.add(CounterName.PoisonRecords);
   deps.log('error', 'poison record dropped, not retried: it can never be handled', {
     messageId: record.messageId,
@@ -139,13 +135,6 @@ const dropPoison = (deps: ReconcileDeps, hooks: BatchHooks, record: SQSRecord, e
   });
   hooks.onOutcome?.(record, 'poison-dropped');
   return 'poison-dropped';
-};
-
-/** recordBeat: a forwarder's heartbeat recorded in the store. */
-const recordBeat = async (deps: ReconcileDeps, hooks: BatchHooks, record: SQSRecord, raw: unknown): Promise<HeartbeatOutcome> => {
-  const beat = await recordHeartbeat(raw, record, { store: deps.store, now: deps.now, counters: deps.counters, log: deps.log, onHeartbeat: hooks.onHeartbeat });
-  hooks.onOutcome?.(record, beat);
-  return beat;
 };
 
 /** reconcileEvent: the event's reconcile pass (or its note for the lease holder). */
@@ -166,7 +155,6 @@ const handleRecord = async (deps: ReconcileDeps, hooks: BatchHooks, record: SQSR
   let event: ParsedEvent | undefined;
   try {
     const raw = parseJsonBody(record);
-    if (isHeartbeatBody(raw)) return await recordBeat(deps, hooks, record, raw);
     event = parseRecordBody(record, raw);
     return await reconcileEvent(deps, hooks, record, event);
   } catch (error) {

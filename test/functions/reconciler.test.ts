@@ -30,19 +30,6 @@ describe('functions/reconciler', () => {
     assert.deepEqual(response.batchItemFailures, []);
   });
 
-  it("records a forwarder's heartbeat in the table", async () => {
-    const { handler } = await import('../../functions/reconciler.ts');
-    const { heartbeatEntry } = await import('../../lib/events/heartbeat.ts');
-    const { DynamoCheckpointStore } = await import('../../lib/store/dynamoStore.ts');
-    assert.ok(dynamo, 'dynalite started');
-    const entry = heartbeatEntry({ cluster: 'eu-1', sentAt: 1_000, intervalMs: 60_000 });
-    const body = { version: '0', id: 'hb', 'detail-type': entry.DetailType, source: entry.Source, time: '2026-01-01T00:00:00Z', region: 'us-east-1', resources: [], detail: JSON.parse(entry.Detail) as unknown };
-    const response = await handler(sqsEvent([JSON.stringify(body)]), context);
-    assert.deepEqual(response.batchItemFailures, []);
-    const store = new DynamoCheckpointStore({ client: dynamo.client, tableName: dynamo.tableName });
-    assert.deepEqual({ ...(await store.getHeartbeat('eu-1')), receivedAt: 0 }, { cluster: 'eu-1', sentAt: 1_000, receivedAt: 0, intervalMs: 60_000 });
-  });
-
   it('refuses to start with a configuration that is not usable, naming the variable', async () => {
     const { readLambdaConfig } = await import('../../lib/hosts/lambdaConfig.ts');
     assert.throws(() => readLambdaConfig({ LINEUP_TABLE_NAME: 't', LINEUP_STATIC_CLUSTERS: '[{"id": "x"}]' }), /LINEUP_STATIC_CLUSTERS/);

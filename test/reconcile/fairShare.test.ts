@@ -2,8 +2,8 @@
  * The reconciler's fair share (lib/reconcile/fairShare.ts) over in-memory slots and a put-back
  * that records what it was given; the same over a real queue and table is in
  * test/integration/reconciler/fairShare.test.ts. A cluster whose slots are all held has its
- * records put back (never handled, never failed), the others are handled; heartbeats and
- * unreadable records take no slot; a put-back that fails hands its records back as failures; a
+ * records put back (never handled, never failed), the others are handled; records that name no
+ * cluster and unreadable ones take no slot; a put-back that fails hands its records back as failures; a
  * slot store that fails holds nobody back; slots are released after the batch.
  */
 import assert from 'node:assert/strict';
@@ -11,7 +11,6 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { SQSRecord } from 'aws-lambda';
 import { CounterName, Counters } from '../../lib/counters.ts';
-import { heartbeatEntry } from '../../lib/events/heartbeat.ts';
 import {
   DEFER_BASE_DELAY_SECONDS,
   DEFER_MAX_DELAY_SECONDS,
@@ -35,11 +34,8 @@ const NAME = 'messagequeue-driver-worker';
 /** eventOf: the body of an event about JobSet `name` of `cluster`. */
 const eventOf = (cluster: string, name = NAME): string => JSON.stringify(eventBridgeEvent(detailFor(name, { cluster })));
 
-/** heartbeatOf: the body of a heartbeat of `cluster` as the bus delivers it. */
-const heartbeatOf = (cluster: string): string => {
-  const entry = heartbeatEntry({ cluster, sentAt: NOW, intervalMs: 60_000 });
-  return JSON.stringify({ version: '0', id: 'hb', 'detail-type': entry.DetailType, source: entry.Source, time: '2026-01-01T00:00:00Z', region: 'us-east-1', resources: [], detail: JSON.parse(entry.Detail) });
-};
+/** NO_CLUSTER: the body of a record whose detail names no cluster (the handler drops it as poison). */
+const NO_CLUSTER = JSON.stringify({ version: '0', id: 'nc', 'detail-type': 'Job Changed', source: 'lineup.alpha', detail: { name: 'x' } });
 
 /** withDeferrals: `record` as it comes back after `count` put-backs. */
 const withDeferrals = (record: SQSRecord, count: number): SQSRecord => ({
@@ -77,13 +73,13 @@ const share = (slots: ClusterSlots, slotsPerCluster: number, putBack?: FairShare
 };
 
 describe('reconcile/fairShare', () => {
-  it('reads the cluster of an event, and none of a heartbeat or an unreadable record', () => {
-    const [event, heartbeat, notJson, noDetail] = sqsEvent([eventOf('alpha'), heartbeatOf('alpha'), '{"not json', '{"detail-type":"Job Changed"}']).Records;
+  it('reads the cluster of an event, and none of a record naming none or an unreadable one', () => {
+    const [event, noCluster, notJson, noDetail] = sqsEvent([eventOf('alpha'), NO_CLUSTER, '{"not json', '{"detail-type":"Job Changed"}']).Records;
     assert.equal(peekCluster(event as SQSRecord), 'alpha');
-    assert.equal(peekCluster(heartbeat as SQSRecord), undefined);
+    assert.equal(peekCluster(noCluster as SQSRecord), undefined);
     assert.equal(peekCluster(notJson as SQSRecord), undefined);
     assert.equal(peekCluster(noDetail as SQSRecord), undefined);
-    const { clusters, free } = byCluster(sqsEvent([eventOf('alpha'), eventOf('beta'), eventOf('alpha'), heartbeatOf('beta')]).Records);
+    const { clusters, free } = byCluster(sqsEvent([eventOf('alpha'), eventOf('beta'), eventOf('alpha'), NO_CLUSTER]).Records);
     assert.deepEqual([...clusters].map(([cluster, records]) => [cluster, records.map((record) => record.messageId)]), [['alpha', ['m0', 'm2']], ['beta', ['m1']]]);
     assert.deepEqual(free.map((record) => record.messageId), ['m3']);
   });
@@ -106,7 +102,7 @@ describe('reconcile/fairShare', () => {
     const slots = new MemoryClusterSlots();
     assert.equal(await slots.tryAcquire({ cluster: 'alpha', holder: 'elsewhere', limit: 1, now: NOW, expiresAt: NOW + 60_000 }), true);
     const { fairShare, putBacks, counters, lines } = share(slots, 1);
-    const records = sqsEvent([eventOf('alpha'), eventOf('beta'), heartbeatOf('alpha'), eventOf('alpha', 'other'), '{"not json']).Records;
+    const records = sqsEvent([eventOf('alpha'), eventOf('beta'), NO_CLUSTER, eventOf('alpha', 'other'), '{"not json']).Records;
     const taken = await takeFairShare(records, fairShare);
     assert.deepEqual(taken.handle.map((record) => record.messageId), ['m1', 'm2', 'm4']);
     assert.deepEqual(await taken.failed, []);
