@@ -19,7 +19,7 @@ import { readLambdaConfig } from './lambdaConfig.ts';
 
 /**
  * FORWARD_EXIT: how the process ends; the same codes as `lineup forward` (lib/cli/io.ts ExitCode),
- * which test/cli/forward.test.ts checks by running both.
+ * which test/cli/forward.process.test.ts checks by running both.
  */
 export const FORWARD_EXIT = { stopped: 0, cannotRun: 2 } as const;
 

@@ -3,23 +3,18 @@
  * request path) and a closed port, each refusal ends the command with exit 2 and one stderr line
  * naming the server and the fix, before any state is opened; a missing or malformed kubeconfig
  * ends it with one line naming the file (and the context). The same cases against a real
- * kube-apiserver: test/integration/run/startFailures.test.ts.
+ * kube-apiserver: test/integration/run/startFailures.test.ts; the process that must end although
+ * its request never does: run.process.test.ts.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { spawn } from 'node:child_process';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { ACCESS_CHECK_DEADLINE_MS } from '../../lib/k8s/watchSource.ts';
 import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
 import { RunFix } from '../../lib/hosts/local.ts';
 import { runCommand } from '../../lib/cli/run.ts';
 import { freeClosedPort, kubeconfigText, startLoopback, status, type LoopbackServer } from '../k8s/loopback.ts';
-
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 
 describe('cli/run: failing to start', () => {
@@ -88,33 +83,6 @@ describe('cli/run: failing to start', () => {
     assert.equal(stderr.trimEnd().split('\n').length, 1, stderr);
     assert.ok(stderr.includes(`cannot reach the API server ${closed} (list jobsets: gave up after 5 attempts: connect ECONNREFUSED`), stderr);
     assert.ok(stderr.trimEnd().endsWith(RunFix.checkConnection), stderr);
-  });
-
-  it('a server that accepts connections and never answers: the process exits 2 at the deadline, naming the server', async () => {
-    // Prepare: a TCP server that keeps every connection open and says nothing.
-    const sockets: Socket[] = [];
-    const silent = createServer((socket) => void sockets.push(socket));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${String((silent.address() as AddressInfo).port)}`;
-    try {
-      // Act: the real command line, whose process must end although the request never does.
-      const result = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, ['bin/lineup.js', 'run', '--kubeconfig', kubeconfigFor(url, 'ok'), '--state-dir', join(dir, 'silent-state')], { cwd: REPO });
-        let stderr = '';
-        child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-        const guard = setTimeout(() => child.kill('SIGKILL'), 90_000);
-        child.on('exit', (status) => {
-          clearTimeout(guard);
-          resolve({ status, stderr });
-        });
-      });
-      // Assess
-      assert.equal(result.status, 2, result.stderr);
-      assert.equal(result.stderr, `lineup run: cannot reach the API server ${url} (list jobsets: no answer within ${String(ACCESS_CHECK_DEADLINE_MS / 1000)} s): ${RunFix.checkConnection}\n`);
-    } finally {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
-    }
   });
 
   it('a JobSet bound in the environment that is not a whole number: exit 2, one line naming the variable, nothing started', async () => {

@@ -1,7 +1,7 @@
 /**
  * The forwarder's process (lib/hosts/forwarderProcess.ts) in this process: its exit codes are
  * `lineup forward`'s, its log is one JSON line per entry, and a flag it does not know ends it
- * with 2 before it reads any configuration. test/cli/forward.test.ts runs it as a process.
+ * with 2 before it reads any configuration. test/cli/forward.process.test.ts runs it as a process.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -5,7 +5,7 @@ import { parseConfig } from '../../infra/config.ts';
 import type { LineupConfigInput } from '../../infra/config.ts';
 import { LineupStack } from '../../infra/stack.ts';
 
-/** NO_BUNDLING: CDK context that skips esbuild (the assets are placeholders); synth.test.ts bundles for real. */
+/** NO_BUNDLING: CDK context that skips esbuild (the assets are placeholders); synth.process.test.ts bundles for real. */
 export const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] } as const;
 
 /** FLEET: one cluster of each form the configuration allows. */
