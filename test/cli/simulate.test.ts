@@ -1,15 +1,13 @@
+/** `lineup simulate` in process (runSimulate): reports, refusals, --until never and behaviour files. As a real process: simulate.process.test.ts. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { runSimulate } from '../../lib/cli/simulate.ts';
 import type { SimulateFlags } from '../../lib/cli/simulate.ts';
 import type { CliIo } from '../../lib/cli/io.ts';
 import { examplePath } from '../repoFiles.ts';
 
 const STORY2 = examplePath('story2-messagequeue-driver-worker.yaml');
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 const VALID = `apiVersion: jobset.x-k8s.io/v1alpha2
 kind: JobSet
@@ -183,14 +181,6 @@ describe('cli/simulate', () => {
       assert.equal(report.timeline.filter((entry) => entry.type === 'JobCreated').length, 0);
     });
   }
-
-  it('runs as `lineup simulate` in a real process', () => {
-    const child = spawnSync('node_modules/.bin/node', ['lib/cli/main.ts', 'simulate', STORY2, '--output', 'json'], { cwd: REPO, encoding: 'utf8' });
-    assert.equal(child.status, 0, `exit ${child.status}: ${child.stderr}`);
-    const report = JSON.parse(child.stdout) as { jobSet: string; final: { terminalState: string } };
-    assert.equal(report.jobSet, 'default/messagequeue-driver-worker');
-    assert.equal(report.final.terminalState, 'Completed');
-  });
 });
 
 describe('cli/simulate --until never and behaviour files', () => {
@@ -223,17 +213,5 @@ describe('cli/simulate --until never and behaviour files', () => {
         'jobs: two-steps-workers-3 (expected one of two-steps-driver-0, two-steps-workers-0..2); ' +
         'actions deleteJob: two-steps-drivr-0 (expected one of two-steps-driver-0, two-steps-workers-0..2)\n',
     );
-  });
-
-  it('says in one line, through the real process, that a behaviour file or a JobSet file is missing', () => {
-    for (const [args, line] of [
-      [['simulate', STORY2, '--behaviour', 'no-such-behaviour.yaml'], 'lineup simulate: cannot read behaviour file no-such-behaviour.yaml: no such file\n'],
-      [['simulate', 'no-such-jobset.yaml'], 'lineup simulate: no-such-jobset.yaml: cannot read file: no such file\n'],
-    ] as const) {
-      const child = spawnSync('node_modules/.bin/node', ['lib/cli/main.ts', ...args], { cwd: REPO, encoding: 'utf8' });
-      assert.equal(child.status, 2, child.stderr);
-      assert.equal(child.stderr, line);
-      assert.equal(child.stdout, '');
-    }
   });
 });

@@ -1,13 +1,11 @@
+/** `lineup validate` in process (runValidate): each verdict, its exit code and what it prints. As a real process: validate.process.test.ts. */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
 import type { CliIo } from '../../lib/cli/io.ts';
 import { runValidate } from '../../lib/cli/validate.ts';
 import { exampleFiles } from '../repoFiles.ts';
+import { dependsOn, examplesValid, jobSetYaml, rjob } from './validateFixtures.ts';
 
 /** memoryIo: a CliIo over in-memory files that records what the command writes. */
 const memoryIo = (files: Readonly<Record<string, string>>): { io: CliIo; stdout: () => string; stderr: () => string } => {
@@ -26,20 +24,6 @@ const memoryIo = (files: Readonly<Record<string, string>>): { io: CliIo; stdout:
   };
   return { io, stdout: () => out.join(''), stderr: () => err.join('') };
 };
-
-// ----- YAML fixtures: only what each case is about differs. -----
-
-const rjob = (name: string, extra = ''): string =>
-  `  - name: ${name}\n${extra}    template:\n      spec:\n        template:\n          spec:\n            containers: [{name: main, image: busybox}]\n`;
-
-const jobSetYaml = (name: string, rjobs: readonly string[], options: { annotations?: string; spec?: string } = {}): string =>
-  `apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: ${name}\n${options.annotations ?? ''}spec:\n  managedBy: lineup.dev/controller\n${options.spec ?? ''}  replicatedJobs:\n${rjobs.join('')}`;
-
-const dependsOn = (...items: readonly string[]): string => `    dependsOn: [${items.join(', ')}]\n`;
-
-/** examplesValid: every file's `FILE: valid: …` line, in order, each with what the JobSet makes. */
-const examplesValid = (files: readonly string[]): RegExp =>
-  new RegExp(`^${files.map((f) => `${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: valid: \\d+ replicatedJobs?, \\d+ Jobs?, \\d+ Pods?\\n`).join('')}$`);
 
 const valid = jobSetYaml('valid', [rjob('driver'), rjob('workers', dependsOn('{name: driver, status: Ready}'))]);
 
@@ -316,44 +300,6 @@ describe('cli/validate', () => {
       assert.deepEqual(err, []);
       assert.match(out.join(''), examplesValid(files));
       assert.equal(exit, 0);
-    });
-  });
-
-  describe('lineup validate (a real process)', () => {
-    const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-    const node = join(repoRoot, 'node_modules/.bin/node');
-    const main = join(repoRoot, 'lib/cli/main.ts');
-    const scratch = mkdtempSync(join(tmpdir(), 'lineup-validate-'));
-    after(() => rmSync(scratch, { recursive: true, force: true }));
-
-    /** lineup: runs `node lib/cli/main.ts ...args` from the repository root; fails loudly when the entry point is missing. */
-    const lineup = (...args: string[]) => {
-      assert.ok(existsSync(main), `the CLI entry point ${main} does not exist: \`lineup validate\` cannot run as a process`);
-      return spawnSync(node, [main, ...args], { cwd: repoRoot, encoding: 'utf8', timeout: 30_000 });
-    };
-
-    it('exits 0 and prints FILE: valid for each reference example', () => {
-      const files = exampleFiles();
-      const run = lineup('validate', ...files);
-      assert.equal(run.stderr, '');
-      assert.match(run.stdout, examplesValid(files));
-      assert.equal(run.status, 0);
-    });
-
-    it('exits 1 and prints FILE: path: message for a self-dependency', () => {
-      const file = join(scratch, 'self.yaml');
-      writeFileSync(file, jobSetYaml('self', [rjob('a'), rjob('b', dependsOn('{name: b, status: Ready}'))]));
-      const run = lineup('validate', file);
-      assert.equal(run.stdout, `${file}: spec.replicatedJobs[1].dependsOn[0].name: replicatedJob: b cannot depend on itself (upstream admits this and the replicatedJob never starts; Lineup rejects it)\n`);
-      assert.equal(run.status, 1);
-    });
-
-    it('exits 2 with a message on stderr for a missing file', () => {
-      const file = join(scratch, 'missing.yaml');
-      const run = lineup('validate', file);
-      assert.equal(run.stdout, '');
-      assert.match(run.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot read file: no such file`));
-      assert.equal(run.status, 2);
     });
   });
 });
