@@ -1,10 +1,7 @@
+/** Which Node runs Lineup (bin/nodeChoice.js chooseNode). The launcher run as a process: nodeChoice.process.test.ts. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { chooseNode, REQUIRED_MAJOR } from '../../bin/nodeChoice.js';
-
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('nodeChoice', () => {
   const cases: { name: string; version: string; platform: string; installed: readonly string[]; want: ReturnType<typeof chooseNode> }[] = [
@@ -54,11 +51,5 @@ describe('nodeChoice', () => {
 
   it('requires the Lambda runtime major', () => {
     assert.equal(REQUIRED_MAJOR, 24);
-  });
-
-  it('the launcher runs the CLI on this Node and passes its exit code through', () => {
-    const result = spawnSync(process.execPath, ['bin/lineup.js', 'validate', 'no-such-file.yaml'], { cwd: REPO, encoding: 'utf8' });
-    assert.equal(result.status, 2, result.stderr);
-    assert.match(result.stderr, /no-such-file\.yaml/);
   });
 });
