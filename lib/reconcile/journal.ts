@@ -15,6 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import * as z from 'zod';
 import { InvalidInputError } from '../errors.ts';
+import { isObject } from '../json.ts';
 import { JobSchema, JobSetSchema, ServiceSchema, type Job, type JobSet, type Service } from '../jobset/schema.ts';
 import type { Action, Observed, Plan, PlanOptions } from '../plan/types.ts';
 import { plannerVersion } from '../plannerVersion.ts';
@@ -139,11 +140,9 @@ export type InputsDelta = z.infer<typeof InputsDeltaSchema>;
 
 const objectDigest = (value: unknown): string => sha256(canonicalJson(value)).slice(0, INPUTS_DIGEST_CHARS);
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
-
 /** mergePatchOf: the JSON merge patch (RFC 7386) that makes `after` of `before`: changed members only, null for those removed. */
 export const mergePatchOf = (before: unknown, after: unknown): unknown => {
-  if (!isPlainObject(before) || !isPlainObject(after)) return after;
+  if (!isObject(before) || !isObject(after)) return after;
   const patch: Record<string, unknown> = {};
   for (const key of Object.keys(before)) if (before[key] !== undefined && after[key] === undefined) patch[key] = null;
   for (const [key, value] of Object.entries(after)) {
@@ -155,8 +154,8 @@ export const mergePatchOf = (before: unknown, after: unknown): unknown => {
 
 /** applyMergePatch: `target` with the JSON merge patch `patch` applied (RFC 7386), `target` left as it was. */
 export const applyMergePatch = (target: unknown, patch: unknown): unknown => {
-  if (!isPlainObject(patch)) return patch;
-  const result: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
+  if (!isObject(patch)) return patch;
+  const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     else result[key] = applyMergePatch(result[key], value);
