@@ -51,7 +51,7 @@ import { resolveClusters } from '../lib/k8s/registry.ts';
 import { KubeWatchSource } from '../lib/k8s/watchSource.ts';
 import type { Log } from '../lib/log.ts';
 import { DEFAULT_PLAN_OPTIONS } from '../lib/plan/planner.ts';
-import { InputsMemory } from '../lib/reconcile/journal.ts';
+import { InputsMemory } from '../lib/reconcile/inputsMemory.ts';
 import { DEFAULT_LEASE_TTL_MS } from '../lib/reconcile/reconcileJobSet.ts';
 import { peekCluster } from '../lib/reconcile/fairShare.ts';
 import { makeSqsBatchHandler } from '../lib/reconcile/sqsBatch.ts';

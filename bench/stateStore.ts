@@ -68,9 +68,9 @@ const timePasses = async (name: string, store: CheckpointStore, entries: readonl
     if (entry === undefined) throw new Error('bench state store: the demo journaled no pass');
     const at = entry.at + pass;
     const started = performance.now();
-    const note = await store.noteEvent(entry.key, entry.triggers, 'bench', at, LEASE_TTL_MS);
+    const note = await store.noteEvent(entry.key, { triggers: entry.triggers, owner: 'bench', now: at, ttlMs: LEASE_TTL_MS });
     await store.appendJournal({ ...entry, at });
-    if (note.outcome === 'leased') await store.releaseLease(entry.key, 'bench', note.lease.dirty, at, LEASE_TTL_MS);
+    if (note.outcome === 'leased') await store.releaseLease(entry.key, { owner: 'bench', reconciledDirty: note.lease.dirty, now: at, ttlMs: LEASE_TTL_MS });
     times.push(performance.now() - started);
   }
   const sorted = [...times].sort((a, b) => a - b);

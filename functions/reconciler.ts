@@ -17,7 +17,7 @@ import { Counters } from '../lib/counters.ts';
 import { lambdaClusters, lambdaFairShare, lambdaStore } from '../lib/hosts/lambdaDeps.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
 import { powertoolsLog, publishCounterDeltas } from '../lib/hosts/powertools.ts';
-import { InputsMemory } from '../lib/reconcile/journal.ts';
+import { InputsMemory } from '../lib/reconcile/inputsMemory.ts';
 import { LAMBDA_LOOP_BUDGET_MS } from '../lib/reconcile/reconcileJobSet.ts';
 import { makeSqsBatchHandler } from '../lib/reconcile/sqsBatch.ts';
 

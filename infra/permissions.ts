@@ -15,7 +15,7 @@ export const TableActions = {
     'dynamodb:GetItem',
     // appendJournal (the journal of reconcile passes).
     'dynamodb:PutItem',
-    // markDirty, tryAcquireLease, releaseLease, failLease.
+    // noteEvent (and its lease takeover), releaseLease, failLease.
     'dynamodb:UpdateItem',
     // forgetJobSet (the state item of a JobSet that is gone, conditional on holding its lease).
     'dynamodb:DeleteItem',

@@ -37,7 +37,7 @@ export interface SegmentFigure {
   readonly transition: string;
   /** The change on the bus: the forwarder's PutEvents that carried it returned. */
   readonly toBusP50Ms: number;
-  /** From the bus to the start of the pass that started the next stage: moto's rule and queue, a poller's receive, the handler, markDirty and the lease. */
+  /** From the bus to the start of the pass that started the next stage: moto's rule and queue, a poller's receive, the handler, noteEvent and the lease. */
   readonly toPassP50Ms: number;
   /** The pass: observe (reads), plan, and its writes up to the last Job running. */
   readonly passP50Ms: number;

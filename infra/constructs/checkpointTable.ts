@@ -1,6 +1,6 @@
 /**
  * CheckpointTable: the DynamoDB table of reconcile checkpoints (leases, dirty counters, the
- * decision log, watch bookmarks, the cluster registry). Its keys and indexes are read from
+ * journal, watch bookmarks, the cluster registry). Its keys and indexes are read from
  * tableDefinition() (lib/store/table.ts), the CreateTable input `lineup run` and the tests use,
  * so the three cannot drift; test/infra/stack.test.ts compares the synthesized table with it.
  */

@@ -81,7 +81,7 @@ export const Assumption = {
   kubeRequestMs: 25,
   /** Time of one resync tick: RESYNC_SHARD_COUNT Queries in parallel and a BatchGetItem of the few candidates. */
   resyncTickMs: 150,
-  /** Write units the `resync` index adds to an UpdateItem that succeeds: markDirty and a lease take move resyncAt (delete + put in the index, 2), a release removes it (1). */
+  /** Write units the `resync` index adds to an UpdateItem that succeeds: noteEvent and a lease take move resyncAt (delete + put in the index, 2), a release removes it (1). */
   resyncIndexWritesPerUpdate: 1.5,
   /** Read units of a Query that finds nothing on the eventually consistent `resync` index. */
   emptyQueryReadUnits: 0.5,
@@ -113,12 +113,12 @@ export const Assumption = {
    * (lib/reconcile/resync.ts). One day: story 2 finishes in seconds, a training run in hours to days.
    */
   unfinishedJobSetDays: 1,
-  /** One full-resync pass over a JobSet: one event, a get, markDirty, lease, release (a gone one: the get finds nothing). */
+  /** One full-resync pass over a JobSet: one event, a get, noteEvent (with the lease), release (a gone one: the get finds nothing). */
   syncPass: { events: 1, kubeRequests: 1, dynamoUpdates: 3 },
   /** Read units of one state item in the full resync's listing: a strongly consistent BatchGetItem of an item under 4 KB. */
   stateItemReadUnits: 1,
-  /** Journal items are kept 14 days (their TTL, DEFAULT_DECISION_RETENTION_MS), so storage holds that many days of them. */
-  decisionRetentionDays: 14,
+  /** Journal items are kept 14 days (their TTL, DEFAULT_JOURNAL_RETENTION_MS), so storage holds that many days of them. */
+  journalRetentionDays: 14,
 } as const;
 
 /** UPSTREAM_POD: what the upstream controller's Deployment reserves per cluster (upstream config/components/manager: requests 500m CPU, 128 Mi). */
@@ -150,7 +150,7 @@ export interface StartupWork {
   readonly dynamoRequests: number;
   readonly dynamoWriteUnits: number;
   readonly dynamoReadUnits: number;
-  /** Bytes written to the table that stay until their TTL (the decision log). */
+  /** Bytes written to the table that stay until their TTL (the journal). */
   readonly storedBytes: number;
 }
 
@@ -276,7 +276,7 @@ export const costReport = (fleetInput: Fleet, work: StartupWork): CostReport => 
   const sync = Assumption.syncPass;
   const lambdaForwarders = fleet.forwarder === 'lambda' ? fleet.clusters : 0;
   const sessions = lambdaForwarders * ((HOURS_PER_MONTH * 3600 * 1000) / FORWARDER_SESSION_RATE_MS);
-  const storedGb = (work.storedBytes * fleet.startupsPerDay * Assumption.decisionRetentionDays) / GB;
+  const storedGb = (work.storedBytes * fleet.startupsPerDay * Assumption.journalRetentionDays) / GB;
   const sqsIdleRequests = Assumption.sqsIdlePollers * ((HOURS_PER_MONTH * 3600) / Assumption.sqsLongPollSeconds);
   const alarms = alarmCount(lambdaForwarders);
   const fleetMetrics = Object.values(FleetMetric).filter((metric) => metric.service !== FleetMetric.ForwarderSessionErrors.service || lambdaForwarders > 0).length;
@@ -319,14 +319,14 @@ export const costReport = (fleetInput: Fleet, work: StartupWork): CostReport => 
         (resyncTicks * fleet.clusters * Assumption.resyncReadsPerCluster * Price.dynamoReadUnitsPerMillion) / 1e6,
     },
     {
-      item: `DynamoDB storage + PITR of ${Assumption.decisionRetentionDays} days of decisions`,
+      item: `DynamoDB storage + PITR of ${Assumption.journalRetentionDays} days of journal entries`,
       kind: 'startup',
       monthly: storedGb * (Price.dynamoStoragePerGbMonth + Price.dynamoPitrPerGbMonth),
     },
     {
       item: 'EventBridge archive storage',
       kind: 'startup',
-      monthly: ((work.events * fleet.startupsPerDay * Assumption.decisionRetentionDays * Assumption.archivedEventBytes) / GB) * Price.archiveStoragePerGbMonth,
+      monthly: ((work.events * fleet.startupsPerDay * Assumption.journalRetentionDays * Assumption.archivedEventBytes) / GB) * Price.archiveStoragePerGbMonth,
     },
     fleet.forwarder === 'pod'
       ? {

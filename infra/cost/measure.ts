@@ -10,7 +10,7 @@
  * The pipeline's counters (lib/counters.ts) count requests; the cost of a DynamoDB write also
  * depends on the item's size, so this measurement also asks dynalite for ConsumedCapacity on
  * every request — by wrapping the document client's send, since the store does not ask for it —
- * and records the bytes the decision log writes. dynalite accounts for the table only: index
+ * and records the bytes the journal writes. dynalite accounts for the table only: index
  * writes are added by the cost model (Assumption.resyncIndexWritesPerUpdate). Requests here
  * include the demo's own set-up writes, which the pipeline's counters do not count.
  */

@@ -1,7 +1,7 @@
 /**
  * `lineup run [--kubeconfig F] [--context C]`: the whole controller locally against a real
- * cluster (the README's "Run against a cluster"), with a live timeline of decisions; Ctrl-C flushes and exits cleanly.
- * `lineup history CLUSTER/NS/NAME`: a JobSet's decision log from the same state directory.
+ * cluster (the README's "Run against a cluster"), with a live timeline of passes; Ctrl-C flushes and exits cleanly.
+ * `lineup history CLUSTER/NS/NAME`: a JobSet's journal from the same state directory.
  */
 import { ReplayMessage } from './replay.ts';
 import { StateDirError } from '../errors.ts';
@@ -18,7 +18,7 @@ import { historyDrawing } from '../render/historyDrawing.ts';
 import { renderTimelineHtml } from '../render/timelineHtml.ts';
 import { JournalSourceMessage } from '../hosts/stateDir.ts';
 
-/** HistoryMessage: what `lineup history` says instead of a decision log. */
+/** HistoryMessage: what `lineup history` says instead of a journal. */
 export const HistoryMessage = {
   /** The state directory holds no `lineup run` state (a typo, or run never ran there); nothing is created. */
   noState: (stateDir: string): string => JournalSourceMessage.noState('lineup history', stateDir),
@@ -87,7 +87,7 @@ export interface HistoryFlags extends JournalSourceFlags {
 }
 
 /**
- * historyCommand: print a JobSet's decisions, the newest `--limit` of them (the ones being debugged,
+ * historyCommand: print a JobSet's journal entries, the newest `--limit` of them (the ones being debugged,
  * usually), oldest of those first. Every entry is read: a delta entry's inputs are rebuilt from
  * the entries before it, gate timings start at the event of their loop, and the text says how
  * many passes --limit left out.

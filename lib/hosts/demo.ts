@@ -20,7 +20,7 @@ import type { Action, PlanOptions } from '../plan/types.ts';
 import type { ClusterGateway } from '../reconcile/types.ts';
 import { InProcessBus } from '../bus/inProcessBus.ts';
 import { sleep } from '../retry.ts';
-import { InputsMemory } from '../reconcile/journal.ts';
+import { InputsMemory } from '../reconcile/inputsMemory.ts';
 import { makeSqsBatchHandler } from '../reconcile/sqsBatch.ts';
 import { scheduleBehaviourActions } from '../sim/actions.ts';
 import { resolveBehaviour, type Behaviour } from '../sim/behaviour.ts';

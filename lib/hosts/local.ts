@@ -26,7 +26,7 @@ import { resolveClusters } from '../k8s/registry.ts';
 import { KubeWatchSource } from '../k8s/watchSource.ts';
 import type { Log } from '../log.ts';
 import type { Plan, PlanOptions } from '../plan/types.ts';
-import { InputsMemory } from '../reconcile/journal.ts';
+import { InputsMemory } from '../reconcile/inputsMemory.ts';
 import { makeSqsBatchHandler } from '../reconcile/sqsBatch.ts';
 import { checkStateDirForWriting, openStateDirForWriting } from './stateDir.ts';
 import type { ClusterRecord, JournalEntry, JobSetKey } from '../store/types.ts';
@@ -65,7 +65,7 @@ export interface LocalRunOptions {
   readonly planOptions: PlanOptions;
   readonly log: Log;
   /** A pass that did something (the live timeline). */
-  readonly onPass: (key: JobSetKey, plan: Plan, decision: JournalEntry) => void;
+  readonly onPass: (key: JobSetKey, plan: Plan, entry: JournalEntry) => void;
   readonly signal: AbortSignal;
   /** Retries of the first contact with the API server. @default KUBE_RETRY */
   readonly accessCheckRetry?: RetryTuning | undefined;
@@ -133,8 +133,8 @@ export const runLocal = async (options: LocalRunOptions): Promise<Record<string,
       counters,
       log: options.log,
       journalKeepEnv: options.journalKeepEnv,
-      onPass: (key, plan, decision) => {
-        if (plan.actions.length > 0) options.onPass(key, plan, decision);
+      onPass: (key, plan, entry) => {
+        if (plan.actions.length > 0) options.onPass(key, plan, entry);
       },
     });
     bus = new InProcessBus({ pattern: reconcilerRulePattern(), handler, log: options.log });

@@ -100,6 +100,6 @@ export interface Plan {
   readonly requeueAfterMs?: number | undefined;
   /** The startup form and per-replicatedJob gates this pass decided with. */
   readonly startup?: { readonly form: StartupForm; readonly gates: readonly Gate[] } | undefined;
-  /** One line saying what this pass did and why, for logs and the decision log. */
+  /** One line saying what this pass did and why, for logs and the journal. */
   readonly reason: string;
 }

@@ -10,7 +10,7 @@
  * each action's digest is taken over its redacted form either way, so a replay of redacted
  * inputs decides exactly what was recorded (docs/security.md).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import * as z from 'zod';
@@ -28,8 +28,6 @@ import type { InputsKept, JobSetKey, JournalAction, JournalEntry, JournalEvent, 
 const INPUTS_DIGEST_CHARS = 16;
 /** Hex characters kept of an action digest. */
 const ACTION_DIGEST_CHARS = 12;
-/** JobSets whose last snapshot one process remembers (a warm Lambda serves many). */
-export const INPUTS_MEMORY_SIZE = 10_000;
 /**
  * A JobSet's entries store their inputs whole at least every this many entries: the
  * rebuilding of an entry's inputs walks back at most this far, and a lost or expired entry leaves
@@ -364,96 +362,15 @@ export const journalActionsOf = (plan: Plan): JournalAction[] =>
     };
   });
 
-/** RecalledSnapshot: a kept snapshot, the wakeAt its loop released the JobSet with, and whether the planner had nothing to do on it. */
-export interface RecalledSnapshot {
-  readonly observed: Observed;
-  readonly wakeAt: number | undefined;
-  readonly settled: boolean;
-}
-
 /**
- * InputsMemory: per JobSet, the observed state this process's last pass loop left behind (its
- * inputs with its own writes applied, lib/reconcile/snapshot.ts) under a token the loop's release
- * writes to the state item. A later loop, in this process or another, starts from it only when
- * the item still names that token — no other process has run a pass since. Bounded: the oldest
- * JobSet is forgotten first (its next pass then reads everything).
+ * EntryChains: where journalEntryOf finds the entry a delta may build on and leaves the one it
+ * builds (./inputsMemory.ts InputsMemory keeps them per process).
  */
-export class InputsMemory {
-  private readonly snapshots = new Map<string, RecalledSnapshot & { readonly token: string }>();
-  /** Per JobSet, the last entry this process wrote: what a delta after it needs. */
-  private readonly chains = new Map<string, EntryChain>();
-  /** Entries built but not yet written, with the chain they start once written. */
-  private readonly staged = new WeakMap<JournalEntry, EntryChain>();
-  private readonly capacity: number;
-  /** Tells this memory's tokens from every other process's. */
-  private readonly instance = randomUUID();
-  private sequence = 0;
-
-  constructor(capacity: number = INPUTS_MEMORY_SIZE) {
-    this.capacity = capacity;
-  }
-
-  private static id(key: JobSetKey): string {
-    return `${key.cluster}/${key.namespace}/${key.name}`;
-  }
-
-  /** recall: the snapshot kept for `key` under `token`, if this process holds that one. */
-  recall(key: JobSetKey, token: string | undefined): RecalledSnapshot | undefined {
-    if (token === undefined) return undefined;
-    const kept = this.snapshots.get(InputsMemory.id(key));
-    return kept?.token === token ? { observed: kept.observed, wakeAt: kept.wakeAt, settled: kept.settled } : undefined;
-  }
-
-  /** keep: remember `snapshot` for `key`; the token naming it. */
-  keep(key: JobSetKey, snapshot: RecalledSnapshot): string {
-    const id = InputsMemory.id(key);
-    this.sequence += 1;
-    const token = `${this.instance}.${this.sequence}`;
-    this.snapshots.delete(id);
-    this.snapshots.set(id, { token, ...snapshot });
-    if (this.snapshots.size > this.capacity) {
-      const oldest = this.snapshots.keys().next().value;
-      if (oldest !== undefined) this.snapshots.delete(oldest);
-    }
-    return token;
-  }
-
-  /** forget: drop what is kept for `key`. */
-  forget(key: JobSetKey): void {
-    this.snapshots.delete(InputsMemory.id(key));
-    this.chains.delete(InputsMemory.id(key));
-  }
-
-  /**
-   * chainAfter: what this process knows of the entry whose inputs digest is `previousDigest` (the
-   * JobSet's last, as the state item names it) — undefined when this process did not write it.
-   */
-  chainAfter(key: JobSetKey, previousDigest: string | undefined): EntryChain | undefined {
-    if (previousDigest === undefined) return undefined;
-    const chain = this.chains.get(InputsMemory.id(key));
-    return chain?.inputsDigest === previousDigest ? chain : undefined;
-  }
-
+export interface EntryChains {
+  /** chainAfter: what this process knows of the JobSet's entry whose inputs digest is `previousDigest`; undefined when it did not write it. */
+  chainAfter(key: JobSetKey, previousDigest: string | undefined): EntryChain | undefined;
   /** stage: the chain `entry` starts once it is written (undefined: the next entry must be a keyframe). */
-  stage(entry: JournalEntry, chain: EntryChain | undefined): void {
-    if (chain !== undefined) this.staged.set(entry, chain);
-  }
-
-  /**
-   * entryWritten: `entry` is in the journal now, so the next entry may build on it. Only after the
-   * write: an entry that failed to be written must not be the base of a delta.
-   */
-  entryWritten(entry: JournalEntry): void {
-    const id = InputsMemory.id(entry.key);
-    const chain = this.staged.get(entry);
-    this.chains.delete(id);
-    if (chain === undefined) return;
-    this.chains.set(id, chain);
-    if (this.chains.size > this.capacity) {
-      const oldest = this.chains.keys().next().value;
-      if (oldest !== undefined) this.chains.delete(oldest);
-    }
-  }
+  stage(entry: JournalEntry, chain: EntryChain | undefined): void;
 }
 
 /** What one pass's journal entry is made of. */
@@ -476,10 +393,10 @@ export interface PassRecord {
  * of the JobSet's previous entry, whose digest is `previousDigest` (kept on the state item, so
  * this holds across processes); as a delta against that entry when `memory` holds its objects'
  * digests (this process wrote it) and fewer than KEYFRAME_INTERVAL entries follow its keyframe;
- * else whole (a keyframe). Staged in `memory`: once written (InputsMemory.entryWritten), the next
+ * else whole (a keyframe). Staged in `memory`: once written (./inputsMemory.ts InputsMemory.entryWritten), the next
  * entry may build on it.
  */
-export const journalEntryOf = (pass: PassRecord, previousDigest: string | undefined, memory?: InputsMemory): JournalEntry => {
+export const journalEntryOf = (pass: PassRecord, previousDigest: string | undefined, memory?: EntryChains): JournalEntry => {
   const inputs = journalInputsOf(pass.observed, pass.keepEnv === true);
   const digest = inputsDigest(inputs);
   const previous = memory?.chainAfter(pass.key, previousDigest);

@@ -14,10 +14,11 @@ import type { Log } from '../log.ts';
 import { conditionIsTrue } from '../plan/conditions.ts';
 import { plan as planPass } from '../plan/planner.ts';
 import type { Observed, Plan, PlanOptions } from '../plan/types.ts';
-import type { CheckpointStore, HeldLease, JobSetKey, JournalEntry, JournalEvent, JournalTimings, LoopRelease } from '../store/types.ts';
+import type { HeldLease, JobSetKey, JournalEntry, JournalEvent, JournalStore, JournalTimings, LeaseStore, LoopRelease } from '../store/types.ts';
 import { trimPending } from '../store/rules.ts';
 import { executePlan, type ExecutionResult } from './execute.ts';
-import { inputsDigest, journalEntryOf, journalInputsOf, type InputsMemory } from './journal.ts';
+import type { InputsMemory } from './inputsMemory.ts';
+import { inputsDigest, journalEntryOf, journalInputsOf } from './journal.ts';
 import { afterWrites, changedSince, CREATE_ACTIONS, freshSince, knownOf, nothingChanged } from './snapshot.ts';
 import type { ClusterGateway, ClusterResolver, ObserveSince } from './types.ts';
 
@@ -37,9 +38,12 @@ export const DEFAULT_LEASE_TTL_MS = 60_000;
  */
 export const LAMBDA_LOOP_BUDGET_MS = DEFAULT_LEASE_TTL_MS / 2;
 
+/** ReconcilerStore: the roles of the store a pass loop uses: the lease, and the journal it appends to. */
+export type ReconcilerStore = LeaseStore & Pick<JournalStore, 'appendJournal'>;
+
 /** ReconcileDeps: what the loop talks to, created once per host. */
 export interface ReconcileDeps {
-  readonly store: CheckpointStore;
+  readonly store: ReconcilerStore;
   readonly resolveCluster: ClusterResolver;
   readonly planOptions: PlanOptions;
   /**
@@ -331,14 +335,23 @@ const runPass = async (gateway: ClusterGateway, key: JobSetKey, since: ObserveSi
       loop.moreToDo = next !== undefined && next.actions.length > 0;
       if (next?.requeueAfterMs !== undefined) loop.wakeAt = now + next.requeueAfterMs;
     }
-    await deps.store.appendJournal(entry);
-    deps.inputsMemory?.entryWritten(entry);
-    deps.onPass?.(key, plan, entry);
+    await recordPass(key, plan, entry, deps);
     if (!result.error) return true;
     if (!isRetryableConflict(result.error) || conflicts >= MAX_CONFLICT_RETRIES) throw result.error;
     deps.log('info', 'conflict; re-reading and re-planning', { jobSet: `${key.namespace}/${key.name}`, error: result.error.message, action: result.failedAction?.kind });
     reading = undefined;
   }
+};
+
+/**
+ * recordPass: the pass's journal entry appended; once it is written (never before: an entry that
+ * failed to be written must be no base of a delta), the entry the next one of this process may
+ * build on; then the host's onPass sees it.
+ */
+const recordPass = async (key: JobSetKey, plan: Plan, entry: JournalEntry, deps: ReconcileDeps): Promise<void> => {
+  await deps.store.appendJournal(entry);
+  deps.inputsMemory?.entryWritten(entry);
+  deps.onPass?.(key, plan, entry);
 };
 
 /** evaluateReplay: a replayed event is for looking, not acting. */
@@ -352,8 +365,7 @@ const evaluateReplay = async (gateway: ClusterGateway, key: JobSetKey, replayNam
     { key, observed, planOptions: deps.planOptions, plan, applied: false, triggers, timings: timingsOf(arrival, triggers, now, deps.now()), replayName, keepEnv: deps.journalKeepEnv },
     undefined,
   );
-  await deps.store.appendJournal(entry);
-  deps.onPass?.(key, plan, entry);
+  await recordPass(key, plan, entry, deps);
   return 'replay-recorded';
 };
 
@@ -400,7 +412,7 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
 
   const ttl = deps.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const owner = `${deps.owner}/${randomUUID()}`;
-  const note = await deps.store.noteEvent(key, arrival.triggers, owner, deps.now(), ttl);
+  const note = await deps.store.noteEvent(key, { triggers: arrival.triggers, owner, now: deps.now(), ttlMs: ttl });
   if (note.outcome === 'echo') {
     deps.counters.add(CounterName.Echoes);
     return 'echo';
@@ -441,14 +453,15 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
         const overTime = deps.loopBudgetMs !== undefined && deps.now() - arrival.receivedAt >= deps.loopBudgetMs;
         if (passes >= maxPasses || overTime) {
           const spent = overTime ? `time budget of ${deps.loopBudgetMs ?? 0} ms spent` : `pass budget of ${maxPasses} passes exhausted`;
-          await deps.store.failLease(key, owner, `${spent} with work left (events arriving, or Jobs still to create); resync continues`, deps.now(), loop.inputsDigest);
+          const error = `${spent} with work left (events arriving, or Jobs still to create); resync continues`;
+          await deps.store.failLease(key, { owner, error, now: deps.now(), inputsDigest: loop.inputsDigest });
           deps.inputsMemory?.forget(key);
           return 'handed-to-resync';
         }
         passes += 1;
         const since: ObserveSince | 'fresh' | undefined =
           loop.snapshot !== undefined && changed !== undefined ? { observed: loop.snapshot, ...changed } : passes === 1 && !overflowed && isFirstEver(lease, loop.untaken) ? 'fresh' : undefined;
-        // Gone: forget its state (decisions stay until their TTL); if the lease moved on, the new holder decides.
+        // Gone: forget its state (journal entries stay until their TTL); if the lease moved on, the new holder decides.
         if (!(await runPass(gateway, key, since, loop, arrival, deps))) {
           deps.inputsMemory?.forget(key);
           await deps.store.forgetJobSet(key, owner);
@@ -456,7 +469,7 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
         }
         if (loop.moreToDo) continue;
       }
-      const release = await deps.store.releaseLease(key, owner, target, deps.now(), ttl, loop.wakeAt, releaseOf(key, loop, lease, deps));
+      const release = await deps.store.releaseLease(key, { owner, reconciledDirty: target, now: deps.now(), ttlMs: ttl, wakeAt: loop.wakeAt, loop: releaseOf(key, loop, lease, deps) });
       if (release.outcome === 'released') return 'reconciled';
       if (release.outcome === 'lost' || !release.lease) {
         deps.log('warn', 'lease lost during the pass loop; the new holder continues', fields);
@@ -467,7 +480,7 @@ export const handleEvent = async (event: IncomingEvent, deps: ReconcileDeps): Pr
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     deps.inputsMemory?.forget(key);
-    await deps.store.failLease(key, owner, boundedError(message), deps.now(), loop.inputsDigest);
+    await deps.store.failLease(key, { owner, error: boundedError(message), now: deps.now(), inputsDigest: loop.inputsDigest });
     throw error;
   }
 };

@@ -33,6 +33,7 @@ import { InvalidInputError } from '../errors.ts';
 import { needsResync } from '../store/rules.ts';
 import { takeFairShare, type FairShare } from './fairShare.ts';
 import { handleEvent, type EventOutcome, type ReconcileDeps } from './reconcileJobSet.ts';
+import type { JobSetStateStore } from '../store/types.ts';
 
 /** MalformedEventError: a record whose body is not a Lineup EventBridge event. */
 export class MalformedEventError extends InvalidInputError {}
@@ -92,6 +93,9 @@ export const parseRecordBody = (record: SQSRecord, raw: unknown = parseJsonBody(
 /** RecordOutcome: what became of one record. */
 export type RecordOutcome = EventOutcome | PoisonOutcome | Error;
 
+/** BatchDeps: the pass loop's deps, its store also reading a JobSet's state (on a record's last receive). */
+export type BatchDeps = ReconcileDeps & { readonly store: ReconcileDeps['store'] & Pick<JobSetStateStore, 'getState'> };
+
 /** BatchHooks: what a host adds to the batch handler. */
 export interface BatchHooks {
   /** Sees each handled record's fate (not those put back by the fair share). */
@@ -112,7 +116,7 @@ type HandledOutcome = EventOutcome | PoisonOutcome;
  * resync re-queues it and nothing is lost by letting the record go: a cluster that stays
  * unreachable for minutes then waits for the resync, not for a person reading the DLQ.
  */
-const handedToResync = async (deps: ReconcileDeps, record: SQSRecord, event: ParsedEvent): Promise<boolean> => {
+const handedToResync = async (deps: BatchDeps, record: SQSRecord, event: ParsedEvent): Promise<boolean> => {
   if (Number(record.attributes.ApproximateReceiveCount) < RECONCILE_MAX_RECEIVE_COUNT) return false;
   const key = { cluster: event.detail.cluster, namespace: event.detail.namespace, name: event.detail.jobSet };
   try {
@@ -151,7 +155,7 @@ const reconcileEvent = async (deps: ReconcileDeps, hooks: BatchHooks, record: SQ
  * handleRecord: one record to its outcome: poison dropped, a failure on the last receive handed
  * to the resync, any other failure thrown so the batch reports the record for a retry.
  */
-const handleRecord = async (deps: ReconcileDeps, hooks: BatchHooks, record: SQSRecord): Promise<HandledOutcome> => {
+const handleRecord = async (deps: BatchDeps, hooks: BatchHooks, record: SQSRecord): Promise<HandledOutcome> => {
   let event: ParsedEvent | undefined;
   try {
     const raw = parseJsonBody(record);
@@ -208,7 +212,7 @@ const handleFairShare = async (records: SQSRecord[], context: Context | undefine
 
 /** makeSqsBatchHandler: the batch handler around `deps`. */
 export const makeSqsBatchHandler = (
-  deps: ReconcileDeps,
+  deps: BatchDeps,
   hooks: BatchHooks = {},
 ): ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) => {
   const handler = (record: SQSRecord): Promise<HandledOutcome> => handleRecord(deps, hooks, record);

@@ -43,7 +43,7 @@ import {
   journalEntryToKeep,
   needsResync,
   trimPending as trimPendingList,
-  DEFAULT_DECISION_RETENTION_MS,
+  DEFAULT_JOURNAL_RETENTION_MS,
 } from './rules.ts';
 import { isConditionalCheckFailed, isItemTooLarge, sendCounted, toStoreError } from './sdkErrors.ts';
 import {
@@ -75,7 +75,9 @@ import {
   type JournalEvent,
   type JobSetKey,
   type JobSetState,
-  type LoopRelease,
+  type EventNoteRequest,
+  type LeaseFailure,
+  type LeaseRelease,
   type ReleaseOutcome,
 } from './types.ts';
 
@@ -94,10 +96,10 @@ export interface DynamoCheckpointStoreOptions {
    */
   readonly counters?: Counters;
   /**
-   * How long decisions are kept before their TTL lets DynamoDB delete them.
-   * @default DEFAULT_DECISION_RETENTION_MS
+   * How long journal entries are kept before their TTL lets DynamoDB delete them.
+   * @default DEFAULT_JOURNAL_RETENTION_MS
    */
-  readonly decisionRetentionMs?: number;
+  readonly journalRetentionMs?: number;
   /** The waits between BatchGetItem attempts at unprocessed keys, replaced in tests. */
   readonly retrySeams?: RetrySeams;
 }
@@ -116,7 +118,7 @@ const BATCH_GET_MAX_KEYS = 100;
 export const BATCH_GET_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 50, maxDelayMs: 1_000, jitter: 'equal' };
 
 /** A table key as the document client takes it. */
-type TableKey = Readonly<Record<(typeof TABLE_KEY)[keyof typeof TABLE_KEY], string>>;
+export type TableKey = Readonly<Record<(typeof TABLE_KEY)[keyof typeof TABLE_KEY], string>>;
 
 /** tableKey: the table key of partition `pk` and sort key `sk`. */
 const tableKey = (pk: string, sk: string): TableKey => ({ [TABLE_KEY.partitionKey]: pk, [TABLE_KEY.sortKey]: sk });
@@ -126,7 +128,7 @@ const tableKey = (pk: string, sk: string): TableKey => ({ [TABLE_KEY.partitionKe
  * own JobSet key and its place in the `list` index (values `:cluster`, `:namespace`, `:name`,
  * `:listPk`, `:listSk`). Rewriting equal values changes no index key, so it costs no index write.
  */
-const IDENTITY_SETS = [
+export const IDENTITY_SETS = [
   `#${Attr.cluster} = :cluster`,
   `#${Attr.namespace} = :namespace`,
   `#${Attr.name} = :name`,
@@ -139,14 +141,14 @@ const IDENTITY_SETS = [
  * `#attribute` — every name is aliased because `name`, `namespace` and others are DynamoDB
  * reserved words, and only the names used are listed because DynamoDB rejects unused ones.
  */
-const expressionNames = (...expressions: string[]): Record<string, string> => {
+export const expressionNames = (...expressions: string[]): Record<string, string> => {
   const names: Record<string, string> = {};
   for (const expression of expressions) for (const [, name] of expression.matchAll(/#(\w+)/g)) if (name) names[`#${name}`] = name;
   return names;
 };
 
 /** identityValues: the values IDENTITY_SETS refers to. */
-const identityValues = (key: JobSetKey): Item => ({
+export const identityValues = (key: JobSetKey): Item => ({
   ':cluster': key.cluster,
   ':namespace': key.namespace,
   ':name': key.name,
@@ -155,7 +157,7 @@ const identityValues = (key: JobSetKey): Item => ({
 });
 
 /** stateKey: the table key of a JobSet's state item. */
-const stateKey = (key: JobSetKey): TableKey => tableKey(jobSetPk(key), KeyPart.state);
+export const stateKey = (key: JobSetKey): TableKey => tableKey(jobSetPk(key), KeyPart.state);
 
 
 /** registryItem: a cluster's registry entry as stored, listed in the `list` index. */
@@ -167,13 +169,13 @@ const registryItem = (record: ClusterRecord): Record<string, unknown> => ({
   ...clusterAttributes(record),
 });
 
-/** DynamoCheckpointStore: CheckpointStore on a DynamoDB table laid out by ./table.ts. */
+/** DynamoCheckpointStore: every role of CheckpointStore on one DynamoDB table laid out by ./table.ts. */
 export class DynamoCheckpointStore implements CheckpointStore {
   /** Where requests are counted (the one given, or the store's own). */
   readonly counters: Counters;
   private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
-  private readonly decisionRetentionMs: number;
+  protected readonly tableName: string;
+  private readonly journalRetentionMs: number;
   private readonly retrySeams: RetrySeams;
 
   constructor(options: DynamoCheckpointStoreOptions) {
@@ -181,28 +183,8 @@ export class DynamoCheckpointStore implements CheckpointStore {
       options.client instanceof DynamoDBDocumentClient ? options.client : DynamoDBDocumentClient.from(options.client);
     this.tableName = options.tableName;
     this.counters = options.counters ?? new Counters();
-    this.decisionRetentionMs = options.decisionRetentionMs ?? DEFAULT_DECISION_RETENTION_MS;
+    this.journalRetentionMs = options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
     this.retrySeams = options.retrySeams ?? {};
-  }
-
-  /** markDirty: `ADD dirty 1`, creating the item; it also becomes a resync candidate until a release finds it quiescent. */
-  async markDirty(key: JobSetKey, now: number): Promise<number> {
-    const pk = jobSetPk(key);
-    const update = [
-      `ADD #${Attr.dirty} :one`,
-      `SET #${Attr.reconciled} = if_not_exists(#${Attr.reconciled}, :zero), ${IDENTITY_SETS},`,
-      `#${RESYNC_INDEX.partitionKey} = :shard, #${RESYNC_INDEX.sortKey} = :now, #${Attr.updatedAt} = :now`,
-    ].join(' ');
-    const attributes = await this.update({
-      TableName: this.tableName,
-      Key: stateKey(key),
-      UpdateExpression: update,
-      ExpressionAttributeNames: expressionNames(update),
-      ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':shard': resyncShardOf(pk), ':now': now, ...identityValues(key) },
-      ReturnValues: 'UPDATED_NEW',
-    });
-    const dirty = attributes?.[Attr.dirty];
-    return typeof dirty === 'number' ? dirty : 0;
   }
 
   /**
@@ -211,11 +193,11 @@ export class DynamoCheckpointStore implements CheckpointStore {
    * and `SET leaseOwner = if_not_exists(leaseOwner, :me)` (with its expiry likewise) — releases
    * and failLease remove both, so the lease is taken exactly when nobody holds it. The ALL_NEW
    * image says whose it is. Only a lease whose holder let it lapse costs a second write: the
-   * conditional takeover of tryAcquireLease; and only a pending list the append took over
+   * conditional takeover of takeLease; and only a pending list the append took over
    * MAX_PENDING_TRIGGERS, the trim (trimPending). An item DynamoDB refuses to grow (over 400 KB:
    * written before pending was bounded) is trimmed first, read and rewritten, then noted.
    */
-  async noteEvent(key: JobSetKey, triggers: readonly JournalEvent[], owner: string, now: number, ttlMs: number): Promise<EventNote> {
+  async noteEvent(key: JobSetKey, { triggers, owner, now, ttlMs }: EventNoteRequest): Promise<EventNote> {
     let attributes: Item | undefined;
     try {
       attributes = await this.appendTriggers(key, triggers, owner, now, ttlMs);
@@ -231,7 +213,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
     if (attributes[Attr.leaseOwner] === owner) return { outcome: 'leased', lease: heldLeaseFromItem(attributes, owner, Number(attributes[Attr.leaseExpiresAt])), ...trimmed };
     const holderExpiresAt = attributes[Attr.leaseExpiresAt];
     if (typeof holderExpiresAt === 'number' && holderExpiresAt > now) return { outcome: 'deferred', ...trimmed };
-    const taken = await this.tryAcquireLease(key, owner, now, ttlMs);
+    const taken = await this.takeLease(key, owner, now, ttlMs);
     return taken === undefined ? { outcome: 'deferred', ...trimmed } : { outcome: 'leased', lease: taken, ...trimmed };
   }
 
@@ -329,8 +311,11 @@ export class DynamoCheckpointStore implements CheckpointStore {
     return attributes === undefined ? undefined : { attributes, coalesced: trim.coalesced, dropped: trim.dropped };
   }
 
-  /** tryAcquireLease: one UpdateItem conditional on the lease being free, lapsed or already `owner`'s; a failed condition is undefined. */
-  async tryAcquireLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<HeldLease | undefined> {
+  /**
+   * takeLease: one UpdateItem conditional on the lease being free, lapsed or already `owner`'s
+   * (creating the item); a failed condition is undefined. noteEvent's takeover of a lapsed lease.
+   */
+  protected async takeLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<HeldLease | undefined> {
     const expiresAt = now + ttlMs;
     const update = [
       `SET #${Attr.leaseOwner} = :me, #${Attr.leaseExpiresAt} = :expiresAt,`,
@@ -367,15 +352,9 @@ export class DynamoCheckpointStore implements CheckpointStore {
    * not say which part of a condition failed, and dynalite does not return the old item, hence
    * the second write instead of reading the failed one's image.
    */
-  async releaseLease(
-    key: JobSetKey,
-    owner: string,
-    reconciledDirty: number,
-    now: number,
-    ttlMs: number,
-    wakeAt?: number,
-    loop: LoopRelease = {},
-  ): Promise<{ outcome: ReleaseOutcome; lease?: HeldLease | undefined }> {
+  async releaseLease(key: JobSetKey, request: LeaseRelease): Promise<{ outcome: ReleaseOutcome; lease?: HeldLease | undefined }> {
+    const { owner, reconciledDirty, now, ttlMs, wakeAt } = request;
+    const loop = request.loop ?? {};
     const waking = wakeAt !== undefined;
     const carry = loop.carry !== undefined && loop.carry.length > 0 ? loop.carry.map((trigger) => definedOnly({ ...trigger })) : undefined;
     // What the loop leaves for the next one: each attribute set when given, removed when not
@@ -456,7 +435,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
    * does not any more, nothing is written: the JobSet is the new holder's, whose pass supersedes
    * this one's error. The resync index needs no write: taking the lease made the item a candidate.
    */
-  async failLease(key: JobSetKey, owner: string, error: string, now: number, inputsDigest?: string): Promise<void> {
+  async failLease(key: JobSetKey, { owner, error, now, inputsDigest }: LeaseFailure): Promise<void> {
     const update = [
       `REMOVE #${Attr.leaseOwner}, #${Attr.leaseExpiresAt}, #${Attr.known}, #${Attr.snapshot}`,
       `SET #${Attr.lastError} = :error, #${Attr.lastErrorAt} = :now, #${Attr.updatedAt} = :now`,
@@ -545,7 +524,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
             [TABLE_KEY.partitionKey]: jobSetPk(kept.key),
             [TABLE_KEY.sortKey]: journalSk(kept.at, journalSuffix()),
             ...journalAttributes(kept),
-            [TTL_ATTRIBUTE]: journalExpiresAt(kept.at, this.decisionRetentionMs),
+            [TTL_ATTRIBUTE]: journalExpiresAt(kept.at, this.journalRetentionMs),
           },
         }),
       ),
@@ -553,8 +532,8 @@ export class DynamoCheckpointStore implements CheckpointStore {
   }
 
   /**
-   * listJournal: a Query of the JobSet's decision items in sort-key (= time) order, so the
-   * oldest `limit` come back; without `limit`, all of them. Decisions past their TTL may still
+   * listJournal: a Query of the JobSet's journal items in sort-key (= time) order, so the
+   * oldest `limit` come back; without `limit`, all of them. Entries past their TTL may still
    * appear until DynamoDB deletes them.
    */
   async listJournal(key: JobSetKey, limit?: number): Promise<JournalEntry[]> {
@@ -709,7 +688,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
    * update: one UpdateItem; its returned attributes ({} when none were asked for), or undefined
    * when a `conditional` update's condition did not hold.
    */
-  private async update(input: UpdateCommandInput, options: { conditional?: boolean } = {}): Promise<Item | undefined> {
+  protected async update(input: UpdateCommandInput, options: { conditional?: boolean } = {}): Promise<Item | undefined> {
     try {
       const output = await this.send('UpdateItem', () => this.client.send(new UpdateCommand(input)));
       return output.Attributes ?? {};

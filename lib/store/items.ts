@@ -151,7 +151,7 @@ const parseItem = <T>(schema: z.ZodType<T>, item: Item, what: string): T => {
   );
 };
 
-/** stateFromItem: the JobSet state a state item records; counters default to 0 (an item created by tryAcquireLease alone). */
+/** stateFromItem: the JobSet state a state item records; counters default to 0 (an item created by a lease take alone). */
 export const stateFromItem = (item: Item): JobSetState => {
   const parsed = parseItem(StateItemSchema, item, 'jobset state');
   const owner = parsed[Attr.leaseOwner];

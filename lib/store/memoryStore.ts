@@ -10,11 +10,11 @@ import type { BookmarkRecord, ClusterHeartbeat, ClusterRecord } from './types.ts
 /** MemoryCheckpointStoreOptions: what a MemoryCheckpointStore is built from. */
 export interface MemoryCheckpointStoreOptions {
   /**
-   * How long decisions are kept; recorded as each decision's expiry, which (as with DynamoDB TTL)
+   * How long journal entries are kept; recorded as each entry's expiry, which (as with DynamoDB TTL)
    * is not enforced on reads.
-   * @default DEFAULT_DECISION_RETENTION_MS
+   * @default DEFAULT_JOURNAL_RETENTION_MS
    */
-  readonly decisionRetentionMs?: number;
+  readonly journalRetentionMs?: number;
 }
 
 /** MemoryRecordTable: RecordTable over Maps; records go in and come out as copies, as through a database. */

@@ -20,7 +20,7 @@ import {
   leaseIsFree,
   needsResync,
   trimPending,
-  DEFAULT_DECISION_RETENTION_MS,
+  DEFAULT_JOURNAL_RETENTION_MS,
 } from './rules.ts';
 import { jobSetPk, journalSk } from './table.ts';
 import type {
@@ -34,7 +34,9 @@ import type {
   JobSetState,
   JournalEntry,
   JournalEvent,
-  LoopRelease,
+  EventNoteRequest,
+  LeaseFailure,
+  LeaseRelease,
   ReleaseOutcome,
 } from './types.ts';
 
@@ -106,9 +108,9 @@ export interface RecordCheckpointStoreOptions {
   /**
    * How long journal entries are kept; recorded as each entry's expiry, which (as with DynamoDB
    * TTL) is not enforced on reads.
-   * @default DEFAULT_DECISION_RETENTION_MS
+   * @default DEFAULT_JOURNAL_RETENTION_MS
    */
-  readonly decisionRetentionMs?: number;
+  readonly journalRetentionMs?: number;
   /**
    * Where each call is counted as the request the DynamoDB store sends for it
    * (`dynamodb.<Operation>`), so a demo keeping its state locally prints the deployed pipeline's
@@ -118,7 +120,7 @@ export interface RecordCheckpointStoreOptions {
 }
 
 /** The DynamoDB operation a store call stands for, as counted. */
-type Operation = 'UpdateItem' | 'GetItem' | 'PutItem' | 'DeleteItem' | 'Query' | 'BatchGetItem';
+export type Operation = 'UpdateItem' | 'GetItem' | 'PutItem' | 'DeleteItem' | 'Query' | 'BatchGetItem';
 
 /** heldLease: the lease `record` shows for its holder, with what it carries for the pass loop. */
 const heldLease = (record: StateRecord, owner: string, expiresAt: number): HeldLease => ({
@@ -169,29 +171,17 @@ const newStateRecord = (key: JobSetKey, now: number): StateRecord => ({
 /** RecordCheckpointStore: CheckpointStore over a RecordTable, with the DynamoDB store's semantics. */
 export class RecordCheckpointStore implements CheckpointStore {
   protected readonly table: RecordTable;
-  private readonly decisionRetentionMs: number;
+  private readonly journalRetentionMs: number;
   private readonly counters: Counters | undefined;
 
   constructor(table: RecordTable, options: RecordCheckpointStoreOptions = {}) {
     this.table = table;
-    this.decisionRetentionMs = options.decisionRetentionMs ?? DEFAULT_DECISION_RETENTION_MS;
+    this.journalRetentionMs = options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
     this.counters = options.counters;
   }
 
-  /** markDirty: bump the counter, creating the record as DynamoDB's ADD creates the item. */
-  async markDirty(key: JobSetKey, now: number): Promise<number> {
-    this.count('UpdateItem');
-    return this.table.transaction(() => {
-      const record = this.stateRecord(key, now);
-      record.dirty += 1;
-      record.updatedAt = now;
-      this.table.putState(jobSetPk(key), record);
-      return record.dirty;
-    });
-  }
-
   /** noteEvent: the DynamoDB store's conditional write — echo, or count, queue and take a free lease (a lapsed one by takeover). */
-  async noteEvent(key: JobSetKey, triggers: readonly JournalEvent[], owner: string, now: number, ttlMs: number): Promise<EventNote> {
+  async noteEvent(key: JobSetKey, { triggers, owner, now, ttlMs }: EventNoteRequest): Promise<EventNote> {
     this.count('UpdateItem');
     return this.table.transaction((): EventNote => {
       const pk = jobSetPk(key);
@@ -217,22 +207,10 @@ export class RecordCheckpointStore implements CheckpointStore {
     });
   }
 
-  /** tryAcquireLease: take the lease when leaseIsFree; creates the record like the conditional UpdateItem does. */
-  async tryAcquireLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<HeldLease | undefined> {
-    this.count('UpdateItem');
-    return this.table.transaction(() => this.acquire(key, owner, now, ttlMs));
-  }
-
   /** releaseLease: 'released' when `owner` holds it and nothing moved; else renew for 'dirty'; else 'lost'. */
-  async releaseLease(
-    key: JobSetKey,
-    owner: string,
-    reconciledDirty: number,
-    now: number,
-    ttlMs: number,
-    wakeAt?: number,
-    loop: LoopRelease = {},
-  ): Promise<{ outcome: ReleaseOutcome; lease?: HeldLease | undefined }> {
+  async releaseLease(key: JobSetKey, release: LeaseRelease): Promise<{ outcome: ReleaseOutcome; lease?: HeldLease | undefined }> {
+    const { owner, reconciledDirty, now, ttlMs, wakeAt } = release;
+    const loop = release.loop ?? {};
     this.count('UpdateItem');
     return this.table.transaction((): { outcome: ReleaseOutcome; lease?: HeldLease | undefined } => {
       const pk = jobSetPk(key);
@@ -264,7 +242,7 @@ export class RecordCheckpointStore implements CheckpointStore {
   }
 
   /** failLease: give the lease up with the error; nothing when `owner` no longer holds it. */
-  async failLease(key: JobSetKey, owner: string, error: string, now: number, inputsDigest?: string): Promise<void> {
+  async failLease(key: JobSetKey, { owner, error, now, inputsDigest }: LeaseFailure): Promise<void> {
     this.count('UpdateItem');
     this.table.transaction(() => {
       const pk = jobSetPk(key);
@@ -325,7 +303,7 @@ export class RecordCheckpointStore implements CheckpointStore {
     this.table.appendJournal(jobSetPk(kept.key), {
       sk: journalSk(kept.at, journalSuffix()),
       item: journalAttributes(kept),
-      expiresAt: journalExpiresAt(kept.at, this.decisionRetentionMs),
+      expiresAt: journalExpiresAt(kept.at, this.journalRetentionMs),
     });
   }
 
@@ -404,8 +382,11 @@ export class RecordCheckpointStore implements CheckpointStore {
     this.table.deleteCluster(id);
   }
 
-  /** acquire: tryAcquireLease's write, inside the caller's transaction. */
-  private acquire(key: JobSetKey, owner: string, now: number, ttlMs: number): HeldLease | undefined {
+  /**
+   * acquire: take the lease when leaseIsFree (nobody holds it, it lapsed, or `owner` holds it),
+   * creating the record as the conditional UpdateItem does, inside the caller's transaction.
+   */
+  protected acquire(key: JobSetKey, owner: string, now: number, ttlMs: number): HeldLease | undefined {
     const pk = jobSetPk(key);
     const existing = this.table.getState(pk);
     if (!leaseIsFree(existing?.lease, owner, now)) return undefined;
@@ -417,11 +398,12 @@ export class RecordCheckpointStore implements CheckpointStore {
   }
 
   /** stateRecord: the JobSet's record, a new one at 0/0 when absent (DynamoDB creates the item on update). */
-  private stateRecord(key: JobSetKey, now: number): StateRecord {
+  protected stateRecord(key: JobSetKey, now: number): StateRecord {
     return this.table.getState(jobSetPk(key)) ?? newStateRecord(key, now);
   }
 
-  private count(operation: Operation): void {
+  /** count: the call as the DynamoDB request it stands for. */
+  protected count(operation: Operation): void {
     this.counters?.add(`${CounterName.DynamoPrefix}${operation}`);
   }
 }

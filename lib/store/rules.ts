@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { objectRef, type ClusterHeartbeat, type ClusterRecord, type JournalEntry, type JournalEvent, type JobSetKey, type JobSetState } from './types.ts';
 
-/** How long decision-log items are kept (their TTL) unless the store is configured otherwise: 14 days. */
-export const DEFAULT_DECISION_RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
+/** How long journal entries are kept (their TTL) unless the store is configured otherwise: 14 days. */
+export const DEFAULT_JOURNAL_RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
 /**
  * Largest journal item (characters of its stored attributes) the store writes: DynamoDB items stop
  * at 400 KB, and attribute names and key overhead need the rest. An entry over it drops its inputs
@@ -29,7 +29,7 @@ export const leaseExpired = (state: JobSetState, now: number): boolean =>
 /** lastPassFailed: the last pass loop ended in failLease and no release has cleared it. */
 export const lastPassFailed = (state: JobSetState): boolean => state.lastError !== undefined;
 
-/** dirtyWithoutLease: events arrived that nobody is reconciling (the invocation died between markDirty and the lease). */
+/** dirtyWithoutLease: events arrived that nobody is reconciling (the invocation died between noting the event and taking the lease). */
 export const dirtyWithoutLease = (state: JobSetState): boolean => state.dirty > state.reconciled && state.lease === undefined;
 
 /** wakeDue: the JobSet asked for a pass at `wakeAt` (TTL after finished) and that time has come. */
@@ -129,23 +129,23 @@ export const compareClusters = (a: ClusterRecord, b: ClusterRecord): number => c
 // Code-unit order, not localeCompare: it is the order DynamoDB sorts string keys in.
 const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Width of the in-process sequence in a decision suffix. */
-const DECISION_SEQUENCE_DIGITS = 8;
-let decisionSequence = 0;
+/** Width of the in-process sequence in a journal entry's sort-key suffix. */
+const JOURNAL_SEQUENCE_DIGITS = 8;
+let journalSequence = 0;
 
 /**
- * journalSuffix: the part of a decision's sort key after its time. The in-process sequence keeps
- * two decisions of one process in the same millisecond in order; the random part keeps decisions
+ * journalSuffix: the part of a journal entry's sort key after its time. The in-process sequence keeps
+ * two entries of one process in the same millisecond in order; the random part keeps entries
  * of two processes apart (two holders can only meet in the same millisecond around a takeover).
  */
 export const journalSuffix = (): string => {
-  decisionSequence = (decisionSequence + 1) % 10 ** DECISION_SEQUENCE_DIGITS;
-  return `${String(decisionSequence).padStart(DECISION_SEQUENCE_DIGITS, '0')}${randomBytes(4).toString('hex')}`;
+  journalSequence = (journalSequence + 1) % 10 ** JOURNAL_SEQUENCE_DIGITS;
+  return `${String(journalSequence).padStart(JOURNAL_SEQUENCE_DIGITS, '0')}${randomBytes(4).toString('hex')}`;
 };
 
 /**
- * journalExpiresAt: the decision's TTL in epoch SECONDS (DynamoDB TTL's unit), rounded up so a
- * decision is never eligible for deletion before its full retention has passed.
+ * journalExpiresAt: the journal entry's TTL in epoch SECONDS (DynamoDB TTL's unit), rounded up so a
+ * entry is never eligible for deletion before its full retention has passed.
  */
 export const journalExpiresAt = (at: number, retentionMs: number): number => Math.ceil((at + retentionMs) / 1000);
 

@@ -26,14 +26,14 @@
  * Two sparse global secondary indexes, both KEYS_ONLY:
  * - `list` (`listPk`, `listSk`): only state items (`JOBSETS#<cluster>`, `<namespace>#<name>`) and
  *   registry items (`CLUSTERS`, `<id>`) carry these attributes; it answers listJobSets and
- *   listClusters without a Scan over the decision log. Its keys never change after the item is
- *   created, so with KEYS_ONLY it costs no index write on the hot path (markDirty, lease writes);
+ *   listClusters without a Scan over the journal. Its keys never change after the item is
+ *   created, so with KEYS_ONLY it costs no index write on the hot path (noteEvent, lease writes);
  *   the listing pays a BatchGetItem instead, and listings are rare.
  * - `resync` (`resyncShard`, `resyncAt`): see RESYNC_INDEX for why it exists and what it holds.
  *
  * Journal items carry `expiresAt` (epoch SECONDS), the attribute the CDK stack names as the
  * table's TTL attribute. CreateTable has no TTL field, and dynalite has no UpdateTimeToLive, so
- * TTL is not part of tableDefinition(): the embedded store keeps expired decisions until
+ * TTL is not part of tableDefinition(): the embedded store keeps expired journal entries until
  * `.lineup/` is removed, and readers must not assume expired items are gone (DynamoDB itself
  * deletes them within days, not at `expiresAt`).
  */
@@ -43,7 +43,7 @@ import type { JobSetKey } from './types.ts';
 /** TABLE_KEY: the table's key attributes (both strings). */
 export const TABLE_KEY = { partitionKey: 'pk', sortKey: 'sk' } as const;
 
-/** TTL_ATTRIBUTE: the TTL attribute of decision items, epoch seconds (the CDK stack sets it as the table's TTL). */
+/** TTL_ATTRIBUTE: the TTL attribute of journal entries, epoch seconds (the CDK stack sets it as the table's TTL). */
 export const TTL_ATTRIBUTE = 'expiresAt';
 
 /** DEFAULT_TABLE_NAME: the table name of the embedded store and the tests; production takes the CDK stack's name. */
@@ -121,15 +121,15 @@ export const LIST_INDEX = { name: 'list', partitionKey: 'listPk', sortKey: 'list
  * RESYNC_INDEX: the sparse KEYS_ONLY index the resync λ queries (listNeedingResync).
  *
  * Why an index and not a Scan: a Scan reads every item of the table — every JobSet of every
- * cluster and 14 days of decisions — on every resync tick, so its cost grows with the fleet's
+ * cluster and 14 days of journal entries — on every resync tick, so its cost grows with the fleet's
  * history, while the JobSets that need attention are the few in flight. Only items that are not
  * quiescent carry `resyncShard` and `resyncAt`, so the index holds exactly those and a tick costs
  * one Query per shard plus a BatchGetItem of the candidates.
  *
  * `resyncAt` is a lower bound of the first moment the item may need a resync, kept with single
  * unconditional writes (there is no min() in an update expression):
- * - markDirty and tryAcquireLease set it to the write's `now`, so from then on the item is a
- *   candidate — whatever its lease expiry, error or wakeAt, it can never be missed (markDirty
+ * - noting an event (noteEvent) and taking a lease set it to the write's `now`, so from then on the
+ *   item is a candidate — whatever its lease expiry, error or wakeAt, it can never be missed (a note
  *   cannot keep an earlier value: it may be a later wakeAt, and the bump needs attention now);
  * - a 'released' release is the only write that knows the item is quiescent: it removes both
  *   attributes, or sets `resyncAt` to the new wakeAt;
@@ -140,7 +140,7 @@ export const LIST_INDEX = { name: 'list', partitionKey: 'listPk', sortKey: 'list
  * flight is read and dropped on each tick until its holder releases — bounded by the work in
  * flight, not by the table's size.
  *
- * `resyncShard` spreads the index over RESYNC_SHARD_COUNT partition key values because markDirty
+ * `resyncShard` spreads the index over RESYNC_SHARD_COUNT partition key values because noteEvent
  * writes `resyncAt` on every event, and a single index partition key value would throttle (and
  * through index back-pressure, throttle the table) at fleet-wide event rates.
  */
@@ -169,10 +169,10 @@ export const KeyPart = {
   slotsItem: 'SLOTS',
 } as const;
 
-/** JOURNAL_TIME_DIGITS: width of the zero-padded epoch ms in a decision's sort key (13 digits last until the year 2286). */
+/** JOURNAL_TIME_DIGITS: width of the zero-padded epoch ms in a journal entry's sort key (13 digits last until the year 2286). */
 export const JOURNAL_TIME_DIGITS = 13;
 
-/** jobSetPk: the partition key of a JobSet's state item and decisions. */
+/** jobSetPk: the partition key of a JobSet's state item and journal entries. */
 export const jobSetPk = (key: JobSetKey): string => `${KeyPart.jobSet}${key.cluster}#${key.namespace}#${key.name}`;
 
 /** clusterPk: the partition key of a cluster's registry entry and newest heartbeat (no forwarder writes under it). */
@@ -201,8 +201,8 @@ export const listPkOfCluster = (clusterId: string): string => `${KeyPart.listJob
 export const listSkOfJobSet = (key: JobSetKey): string => `${key.namespace}#${key.name}`;
 
 /**
- * journalSk: the sort key of a decision: zero-padded time first so a Query returns decisions in
- * time order, then a suffix that keeps two decisions of the same millisecond apart.
+ * journalSk: the sort key of a journal entry: zero-padded time first so a Query returns entries in
+ * time order, then a suffix that keeps two entries of the same millisecond apart.
  */
 export const journalSk = (at: number, suffix: string): string =>
   `${KeyPart.journal}${String(Math.max(0, Math.trunc(at))).padStart(JOURNAL_TIME_DIGITS, '0')}#${suffix}`;

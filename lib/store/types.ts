@@ -1,9 +1,12 @@
 /**
- * The checkpoint store's contract: one DynamoDB table, conditional single-item
- * writes only (no transactions, so it runs on any DynamoDB-API server). Per JobSet a dirty
- * counter and a lease; a journal of reconcile passes; per cluster the forwarder's watch bookmarks and the
- * cluster registry. One real implementation (DynamoDB) and, for unit tests of the code above
- * it only, an in-memory one with the same semantics.
+ * The checkpoint store's contract, by role: leases (LeaseStore) and the JobSet state items they
+ * live on (JobSetStateStore), the journal of reconcile passes (JournalStore), the forwarders'
+ * watch bookmarks (BookmarkStore), their heartbeats (HeartbeatStore) and the cluster registry
+ * (ClusterRegistry). Every role is kept in one DynamoDB table with conditional single-item writes
+ * only (no transactions, so it runs on any DynamoDB-API server), or in one SQLite state
+ * directory with the same semantics; CheckpointStore is all of them, and each caller asks only
+ * for the roles it uses. An in-memory store with the same semantics serves unit tests of the
+ * code above the store only.
  */
 
 /** The JobSet a record is about. */
@@ -158,7 +161,7 @@ export interface JournalAction {
  */
 export type InputsKept = 'stored' | 'delta' | 'unchanged' | 'too-large';
 
-/** One journal entry: what one reconcile pass saw, decided and why (the decision log). */
+/** One journal entry: what one reconcile pass saw, decided and why. */
 export interface JournalEntry {
   readonly key: JobSetKey;
   /** Epoch ms of the pass: the planner's now. */
@@ -231,8 +234,45 @@ export interface ClusterHeartbeat {
   readonly intervalMs: number;
 }
 
-/** CheckpointStore: everything the pipeline keeps between invocations. */
-export interface CheckpointStore {
+/** What noting one event takes: the objects it names, who would hold the lease, and for how long. */
+export interface EventNoteRequest {
+  /** One trigger per object the event names (its own first). */
+  readonly triggers: readonly JournalEvent[];
+  /** Who takes the lease when it is free. */
+  readonly owner: string;
+  readonly now: number;
+  /** How long a lease taken lasts without renewal. */
+  readonly ttlMs: number;
+}
+
+/** What releasing a lease after a pass loop takes. */
+export interface LeaseRelease {
+  /** Who holds the lease. */
+  readonly owner: string;
+  /** The dirty counter the loop reconciled to (the lease's `dirty` when its last pass began). */
+  readonly reconciledDirty: number;
+  readonly now: number;
+  /** How long the renewed lease lasts when the counter moved on. */
+  readonly ttlMs: number;
+  /** Epoch ms at which the JobSet wants a pass without events; absent: none. */
+  readonly wakeAt?: number | undefined;
+  /** What the loop leaves on the state item. @default nothing (no checkpoint, no carried triggers, not finished) */
+  readonly loop?: LoopRelease | undefined;
+}
+
+/** What giving a lease up after an error takes. */
+export interface LeaseFailure {
+  /** Who holds the lease. */
+  readonly owner: string;
+  /** The error, as the state item keeps it (lastError). */
+  readonly error: string;
+  readonly now: number;
+  /** inputsDigest of the last journal entry the loop wrote; absent: the item's stays. */
+  readonly inputsDigest?: string | undefined;
+}
+
+/** LeaseStore: the reconciler's per-JobSet lease, taken by noting an event and given up by release, failure or forgetting. */
+export interface LeaseStore {
   /**
    * noteEvent: one conditional write per event — unless the item knows every object the event's
    * `triggers` name (one per object) at its resourceVersion ('echo', nothing written): bump the
@@ -242,42 +282,31 @@ export interface CheckpointStore {
    * coalesced by object, then the oldest dropped and counted in `pendingDropped` until the next
    * release), which the note reports as `trimmed`.
    */
-  noteEvent(key: JobSetKey, triggers: readonly JournalEvent[], owner: string, now: number, ttlMs: number): Promise<EventNote>;
-  /** markDirty: bump the JobSet's dirty counter (creating its item); returns the new value. */
-  markDirty(key: JobSetKey, now: number): Promise<number>;
-  /**
-   * tryAcquireLease: take the lease when nobody holds it, it expired, or `owner` already holds
-   * it; returns the lease (with the dirty value to reconcile to) or undefined when held by another.
-   */
-  tryAcquireLease(key: JobSetKey, owner: string, now: number, ttlMs: number): Promise<HeldLease | undefined>;
+  noteEvent(key: JobSetKey, note: EventNoteRequest): Promise<EventNote>;
   /**
    * releaseLease: give the lease up if `owner` holds it and the dirty counter still equals
    * `reconciledDirty` (recording it as reconciled, clearing lastError, setting wakeAt, replacing
-   * the pending list, keeping `release.carry`, and the checkpoint's known and snapshot by `release`'s,
-   * its inputsDigest when given, and `finished` as `release.finished` says); when the counter moved, renew the lease and return 'dirty' with
-   * the new lease and everything pending.
+   * the pending list, keeping `loop.carry`, and the checkpoint's known and snapshot by `loop`'s,
+   * its inputsDigest when given, and `finished` as `loop.finished` says); when the counter moved,
+   * renew the lease and return 'dirty' with the new lease and everything pending.
    */
-  releaseLease(
-    key: JobSetKey,
-    owner: string,
-    reconciledDirty: number,
-    now: number,
-    ttlMs: number,
-    wakeAt?: number,
-    release?: LoopRelease,
-  ): Promise<{ outcome: ReleaseOutcome; lease?: HeldLease | undefined }>;
+  releaseLease(key: JobSetKey, release: LeaseRelease): Promise<{ outcome: ReleaseOutcome; lease?: HeldLease | undefined }>;
   /**
    * failLease: give the lease up after an error, keeping the JobSet dirty and recording the error
    * (resync retries it); the checkpoint's known and snapshot go (the loop's view is not to be
    * trusted); `inputsDigest`, when given, is the digest of the last journal entry the loop wrote.
    */
-  failLease(key: JobSetKey, owner: string, error: string, now: number, inputsDigest?: string): Promise<void>;
+  failLease(key: JobSetKey, failure: LeaseFailure): Promise<void>;
   /**
    * forgetJobSet: delete the state item of a JobSet that no longer exists, if `owner` holds its
    * lease (so a JobSet re-created meanwhile, whose events bump the item, is not forgotten); its
-   * decisions stay until their TTL. Without this, full resyncs would re-queue every JobSet ever seen.
+   * journal entries stay until their TTL. Without this, full resyncs would re-queue every JobSet ever seen.
    */
   forgetJobSet(key: JobSetKey, owner: string): Promise<boolean>;
+}
+
+/** JobSetStateStore: reading the per-JobSet state items the leases live on. */
+export interface JobSetStateStore {
   /** getState: the JobSet's state item, if any. */
   getState(key: JobSetKey): Promise<JobSetState | undefined>;
   /**
@@ -287,18 +316,30 @@ export interface CheckpointStore {
   listNeedingResync(now: number): Promise<JobSetState[]>;
   /** listJobSets: every JobSet item of one cluster (for periodic re-lists and `lineup history`). */
   listJobSets(cluster: string): Promise<JobSetState[]>;
+}
+
+/** JournalStore: the journal, one entry per reconcile pass that wrote or showed something. */
+export interface JournalStore {
   /**
    * appendJournal: append one pass's entry (items expire after the configured retention). An
    * entry too large for an item keeps everything but its inputs (inputsKept `too-large`).
    */
-  appendJournal(decision: JournalEntry): Promise<void>;
+  appendJournal(entry: JournalEntry): Promise<void>;
   /** listJournal: a JobSet's journal entries, oldest first, at most `limit`. */
   listJournal(key: JobSetKey, limit?: number): Promise<JournalEntry[]>;
+}
+
+/** BookmarkStore: the forwarder's watch bookmark per cluster and resource kind. */
+export interface BookmarkStore {
   /** getBookmark / putBookmark: the forwarder's resourceVersion per cluster and resource kind. */
   getBookmark(cluster: string, resource: string): Promise<string | undefined>;
   putBookmark(cluster: string, resource: string, resourceVersion: string, now: number): Promise<void>;
   /** listBookmarks: every bookmark of a cluster with its write time, ordered by resource. */
   listBookmarks(cluster: string): Promise<BookmarkRecord[]>;
+}
+
+/** HeartbeatStore: the newest heartbeat of each cluster's forwarder that reached the reconciler. */
+export interface HeartbeatStore {
   /**
    * putHeartbeat: one conditional write keeping the newest heartbeat of its cluster: one sent
    * no later than the stored one (a redelivery, a reordered event) changes nothing — unless the
@@ -308,7 +349,10 @@ export interface CheckpointStore {
   putHeartbeat(heartbeat: ClusterHeartbeat): Promise<boolean>;
   /** getHeartbeat: the cluster's newest recorded heartbeat, if any. */
   getHeartbeat(cluster: string): Promise<ClusterHeartbeat | undefined>;
-  /** Cluster registry. */
+}
+
+/** ClusterRegistry: the registered clusters and how to reach them. */
+export interface ClusterRegistry {
   getCluster(id: string): Promise<ClusterRecord | undefined>;
   putCluster(record: ClusterRecord): Promise<void>;
   /** addCluster: one conditional write registering `record` unless its id is registered already; returns whether it was added. */
@@ -316,3 +360,16 @@ export interface CheckpointStore {
   listClusters(): Promise<ClusterRecord[]>;
   deleteCluster(id: string): Promise<void>;
 }
+
+/**
+ * StoreReader: every read of every role — what `lineup history`, `clusters status`, `replay`
+ * and the other commands that only look are given.
+ */
+export type StoreReader = JobSetStateStore &
+  Pick<JournalStore, 'listJournal'> &
+  Pick<BookmarkStore, 'getBookmark' | 'listBookmarks'> &
+  Pick<HeartbeatStore, 'getHeartbeat'> &
+  Pick<ClusterRegistry, 'getCluster' | 'listClusters'>;
+
+/** CheckpointStore: every role, everything the pipeline keeps between invocations, as one table or one state directory keeps it. */
+export interface CheckpointStore extends LeaseStore, JobSetStateStore, JournalStore, BookmarkStore, HeartbeatStore, ClusterRegistry {}

@@ -8,23 +8,23 @@ import { describe, it } from 'node:test';
 import { readClusterFacts } from '../../lib/fleet/facts.ts';
 import { HEARTBEAT_INTERVAL_MS } from '../../lib/forwarder/heartbeat.ts';
 import { STATS_WINDOW_MS } from '../../lib/fleet/status.ts';
-import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
 import type { JobSetKey } from '../../lib/store/types.ts';
 import { makeJournalEntry } from '../store/storeBehaviour.ts';
+import { TestMemoryStore } from '../store/support/testStores.ts';
 
 const T = Date.parse('2026-03-01T12:00:00Z');
 
 /** settle: a JobSet's item written at `at`, released finished or not, with one journal entry. */
-const settle = async (store: MemoryCheckpointStore, key: JobSetKey, at: number, finished: boolean): Promise<void> => {
+const settle = async (store: TestMemoryStore, key: JobSetKey, at: number, finished: boolean): Promise<void> => {
   await store.markDirty(key, at);
   const lease = await store.tryAcquireLease(key, 'me', at, 60_000);
-  await store.releaseLease(key, 'me', lease?.dirty ?? 0, at, 60_000, undefined, { finished });
+  await store.releaseLease(key, { owner: 'me', reconciledDirty: lease?.dirty ?? 0, now: at, ttlMs: 60_000, loop: { finished } });
   await store.appendJournal(makeJournalEntry(key, at));
 };
 
 describe('fleet/facts', () => {
   it("reads the cluster's bookmarks (the newest its heartbeat) and JobSets, skipping only the journals of finished JobSets quiet for longer than the window", async () => {
-    const store = new MemoryCheckpointStore();
+    const store = new TestMemoryStore();
     const now = T + 3 * STATS_WINDOW_MS;
     const key = (name: string): JobSetKey => ({ cluster: 'c1', namespace: 'ns', name });
     await settle(store, key('finished-long-ago'), T, true);

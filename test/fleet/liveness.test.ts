@@ -19,7 +19,8 @@ import { openStateDirForWriting } from '../../lib/hosts/stateDir.ts';
 import { collectingLog } from '../../lib/log.ts';
 import { resync } from '../../lib/reconcile/resync.ts';
 import { HEARTBEAT_CLOCK_SKEW_MS } from '../../lib/store/rules.ts';
-import type { CheckpointStore, JobSetKey } from '../../lib/store/types.ts';
+import type { JobSetKey } from '../../lib/store/types.ts';
+import { TestSqliteStore, type TestStore } from '../store/support/testStores.ts';
 import { runCli } from '../cli/inProcess.ts';
 
 const T = Date.UTC(2026, 2, 1, 12, 0, 0);
@@ -27,7 +28,7 @@ const MISSING_MS = 5 * 60_000;
 const YEAR_MS = 365 * 24 * 3_600_000;
 
 /** polled: the JobSets a plain (not full) resync at `now` re-queues, and the clusters it calls unwatched. */
-const polled = async (store: CheckpointStore, now: number): Promise<{ synced: string[]; unwatched: readonly string[] }> => {
+const polled = async (store: TestStore, now: number): Promise<{ synced: string[]; unwatched: readonly string[] }> => {
   const entries: string[] = [];
   const sink: EventSink = {
     put: async (batch) => {
@@ -43,13 +44,13 @@ const polled = async (store: CheckpointStore, now: number): Promise<{ synced: st
 };
 
 /** settle: register `cluster` and give it one settled JobSet (no resync wants it while the cluster is watched). */
-const settle = async (store: CheckpointStore, cluster: string): Promise<JobSetKey> => {
+const settle = async (store: TestStore, cluster: string): Promise<JobSetKey> => {
   await store.putCluster({ id: cluster, endpoint: `https://${cluster}.example.com`, auth: { type: 'token', token: 't' } });
   const key = { cluster, namespace: 'ns', name: 'js' };
   await store.markDirty(key, T - 60_000);
   const lease = await store.tryAcquireLease(key, 'me', T - 60_000, 30_000);
   assert.ok(lease);
-  assert.equal((await store.releaseLease(key, 'me', lease.dirty, T - 60_000, 30_000)).outcome, 'released');
+  assert.equal((await store.releaseLease(key, { owner: 'me', reconciledDirty: lease.dirty, now: T - 60_000, ttlMs: 30_000 })).outcome, 'released');
   return key;
 };
 
@@ -57,10 +58,10 @@ describe('fleet liveness from the forwarder checkpoints', () => {
   let scratch = '';
   let stateDir = '';
   /** withStore: the state directory's store, as its one writer, for `work`. */
-  const withStore = async <R>(work: (store: CheckpointStore) => Promise<R>): Promise<R> => {
+  const withStore = async <R>(work: (store: TestStore) => Promise<R>): Promise<R> => {
     const open = openStateDirForWriting(stateDir, { command: 'test' });
     try {
-      return await work(open.store);
+      return await work(new TestSqliteStore(open.database));
     } finally {
       open.close();
     }

@@ -7,14 +7,13 @@ import { loadedJobSets, loadJobSets } from '../../lib/jobset/load.ts';
 import type { JobSet } from '../../lib/jobset/schema.ts';
 import { collectingLog } from '../../lib/log.ts';
 import { DEFAULT_PLAN_OPTIONS } from '../../lib/plan/planner.ts';
-import type { ReconcileDeps } from '../../lib/reconcile/reconcileJobSet.ts';
+import type { BatchDeps } from '../../lib/reconcile/sqsBatch.ts';
 import type { ClusterGateway, Written } from '../../lib/reconcile/types.ts';
 import { EMPTY_BEHAVIOUR, resolveBehaviour, type Behaviour } from '../../lib/sim/behaviour.ts';
 import { SimCluster } from '../../lib/sim/cluster.ts';
 import { SIM_EPOCH_MS } from '../../lib/sim/constants.ts';
 import { SimClusterGateway } from '../../lib/sim/gateway.ts';
 import { EventQueue } from '../../lib/sim/queue.ts';
-import type { CheckpointStore } from '../../lib/store/types.ts';
 import { examplePath } from '../repoFiles.ts';
 
 export const CLUSTER = 'test-cluster';
@@ -94,10 +93,10 @@ export const answeringGateway = (world: ReturnType<typeof simWorld>): { gateway:
 };
 
 /** reconcileDeps: deps over one registered cluster, logging into `lines`. */
-export const reconcileDeps = (store: CheckpointStore, gateway: ClusterGateway, now: () => number, owner = 'test-owner', extra: Partial<ReconcileDeps> = {}) => {
+export const reconcileDeps = (store: BatchDeps['store'], gateway: ClusterGateway, now: () => number, owner = 'test-owner', extra: Partial<BatchDeps> = {}) => {
   const { log, lines } = collectingLog();
   const counters = new Counters();
-  const deps: ReconcileDeps = {
+  const deps: BatchDeps = {
     store,
     resolveCluster: async (id) => (id === CLUSTER ? gateway : undefined),
     planOptions: DEFAULT_PLAN_OPTIONS,

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { DEFAULT_PLAN_OPTIONS, plan } from '../../lib/plan/planner.ts';
 import { plannerVersion } from '../../lib/plannerVersion.ts';
+import { InputsMemory } from '../../lib/reconcile/inputsMemory.ts';
 import {
-  InputsMemory,
   KEYFRAME_INTERVAL,
   applyDelta,
   applyMergePatch,
@@ -169,24 +169,6 @@ describe('reconcile/journal: one entry per pass', () => {
     const world = simWorld([story2()]);
     const wrong = packInputs({ ...inputsOf({ jobSet: story2(), jobs: [], service: undefined, now: world.now() }), jobs: 'none' as never });
     assert.throws(() => unpackInputs(wrong), /^InvalidInputError: recorded inputs do not parse: jobs: /);
-  });
-
-  it('InputsMemory recalls a snapshot only under the token it was kept with, and forgets the least recently kept JobSet first', () => {
-    const memory = new InputsMemory(2);
-    const a = { cluster: 'c', namespace: 'n', name: 'a' };
-    const b = { ...a, name: 'b' };
-    const c = { ...a, name: 'c' };
-    const observed = (now: number) => ({ jobSet: story2(), jobs: [], service: undefined, now });
-    const first = memory.keep(a, { observed: observed(1), wakeAt: undefined, settled: true });
-    memory.keep(b, { observed: observed(2), wakeAt: 7, settled: true });
-    const third = memory.keep(a, { observed: observed(3), wakeAt: 9, settled: true });
-    const fourth = memory.keep(c, { observed: observed(4), wakeAt: undefined, settled: true });
-    assert.equal(memory.recall(a, first), undefined, 'a later snapshot replaced it');
-    assert.deepEqual(memory.recall(a, third), { observed: observed(3), wakeAt: 9, settled: true });
-    assert.equal(memory.recall(b, memory.keep(c, { observed: observed(5), wakeAt: undefined, settled: true })), undefined, 'b was forgotten, and a token of c is not b\'s');
-    assert.equal(memory.recall(c, fourth), undefined);
-    assert.equal(memory.recall(a, undefined), undefined);
-    assert.notEqual(new InputsMemory().keep(a, { observed: observed(1), wakeAt: undefined, settled: true }), first, 'another process never makes the same token');
   });
 
   it('an entry keeps the JobSet bounds its pass ran with, so re-planning it accepts what a raised bound accepted', () => {

@@ -3,15 +3,15 @@ import { describe, it } from 'node:test';
 import { CounterName } from '../../lib/counters.ts';
 import { ConflictError, NotFoundError, UnavailableError } from '../../lib/errors.ts';
 import type { Action } from '../../lib/plan/types.ts';
-import { InputsMemory } from '../../lib/reconcile/journal.ts';
+import { InputsMemory } from '../../lib/reconcile/inputsMemory.ts';
 import { DEFAULT_LEASE_TTL_MS, LAMBDA_LOOP_BUDGET_MS, handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';
 import type { ClusterGateway } from '../../lib/reconcile/types.ts';
-import { MemoryCheckpointStore } from '../../lib/store/memoryStore.ts';
 import { MAX_PENDING_TRIGGERS, needsResync } from '../../lib/store/rules.ts';
 import { jobSetPk } from '../../lib/store/table.ts';
 import type { JournalEvent } from '../../lib/store/types.ts';
 import { makeJobSet } from '../builders.ts';
 import { CLUSTER, answeringGateway, detailFor, reconcileDeps, simWorld, story2 } from './fixtures.ts';
+import { TestMemoryStore } from '../store/support/testStores.ts';
 
 const key = { cluster: CLUSTER, namespace: 'default', name: 'messagequeue-driver-worker' };
 const NAME = key.name;
@@ -20,7 +20,7 @@ describe('reconcile/reconcileJobSet', () => {
   it('bumps the dirty counter, takes the lease, runs passes until nothing changes, and releases', async () => {
     // Prepare
     const world = simWorld([story2()]);
-    const store = new MemoryCheckpointStore();
+    const store = new TestMemoryStore();
     const { deps, counters } = reconcileDeps(store, world.gateway, world.now);
     // Act
     const outcome = await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME) }, deps);
@@ -42,7 +42,7 @@ describe('reconcile/reconcileJobSet', () => {
 
   it('drops an event whose source names another cluster, and one for an unregistered cluster', async () => {
     const world = simWorld([story2()]);
-    const store = new MemoryCheckpointStore();
+    const store = new TestMemoryStore();
     const { deps, lines } = reconcileDeps(store, world.gateway, world.now);
     assert.equal(await handleEvent({ source: 'lineup.other', detail: detailFor(NAME) }, deps), 'dropped');
     assert.equal(await handleEvent({ source: 'lineup.unknown', detail: detailFor(NAME, { cluster: 'unknown' }) }, deps), 'dropped');
@@ -53,7 +53,7 @@ describe('reconcile/reconcileJobSet', () => {
 
   it('records a replayed event as a decision and applies nothing', async () => {
     const world = simWorld([story2()]);
-    const store = new MemoryCheckpointStore();
+    const store = new TestMemoryStore();
     const { deps } = reconcileDeps(store, world.gateway, world.now);
     const outcome = await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME), replayName: 'debug-run' }, deps);
     assert.equal(outcome, 'replay-recorded');
@@ -66,14 +66,14 @@ describe('reconcile/reconcileJobSet', () => {
 
   it('applies a replayed event when configured to', async () => {
     const world = simWorld([story2()]);
-    const { deps } = reconcileDeps(new MemoryCheckpointStore(), world.gateway, world.now, 'owner', { applyReplays: true });
+    const { deps } = reconcileDeps(new TestMemoryStore(), world.gateway, world.now, 'owner', { applyReplays: true });
     assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME), replayName: 'r' }, deps), 'reconciled');
     assert.equal(world.cluster.jobsOf('default', NAME).length, 5);
   });
 
   it('defers to the lease holder: concurrent events for one JobSet run one pass loop', async () => {
     const world = simWorld([story2()]);
-    const store = new MemoryCheckpointStore();
+    const store = new TestMemoryStore();
     const one = reconcileDeps(store, world.gateway, world.now, 'one');
     const two = reconcileDeps(store, world.gateway, world.now, 'two');
     const outcomes = await Promise.all([
@@ -99,7 +99,7 @@ describe('reconcile/reconcileJobSet', () => {
         return world.gateway.apply(namespace, name, action, now);
       },
     };
-    const store = new MemoryCheckpointStore();
+    const store = new TestMemoryStore();
     const { deps, counters } = reconcileDeps(store, flaky, world.now);
     assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME) }, deps), 'reconciled');
     assert.equal(counters.get(CounterName.Passes), 2, 'one pass failed on the conflict, the re-plan succeeded');
@@ -121,7 +121,7 @@ describe('reconcile/reconcileJobSet', () => {
         return world.gateway.apply(namespace, name, action, now);
       },
     };
-    const store = new MemoryCheckpointStore();
+    const store = new TestMemoryStore();
     const { deps, counters } = reconcileDeps(store, racing, world.now);
     // Act
     const outcome = await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME) }, deps);
@@ -152,7 +152,7 @@ describe('reconcile/reconcileJobSet', () => {
         return world.gateway.apply(namespace, name, action, now);
       },
     };
-    const store = new MemoryCheckpointStore();
+    const store = new TestMemoryStore();
     const { deps } = reconcileDeps(store, deleting, world.now);
     // Act
     const outcome = await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME) }, deps);
@@ -167,7 +167,7 @@ describe('reconcile/reconcileJobSet', () => {
       observe: () => Promise.reject(new UnavailableError('cluster answered 503 five times')),
       apply: () => Promise.reject(new Error('unreachable')),
     };
-    const store = new MemoryCheckpointStore();
+    const store = new TestMemoryStore();
     const { deps } = reconcileDeps(store, broken, world.now);
     await assert.rejects(handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME) }, deps), /503 five times/);
     const state = await store.getState(key);
@@ -179,7 +179,7 @@ describe('reconcile/reconcileJobSet', () => {
 
   it('reports a JobSet that no longer exists and forgets its state', async () => {
     const world = simWorld([]);
-    const store = new MemoryCheckpointStore();
+    const store = new TestMemoryStore();
     const { deps } = reconcileDeps(store, world.gateway, world.now);
     assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor('gone') }, deps), 'gone');
     assert.equal(await store.getState({ cluster: CLUSTER, namespace: 'default', name: 'gone' }), undefined);
@@ -198,7 +198,7 @@ describe('reconcile/reconcileJobSet', () => {
     it('settles on its writes\' answers when the planner has nothing more to do on them, and drops their echoes in one store write each', async () => {
       const world = simWorld([story2()]);
       const { gateway, reads } = answeringGateway(world);
-      const store = new MemoryCheckpointStore();
+      const store = new TestMemoryStore();
       const { deps, counters } = reconcileDeps(store, gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
       assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME), id: 'created' }, deps), 'reconciled');
       assert.equal(counters.get(CounterName.Passes), 1);
@@ -222,7 +222,7 @@ describe('reconcile/reconcileJobSet', () => {
     it("reads only the Jobs when an event names one, and the pass's entry names the events of the passes that changed nothing", async () => {
       const world = simWorld([story2()]);
       const { gateway, reads } = answeringGateway(world);
-      const store = new MemoryCheckpointStore();
+      const store = new TestMemoryStore();
       const { deps } = reconcileDeps(store, gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
       await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME), id: 'created' }, deps);
       for (const job of world.cluster.jobsOf('default', NAME)) await handleEvent(jobEvent(world, job.metadata.name ?? '', `echo-${job.metadata.name}`), deps);
@@ -246,7 +246,7 @@ describe('reconcile/reconcileJobSet', () => {
     it('one event naming several Jobs (the forwarder folds a JobSet’s window) is one store write and at most one pass, reading the Jobs once', async () => {
       const world = simWorld([story2()]);
       const { gateway, reads } = answeringGateway(world);
-      const store = new MemoryCheckpointStore();
+      const store = new TestMemoryStore();
       const { deps, counters } = reconcileDeps(store, gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
       await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor(NAME), id: 'created' }, deps);
       const changeOf = (job: string) => {
@@ -285,7 +285,7 @@ describe('reconcile/reconcileJobSet', () => {
       // A new JobSet: one GET, then the Service and five Jobs created.
       const world = simWorld([story2()]);
       const { gateway, reads } = answeringGateway(world);
-      const { deps } = reconcileDeps(new MemoryCheckpointStore(), gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
+      const { deps } = reconcileDeps(new TestMemoryStore(), gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
       assert.equal(await handleEvent(created, deps), 'reconciled');
       assert.deepEqual(reads, { full: 0, jobSet: 1, jobLists: 0 }, 'the JobSet alone: it has no children yet');
       assert.equal(world.cluster.jobsOf('default', NAME).length, 5);
@@ -294,7 +294,7 @@ describe('reconcile/reconcileJobSet', () => {
       // anything: the first create meets AlreadyExists and the pass reads everything again.
       const uids = world.cluster.jobsOf('default', NAME).map((job) => job.metadata.uid);
       const crashed = answeringGateway(world);
-      const { deps: next, counters } = reconcileDeps(new MemoryCheckpointStore(), crashed.gateway, world.now, 'next', { inputsMemory: new InputsMemory() });
+      const { deps: next, counters } = reconcileDeps(new TestMemoryStore(), crashed.gateway, world.now, 'next', { inputsMemory: new InputsMemory() });
       assert.equal(await handleEvent(created, next), 'reconciled');
       assert.deepEqual(crashed.reads, { full: 1, jobSet: 1, jobLists: 0 }, 'the JobSet, then everything after AlreadyExists');
       assert.deepEqual(world.cluster.jobsOf('default', NAME).map((job) => job.metadata.uid), uids, 'no Job created twice');
@@ -305,9 +305,9 @@ describe('reconcile/reconcileJobSet', () => {
       // Prepare: the JobSet created and settled; the store then reports a dropped trigger once.
       const world = simWorld([story2()]);
       const { gateway, reads } = answeringGateway(world);
-      class DroppingStore extends MemoryCheckpointStore {
+      class DroppingStore extends TestMemoryStore {
         dropNext = false;
-        override async noteEvent(...args: Parameters<MemoryCheckpointStore['noteEvent']>) {
+        override async noteEvent(...args: Parameters<TestMemoryStore['noteEvent']>) {
           const note = await super.noteEvent(...args);
           if (note.outcome !== 'leased' || !this.dropNext) return note;
           this.dropNext = false;
@@ -332,15 +332,15 @@ describe('reconcile/reconcileJobSet', () => {
       // Prepare: settled after the creation and its echoes.
       const world = simWorld([story2()]);
       const { gateway, reads } = answeringGateway(world);
-      class CoalescingStore extends MemoryCheckpointStore {
+      class CoalescingStore extends TestMemoryStore {
         /** When set: before the loop's release, the messagequeue turns ready, and its event is noted and coalesced over the loop's own trigger. */
         coalesceOver: (() => JournalEvent) | undefined;
-        override async releaseLease(...args: Parameters<MemoryCheckpointStore['releaseLease']>) {
+        override async releaseLease(...args: Parameters<TestMemoryStore['releaseLease']>) {
           const change = this.coalesceOver;
           if (change !== undefined) {
             this.coalesceOver = undefined;
             const newer = change();
-            assert.equal((await this.noteEvent(key, [newer], 'other', world.now(), 30_000)).outcome, 'deferred');
+            assert.equal((await this.noteEvent(key, { triggers: [newer], owner: 'other', now: world.now(), ttlMs: 30_000 })).outcome, 'deferred');
             const record = this.table.getState(jobSetPk(key)) ?? assert.fail('the state item');
             this.table.putState(jobSetPk(key), { ...record, pending: [newer] });
           }
@@ -366,7 +366,7 @@ describe('reconcile/reconcileJobSet', () => {
 
     it('counts and logs the triggers a state item coalesced or dropped while another reconciler held its lease', async () => {
       const world = simWorld([story2()]);
-      const store = new MemoryCheckpointStore();
+      const store = new TestMemoryStore();
       const { deps, counters, lines } = reconcileDeps(store, world.gateway, world.now);
       // A holder that never comes back before these events: every one is deferred.
       await store.tryAcquireLease(key, 'stuck', world.now(), 600_000);
@@ -395,9 +395,9 @@ describe('reconcile/reconcileJobSet', () => {
       const atRelease = new Promise<void>((resolve) => {
         reachedRelease = resolve;
       });
-      class SlowReleaseStore extends MemoryCheckpointStore {
+      class SlowReleaseStore extends TestMemoryStore {
         private first = true;
-        override async releaseLease(...args: Parameters<MemoryCheckpointStore['releaseLease']>) {
+        override async releaseLease(...args: Parameters<TestMemoryStore['releaseLease']>) {
           if (this.first) {
             this.first = false;
             reachedRelease();
@@ -433,7 +433,7 @@ describe('reconcile/reconcileJobSet', () => {
     it('runs the next pass at once while Jobs are missing: one event creates all 1,200, 500 + 500 + 200', async () => {
       const world = simWorld([big()]);
       const { gateway } = answeringGateway(world);
-      const store = new MemoryCheckpointStore();
+      const store = new TestMemoryStore();
       const { deps, counters } = reconcileDeps(store, gateway, world.now, 'owner', { inputsMemory: new InputsMemory() });
       assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor('big', { uid: 'uid-big' }) }, deps), 'reconciled');
       assert.equal(world.cluster.jobsOf('default', 'big').length, 1_200);
@@ -467,7 +467,7 @@ describe('reconcile/reconcileJobSet', () => {
           return answering.gateway.apply(namespace, name, action, now);
         },
       };
-      const store = new MemoryCheckpointStore();
+      const store = new TestMemoryStore();
       const { deps } = reconcileDeps(store, gateway, () => clock, 'owner', { inputsMemory: new InputsMemory(), loopBudgetMs: 30_000 });
       // Pass 1 starts at 0 s, pass 2 at 20 s; pass 3 would start at 40 s, past the budget.
       assert.equal(await handleEvent({ source: `lineup.${CLUSTER}`, detail: detailFor('big', { uid: 'uid-big' }) }, deps), 'handed-to-resync');

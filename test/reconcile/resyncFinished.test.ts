@@ -14,11 +14,11 @@ import { collectingLog } from '../../lib/log.ts';
 import { conditionIsTrue } from '../../lib/plan/conditions.ts';
 import { handleEvent, settledFinished } from '../../lib/reconcile/reconcileJobSet.ts';
 import { FINISHED_RECHECK_MS, fullResyncWants, resync, type ResyncResult } from '../../lib/reconcile/resync.ts';
-import { DynamoCheckpointStore } from '../../lib/store/dynamoStore.ts';
 import { ensureCheckpointTable, startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded.ts';
 import type { JobSetKey, JobSetState } from '../../lib/store/types.ts';
 import type { PutEventsEntry } from '../../lib/events/envelope.ts';
 import { CLUSTER, detailFor, reconcileDeps, simWorld, story2 } from './fixtures.ts';
+import { TestDynamoStore } from '../store/support/testStores.ts';
 
 let dynamo: EmbeddedDynamo | undefined;
 let tables = 0;
@@ -31,12 +31,12 @@ after(async () => {
 });
 
 /** freshStore: a DynamoDB store on a new, empty table with the test cluster registered (the full resync lists registered clusters). */
-const freshStore = async (): Promise<DynamoCheckpointStore> => {
+const freshStore = async (): Promise<TestDynamoStore> => {
   assert.ok(dynamo, 'dynalite did not start');
   tables += 1;
   const tableName = `resync-test-${tables}`;
   await ensureCheckpointTable(dynamo.client, tableName);
-  const store = new DynamoCheckpointStore({ client: dynamo.client, tableName });
+  const store = new TestDynamoStore({ client: dynamo.client, tableName });
   await store.putCluster({ id: CLUSTER, endpoint: 'https://cluster.example', auth: { type: 'token', token: 't' } });
   return store;
 };
@@ -53,7 +53,7 @@ const key: JobSetKey = { cluster: CLUSTER, namespace: 'default', name: NAME };
 const FAST = { default: { readyAfter: 1_000, succeedAfter: 10_000 }, replicatedJobs: new Map(), jobs: new Map(), actions: [] };
 
 /** world: story 2 on a simulated cluster, its reconciler deps on `store`, and a resync that hands its Sync events to the reconciler. */
-const world = (store: DynamoCheckpointStore, jobSet: JobSet = story2()) => {
+const world = (store: TestDynamoStore, jobSet: JobSet = story2()) => {
   const sim = simWorld([jobSet], FAST);
   const { deps } = reconcileDeps(store, sim.gateway, sim.now);
   const counters = new Counters();
@@ -173,11 +173,11 @@ describe('reconcile/resync: the safety net, and finished JobSets', () => {
     const owner = 'me';
     await store.markDirty(key, 1_000);
     const lease = await store.tryAcquireLease(key, owner, 1_000, 60_000);
-    assert.equal((await store.releaseLease(key, owner, lease?.dirty ?? 0, 1_000, 60_000, undefined, { finished: true })).outcome, 'released');
+    assert.equal((await store.releaseLease(key, { owner, reconciledDirty: lease?.dirty ?? 0, now: 1_000, ttlMs: 60_000, loop: { finished: true } })).outcome, 'released');
     assert.equal((await store.getState(key))?.finished, true);
     await store.markDirty(key, 2_000);
     const again = await store.tryAcquireLease(key, owner, 2_000, 60_000);
-    await store.releaseLease(key, owner, again?.dirty ?? 0, 2_000, 60_000, undefined, { finished: false });
+    await store.releaseLease(key, { owner, reconciledDirty: again?.dirty ?? 0, now: 2_000, ttlMs: 60_000, loop: { finished: false } });
     assert.equal((await store.getState(key))?.finished, undefined);
   });
 });

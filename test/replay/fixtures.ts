@@ -1,6 +1,7 @@
 /** Shared fixtures for the replay tests: a recorded story-2 startup and a planner variant. */
 import { plan } from '../../lib/plan/planner.ts';
-import { InputsMemory, packInputs, unpackInputs } from '../../lib/reconcile/journal.ts';
+import { InputsMemory } from '../../lib/reconcile/inputsMemory.ts';
+import { packInputs, unpackInputs } from '../../lib/reconcile/journal.ts';
 import { handleEvent } from '../../lib/reconcile/reconcileJobSet.ts';
 import type { RecordedPass, Recording } from '../../lib/replay/recording.ts';
 import type { Planner } from '../../lib/replay/replay.ts';

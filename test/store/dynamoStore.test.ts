@@ -1,5 +1,5 @@
 /**
- * DynamoCheckpointStore against a real DynamoDB-API server: dynalite, started in this process on
+ * TestDynamoStore against a real DynamoDB-API server: dynalite, started in this process on
  * loopback. If it cannot start, the `before` hook fails and so does every test —
  * nothing here is skipped.
  */
@@ -9,7 +9,7 @@ import { DescribeTableCommand, DynamoDBClient, type BatchGetItemCommandOutput } 
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { CounterName, Counters } from '../../lib/counters.ts';
 import { ErrorCode, LineupError } from '../../lib/errors.ts';
-import { BATCH_GET_RETRY, DynamoCheckpointStore } from '../../lib/store/dynamoStore.ts';
+import { BATCH_GET_RETRY } from '../../lib/store/dynamoStore.ts';
 import { ensureCheckpointTable, startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded.ts';
 import {
   Attr,
@@ -28,8 +28,9 @@ import {
 import type { ClusterRecord } from '../../lib/store/types.ts';
 import { T0, TTL, describeStoreBehaviour, handleEvent, jobSet, makeJournalEntry } from './storeBehaviour.ts';
 import { dynamoItemBytes } from '../../lib/store/itemSize.ts';
-import { MAX_PENDING_TRIGGERS, DEFAULT_DECISION_RETENTION_MS } from '../../lib/store/rules.ts';
+import { MAX_PENDING_TRIGGERS, DEFAULT_JOURNAL_RETENTION_MS } from '../../lib/store/rules.ts';
 import type { JournalEvent } from '../../lib/store/types.ts';
+import { TestDynamoStore } from './support/testStores.ts';
 
 /** DynamoDB's item size limit, 400 KB. */
 const DYNAMO_MAX_ITEM_BYTES = 400 * 1024;
@@ -44,11 +45,11 @@ const server = (): EmbeddedDynamo => {
 };
 
 /** freshStore: a store on a new, empty table, so tests that list cannot see each other's items. */
-const freshStore = async (counters?: Counters): Promise<{ store: DynamoCheckpointStore; tableName: string }> => {
+const freshStore = async (counters?: Counters): Promise<{ store: TestDynamoStore; tableName: string }> => {
   tables += 1;
   const tableName = `store-test-${tables}`;
   await ensureCheckpointTable(server().client, tableName);
-  return { store: new DynamoCheckpointStore({ client: server().client, tableName, ...(counters ? { counters } : {}) }), tableName };
+  return { store: new TestDynamoStore({ client: server().client, tableName, ...(counters ? { counters } : {}) }), tableName };
 };
 
 /** rejectsWithCode: the promise rejects with a LineupError of `code` that keeps the SDK error as cause. */
@@ -115,14 +116,14 @@ describe('store/dynamoStore', () => {
       );
       assert.deepEqual(
         items.map((item) => item[TTL_ATTRIBUTE]),
-        [Math.ceil((T0 + 1 + DEFAULT_DECISION_RETENTION_MS) / 1000), Math.ceil((T0 + 2 + DEFAULT_DECISION_RETENTION_MS) / 1000)],
+        [Math.ceil((T0 + 1 + DEFAULT_JOURNAL_RETENTION_MS) / 1000), Math.ceil((T0 + 2 + DEFAULT_JOURNAL_RETENTION_MS) / 1000)],
       );
       assert.ok(items.every((item) => item[LIST_INDEX.partitionKey] === undefined && item[RESYNC_INDEX.partitionKey] === undefined));
     });
 
     it('takes the decision retention from its options', async () => {
       const tableName = (await freshStore()).tableName;
-      const store = new DynamoCheckpointStore({ client: server().client, tableName, decisionRetentionMs: 60_000 });
+      const store = new TestDynamoStore({ client: server().client, tableName, journalRetentionMs: 60_000 });
       await store.appendJournal(makeJournalEntry(jobSet('js'), T0));
       const output = await DynamoDBDocumentClient.from(server().client).send(
         new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': jobSetPk(jobSet('js')) } }),
@@ -141,12 +142,12 @@ describe('store/dynamoStore', () => {
       const lease = await store.tryAcquireLease(key, 'r1', T0 + 5, TTL);
       assert.equal((await stateItem())[RESYNC_INDEX.sortKey], T0 + 5);
       assert.ok(lease);
-      await store.releaseLease(key, 'r1', lease.dirty, T0 + 10, TTL, T0 + 99);
+      await store.releaseLease(key, { owner: 'r1', reconciledDirty: lease.dirty, now: T0 + 10, ttlMs: TTL, wakeAt: T0 + 99 });
       assert.equal((await stateItem())[RESYNC_INDEX.sortKey], T0 + 99);
       await store.markDirty(key, T0 + 20);
       const again = await store.tryAcquireLease(key, 'r1', T0 + 20, TTL);
       assert.ok(again);
-      await store.releaseLease(key, 'r1', again.dirty, T0 + 30, TTL);
+      await store.releaseLease(key, { owner: 'r1', reconciledDirty: again.dirty, now: T0 + 30, ttlMs: TTL });
       const quiescent = await stateItem();
       assert.equal(quiescent[RESYNC_INDEX.partitionKey], undefined);
       assert.equal(quiescent[RESYNC_INDEX.sortKey], undefined);
@@ -278,7 +279,7 @@ describe('store/dynamoStore', () => {
       );
       const counters = new Counters();
       const sleeps: number[] = [];
-      const store = new DynamoCheckpointStore({ client, tableName, counters, retrySeams: { sleep: async (ms) => void sleeps.push(ms) } });
+      const store = new TestDynamoStore({ client, tableName, counters, retrySeams: { sleep: async (ms) => void sleeps.push(ms) } });
       for (const name of ['a', 'b', 'c', 'd']) await store.markDirty(jobSet(name), T0);
       return { store, counters, sleeps, close: () => client.destroy() };
     };
@@ -317,7 +318,7 @@ describe('store/dynamoStore', () => {
 
   describe('errors', () => {
     it('turns a missing table into a NotFoundError', async () => {
-      const store = new DynamoCheckpointStore({ client: server().client, tableName: 'no-such-table' });
+      const store = new TestDynamoStore({ client: server().client, tableName: 'no-such-table' });
       await rejectsWithCode(store.markDirty(jobSet('js'), T0), ErrorCode.NOT_FOUND);
       await rejectsWithCode(store.getState(jobSet('js')), ErrorCode.NOT_FOUND);
     });
@@ -334,7 +335,7 @@ describe('store/dynamoStore', () => {
         maxAttempts: 1,
       });
       try {
-        const store = new DynamoCheckpointStore({ client, tableName: 'lineup-checkpoints' });
+        const store = new TestDynamoStore({ client, tableName: 'lineup-checkpoints' });
         await rejectsWithCode(store.tryAcquireLease(jobSet('js'), 'r1', T0, TTL), ErrorCode.UNAVAILABLE);
       } finally {
         client.destroy();
@@ -360,7 +361,7 @@ describe('store/dynamoStore', () => {
       await DynamoDBDocumentClient.from(server().client).send(new PutCommand({ TableName: tableName, Item: { ...item, [Attr.pending]: pending } }));
       const fresh: JournalEvent = { id: 'new', detailType: 'Job Changed', kind: 'Job', name: `js-new-${'y'.repeat(240)}`, resourceVersion: '9', watchType: 'MODIFIED' };
       // Act
-      const note = await store.noteEvent(key, [fresh], 'r1', T0, TTL);
+      const note = await store.noteEvent(key, { triggers: [fresh], owner: 'r1', now: T0, ttlMs: TTL });
       // Assess
       assert.equal(note.outcome, 'leased');
       const lease = note.outcome === 'leased' ? note.lease : undefined;

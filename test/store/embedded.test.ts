@@ -4,10 +4,10 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoCheckpointStore } from '../../lib/store/dynamoStore.ts';
 import { startEmbeddedDynamo } from '../../lib/store/embedded.ts';
 import { DEFAULT_TABLE_NAME, tableDefinition } from '../../lib/store/table.ts';
 import { T0, TTL, jobSet, makeJournalEntry } from './storeBehaviour.ts';
+import { TestDynamoStore } from './support/testStores.ts';
 
 describe('store/embedded', () => {
   const directories: string[] = [];
@@ -40,7 +40,7 @@ describe('store/embedded', () => {
     const path = join(await tempDir(), '.lineup', 'dynamodb');
     const key = jobSet('js');
     const first = await startEmbeddedDynamo({ path });
-    const firstStore = new DynamoCheckpointStore({ client: first.client, tableName: first.tableName });
+    const firstStore = new TestDynamoStore({ client: first.client, tableName: first.tableName });
     await firstStore.markDirty(key, T0);
     await firstStore.markDirty(key, T0 + 1);
     await firstStore.tryAcquireLease(key, 'r1', T0 + 2, TTL);
@@ -53,7 +53,7 @@ describe('store/embedded', () => {
     // Act: a second run opens the same directory (the table exists, so it is not created again).
     const second = await startEmbeddedDynamo({ path });
     try {
-      const secondStore = new DynamoCheckpointStore({ client: second.client, tableName: second.tableName });
+      const secondStore = new TestDynamoStore({ client: second.client, tableName: second.tableName });
       // Assess
       assert.deepEqual(await secondStore.getState(key), {
         key,
@@ -75,11 +75,11 @@ describe('store/embedded', () => {
 
   it('starts empty without a directory, and forgets everything when stopped', async () => {
     const first = await startEmbeddedDynamo();
-    await new DynamoCheckpointStore({ client: first.client, tableName: first.tableName }).markDirty(jobSet('js'), T0);
+    await new TestDynamoStore({ client: first.client, tableName: first.tableName }).markDirty(jobSet('js'), T0);
     await first.stop();
     const second = await startEmbeddedDynamo();
     try {
-      assert.equal(await new DynamoCheckpointStore({ client: second.client, tableName: second.tableName }).getState(jobSet('js')), undefined);
+      assert.equal(await new TestDynamoStore({ client: second.client, tableName: second.tableName }).getState(jobSet('js')), undefined);
     } finally {
       await second.stop();
     }

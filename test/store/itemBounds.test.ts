@@ -164,9 +164,9 @@ describe('store item bounds: under 400 KB at every bound', () => {
 
     /** fill: note maximal triggers from `owner` until the pending list is past its bound, the last event naming MAX_OBJECTS_PER_EVENT objects. */
     const fill = async (store: DynamoCheckpointStore, first: number, now: number): Promise<void> => {
-      for (let index = first; index < first + MAX_PENDING_TRIGGERS + 10; index += 1) await store.noteEvent(KEY, [maxTrigger(index)], OWNER, now, TTL);
+      for (let index = first; index < first + MAX_PENDING_TRIGGERS + 10; index += 1) await store.noteEvent(KEY, { triggers: [maxTrigger(index)], owner: OWNER, now, ttlMs: TTL });
       const last = first + MAX_PENDING_TRIGGERS + 10;
-      await store.noteEvent(KEY, Array.from({ length: MAX_OBJECTS_PER_EVENT }, (_, index) => maxTrigger(last + index)), OWNER, now, TTL);
+      await store.noteEvent(KEY, { triggers: Array.from({ length: MAX_OBJECTS_PER_EVENT }, (_, index) => maxTrigger(last + index)), owner: OWNER, now, ttlMs: TTL });
     };
 
     it('a state item driven to its bounds: full pending list, carried triggers, the largest known map; then after a failed loop, the longest error', async () => {
@@ -175,13 +175,13 @@ describe('store item bounds: under 400 KB at every bound', () => {
       // A loop ends knowing the most objects, carrying the most triggers, to wake later.
       await fill(store, 0, T0);
       const dirty = (await store.getState(KEY))?.dirty ?? 0;
-      const released = await store.releaseLease(KEY, OWNER, dirty, T0 + 1, TTL, LATEST, {
+      const released = await store.releaseLease(KEY, { owner: OWNER, reconciledDirty: dirty, now: T0 + 1, ttlMs: TTL, wakeAt: LATEST, loop: {
         carry: Array.from({ length: MAX_CARRIED_TRIGGERS }, (_, index) => maxTrigger(1_000 + index)),
         known: maxKnown(),
         snapshot: SNAPSHOT,
         inputsDigest: 'f'.repeat(16),
         finished: true,
-      });
+      } });
       assert.equal(released.outcome, 'released');
       // Events about objects it does not know fill the list again while the next loop runs.
       await fill(store, 2_000, T0 + 2);
@@ -189,7 +189,7 @@ describe('store item bounds: under 400 KB at every bound', () => {
       assert.equal((withKnown[Attr.pending] as unknown[]).length, MAX_PENDING_TRIGGERS);
       assert.equal(Object.keys(withKnown[Attr.known] as object).length, MAX_KNOWN_OBJECTS);
       // That loop fails; more events come before the resync's.
-      await store.failLease(KEY, OWNER, ERROR, T0 + 3);
+      await store.failLease(KEY, { owner: OWNER, error: ERROR, now: T0 + 3 });
       await fill(store, 4_000, T0 + 4);
       const withError = await stateItem();
       assert.equal(withError[Attr.lastError], ERROR);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseProblem, SqliteCheckpointStore, openStateDatabase, type StateDatabase } from '../../lib/store/sqliteStore.ts';
 import { StoreInvalidError } from '../../lib/errors.ts';
+import { TestSqliteStore } from './support/testStores.ts';
 import { describeStoreBehaviour, jobSet, makeJournalEntry, T0, TTL } from './storeBehaviour.ts';
 
 describe('store/sqliteStore', () => {
@@ -25,7 +26,7 @@ describe('store/sqliteStore', () => {
   };
 
   // The same suite as the DynamoDB and in-memory stores': the state directory keeps the deployed semantics.
-  describeStoreBehaviour(async () => new SqliteCheckpointStore(freshDatabase().database), { propertyRuns: 100 });
+  describeStoreBehaviour(async () => new TestSqliteStore(freshDatabase().database), { propertyRuns: 100 });
 
   it('lets a read-only connection see what the writer committed, and refuses its writes', async () => {
     const { path, database } = freshDatabase();
@@ -37,7 +38,7 @@ describe('store/sqliteStore', () => {
       assert.equal((await reader.listJournal(jobSet('a'))).length, 1);
       await writer.appendJournal(makeJournalEntry(jobSet('a'), T0 + 1));
       assert.equal((await reader.listJournal(jobSet('a'))).length, 2);
-      await assert.rejects(reader.markDirty(jobSet('a'), T0), /readonly/);
+      await assert.rejects(reader.noteEvent(jobSet('a'), { triggers: [], owner: 'me', now: T0, ttlMs: TTL }), /readonly/);
     } finally {
       readOnly.close();
     }
@@ -52,7 +53,7 @@ describe('store/sqliteStore', () => {
 
   it('reads a hand-edited record as a StoreInvalidError naming its row', async () => {
     const { database } = freshDatabase();
-    const store = new SqliteCheckpointStore(database);
+    const store = new TestSqliteStore(database);
     await store.tryAcquireLease(jobSet('edited'), 'me', T0, TTL);
     database.db.exec(`UPDATE jobsets SET record = '{"dirty": "many"}'`);
     await assert.rejects(store.getState(jobSet('edited')), (error: unknown) => error instanceof StoreInvalidError && /jobsets row JOBSET#c1#default#edited/.test(error.message));

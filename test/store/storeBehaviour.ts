@@ -8,10 +8,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { HEARTBEAT_CLOCK_SKEW_MS, MAX_PENDING_TRIGGERS, MAX_JOURNAL_ITEM_CHARS } from '../../lib/store/rules.ts';
-import type { CheckpointStore, ClusterRecord, JournalEntry, JournalEvent, JobSetKey, Lease } from '../../lib/store/types.ts';
+import type { ClusterRecord, JournalEntry, JournalEvent, JobSetKey, Lease } from '../../lib/store/types.ts';
+import type { TestStore } from './support/testStores.ts';
 
 /** StoreFactory: a fresh, empty store for one test. */
-export type StoreFactory = () => Promise<CheckpointStore>;
+export type StoreFactory = () => Promise<TestStore>;
 
 /** Options of describeStoreBehaviour. */
 export interface StoreBehaviourOptions {
@@ -63,7 +64,7 @@ interface PassInterval {
  * Returns the number of passes run (0 when the lease was held elsewhere: deferred).
  */
 export const handleEvent = async (
-  store: CheckpointStore,
+  store: TestStore,
   key: JobSetKey,
   owner: string,
   now: () => number,
@@ -75,13 +76,13 @@ export const handleEvent = async (
   while (lease !== undefined) {
     await pass();
     passes += 1;
-    const { outcome, lease: renewed } = await store.releaseLease(key, owner, lease.dirty, now(), TTL);
+    const { outcome, lease: renewed } = await store.releaseLease(key, { owner, reconciledDirty: lease.dirty, now: now(), ttlMs: TTL });
     lease = outcome === 'dirty' ? renewed : undefined;
   }
   return passes;
 };
 
-/** describeStoreBehaviour: the whole CheckpointStore contract as tests, against stores from `makeStore`. */
+/** describeStoreBehaviour: every role of CheckpointStore (lib/store/types.ts) as tests, against stores from `makeStore`. */
 export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBehaviourOptions): void => {
   describe('markDirty', () => {
     it('creates the JobSet at dirty 1, reconciled 0, without a lease, and counts up from there', async () => {
@@ -122,7 +123,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     it('counts the event, queues its trigger and takes a free lease in one write', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      const note = await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
+      const note = await store.noteEvent(key, { triggers: [trigger('js-a-0', '7')], owner: 'r1', now: T0, ttlMs: TTL });
       assert.deepEqual(note, { outcome: 'leased', lease: { owner: 'r1', expiresAt: T0 + TTL, dirty: 1, pending: [trigger('js-a-0', '7')], carried: [], checkpoint: {} } });
       assert.deepEqual(await store.getState(key), { key, dirty: 1, reconciled: 0, lease: { owner: 'r1', expiresAt: T0 + TTL }, updatedAt: T0 });
     });
@@ -130,21 +131,21 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     it('defers to a live holder, and the holder finds the deferred trigger when it cannot release', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      const first = await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
+      const first = await store.noteEvent(key, { triggers: [trigger('js-a-0', '7')], owner: 'r1', now: T0, ttlMs: TTL });
       assert.equal(first.outcome, 'leased');
-      assert.deepEqual(await store.noteEvent(key, [trigger('js-a-1', '8')], 'r2', T0 + TTL - 1, TTL), { outcome: 'deferred' });
-      const released = await store.releaseLease(key, 'r1', 1, T0 + 10, TTL);
+      assert.deepEqual(await store.noteEvent(key, { triggers: [trigger('js-a-1', '8')], owner: 'r2', now: T0 + TTL - 1, ttlMs: TTL }), { outcome: 'deferred' });
+      const released = await store.releaseLease(key, { owner: 'r1', reconciledDirty: 1, now: T0 + 10, ttlMs: TTL });
       assert.equal(released.outcome, 'dirty');
       assert.deepEqual(released.lease?.pending, [trigger('js-a-0', '7'), trigger('js-a-1', '8')]);
       assert.equal(released.lease?.dirty, 2);
-      assert.deepEqual(await store.releaseLease(key, 'r1', 2, T0 + 20, TTL), { outcome: 'released' });
+      assert.deepEqual(await store.releaseLease(key, { owner: 'r1', reconciledDirty: 2, now: T0 + 20, ttlMs: TTL }), { outcome: 'released' });
     });
 
     it("takes over a lease its holder let lapse", async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
-      const note = await store.noteEvent(key, [trigger('js-a-0', '9')], 'r2', T0 + TTL, TTL);
+      await store.noteEvent(key, { triggers: [trigger('js-a-0', '7')], owner: 'r1', now: T0, ttlMs: TTL });
+      const note = await store.noteEvent(key, { triggers: [trigger('js-a-0', '9')], owner: 'r2', now: T0 + TTL, ttlMs: TTL });
       assert.equal(note.outcome, 'leased');
       assert.deepEqual(note.outcome === 'leased' ? [note.lease.owner, note.lease.dirty, note.lease.pending.length] : [], ['r2', 2, 2]);
       assert.equal((await store.getState(key))?.lease?.owner, 'r2');
@@ -153,14 +154,14 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     it('drops an event whose object the last release knew at that resourceVersion, writing nothing', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      await store.noteEvent(key, [trigger('js', '3', 'JobSet')], 'r1', T0, TTL);
+      await store.noteEvent(key, { triggers: [trigger('js', '3', 'JobSet')], owner: 'r1', now: T0, ttlMs: TTL });
       const known = { 'JobSet/js': '5', 'Job/js-a-0': '7' };
-      assert.deepEqual(await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { known, snapshot: 'token-1', inputsDigest: 'digest-1' }), { outcome: 'released' });
+      assert.deepEqual(await store.releaseLease(key, { owner: 'r1', reconciledDirty: 1, now: T0 + 10, ttlMs: TTL, loop: { known, snapshot: 'token-1', inputsDigest: 'digest-1' } }), { outcome: 'released' });
       const before = await store.getState(key);
-      assert.deepEqual(await store.noteEvent(key, [trigger('js-a-0', '7')], 'r2', T0 + 20, TTL), { outcome: 'echo' });
-      assert.deepEqual(await store.noteEvent(key, [trigger('js', '5', 'JobSet')], 'r2', T0 + 20, TTL), { outcome: 'echo' });
+      assert.deepEqual(await store.noteEvent(key, { triggers: [trigger('js-a-0', '7')], owner: 'r2', now: T0 + 20, ttlMs: TTL }), { outcome: 'echo' });
+      assert.deepEqual(await store.noteEvent(key, { triggers: [trigger('js', '5', 'JobSet')], owner: 'r2', now: T0 + 20, ttlMs: TTL }), { outcome: 'echo' });
       assert.deepEqual(await store.getState(key), before);
-      const note = await store.noteEvent(key, [trigger('js-a-0', '8')], 'r2', T0 + 30, TTL);
+      const note = await store.noteEvent(key, { triggers: [trigger('js-a-0', '8')], owner: 'r2', now: T0 + 30, ttlMs: TTL });
       assert.deepEqual(note, {
         outcome: 'leased',
         lease: { owner: 'r2', expiresAt: T0 + 30 + TTL, dirty: 2, pending: [trigger('js-a-0', '8')], carried: [], checkpoint: { known, snapshot: 'token-1', inputsDigest: 'digest-1' } },
@@ -170,54 +171,54 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     it('an event naming several objects is an echo only when the item knows every one of them at its version, and queues them all', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
+      await store.noteEvent(key, { triggers: [trigger('js-a-0', '7')], owner: 'r1', now: T0, ttlMs: TTL });
       const known = { 'JobSet/js': '5', 'Job/js-a-0': '7', 'Job/js-a-1': '8' };
-      await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { known });
+      await store.releaseLease(key, { owner: 'r1', reconciledDirty: 1, now: T0 + 10, ttlMs: TTL, loop: { known } });
       const before = await store.getState(key);
-      assert.deepEqual(await store.noteEvent(key, [trigger('js-a-1', '8'), trigger('js-a-0', '7'), trigger('js', '5', 'JobSet')], 'r2', T0 + 20, TTL), { outcome: 'echo' });
+      assert.deepEqual(await store.noteEvent(key, { triggers: [trigger('js-a-1', '8'), trigger('js-a-0', '7'), trigger('js', '5', 'JobSet')], owner: 'r2', now: T0 + 20, ttlMs: TTL }), { outcome: 'echo' });
       assert.deepEqual(await store.getState(key), before, 'an echo writes nothing');
       // One object at a newer version: the event counts, with every trigger queued.
       const both = [trigger('js-a-1', '9'), trigger('js-a-0', '7')];
-      const note = await store.noteEvent(key, both, 'r2', T0 + 30, TTL);
+      const note = await store.noteEvent(key, { triggers: both, owner: 'r2', now: T0 + 30, ttlMs: TTL });
       assert.deepEqual(note.outcome === 'leased' ? [note.lease.dirty, note.lease.pending] : note, [2, both]);
-      await store.releaseLease(key, 'r2', 2, T0 + 40, TTL, undefined, { known });
+      await store.releaseLease(key, { owner: 'r2', reconciledDirty: 2, now: T0 + 40, ttlMs: TTL, loop: { known } });
       // A deletion among them: never an echo, whatever the item knows.
       const withDeletion = [trigger('js-a-1', '8'), { ...trigger('js-a-0', '7'), watchType: 'DELETED' as const }];
-      assert.equal((await store.noteEvent(key, withDeletion, 'r3', T0 + 50, TTL)).outcome, 'leased');
+      assert.equal((await store.noteEvent(key, { triggers: withDeletion, owner: 'r3', now: T0 + 50, ttlMs: TTL })).outcome, 'leased');
     });
 
     it('never takes a Sync (no resourceVersion), a deletion or another object for an echo', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
-      await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { known: { 'Job/js-a-0': '7', 'JobSet/js': '' } });
+      await store.noteEvent(key, { triggers: [trigger('js-a-0', '7')], owner: 'r1', now: T0, ttlMs: TTL });
+      await store.releaseLease(key, { owner: 'r1', reconciledDirty: 1, now: T0 + 10, ttlMs: TTL, loop: { known: { 'Job/js-a-0': '7', 'JobSet/js': '' } } });
       const sync: JournalEvent = { detailType: 'JobSet Sync', kind: 'JobSet', name: 'js', resourceVersion: '', watchType: 'SYNC' };
-      assert.equal((await store.noteEvent(key, [sync], 'r2', T0 + 20, TTL)).outcome, 'leased');
-      assert.equal((await store.noteEvent(key, [trigger('js-a-1', '7')], 'r3', T0 + 20, TTL)).outcome, 'deferred');
-      assert.equal((await store.noteEvent(key, [{ ...trigger('js-a-0', '7'), watchType: 'DELETED' }], 'r3', T0 + 20, TTL)).outcome, 'deferred');
+      assert.equal((await store.noteEvent(key, { triggers: [sync], owner: 'r2', now: T0 + 20, ttlMs: TTL })).outcome, 'leased');
+      assert.equal((await store.noteEvent(key, { triggers: [trigger('js-a-1', '7')], owner: 'r3', now: T0 + 20, ttlMs: TTL })).outcome, 'deferred');
+      assert.equal((await store.noteEvent(key, { triggers: [{ ...trigger('js-a-0', '7'), watchType: 'DELETED' }], owner: 'r3', now: T0 + 20, ttlMs: TTL })).outcome, 'deferred');
       assert.equal((await store.getState(key))?.dirty, 4);
     });
 
     it('carries the triggers a release hands over, forgets known and snapshot not given again, keeps the last inputs digest', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
-      await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { carry: [trigger('js-a-0', '7')], known: { 'Job/js-a-0': '7' }, snapshot: 's1', inputsDigest: 'd1' });
-      const second = await store.noteEvent(key, [trigger('js-a-1', '2')], 'r2', T0 + 20, TTL);
+      await store.noteEvent(key, { triggers: [trigger('js-a-0', '7')], owner: 'r1', now: T0, ttlMs: TTL });
+      await store.releaseLease(key, { owner: 'r1', reconciledDirty: 1, now: T0 + 10, ttlMs: TTL, loop: { carry: [trigger('js-a-0', '7')], known: { 'Job/js-a-0': '7' }, snapshot: 's1', inputsDigest: 'd1' } });
+      const second = await store.noteEvent(key, { triggers: [trigger('js-a-1', '2')], owner: 'r2', now: T0 + 20, ttlMs: TTL });
       assert.deepEqual(second.outcome === 'leased' ? [second.lease.pending, second.lease.carried] : [], [[trigger('js-a-1', '2')], [trigger('js-a-0', '7')]]);
-      await store.releaseLease(key, 'r2', 2, T0 + 30, TTL);
-      const third = await store.noteEvent(key, [trigger('js-a-0', '7')], 'r3', T0 + 40, TTL);
+      await store.releaseLease(key, { owner: 'r2', reconciledDirty: 2, now: T0 + 30, ttlMs: TTL });
+      const third = await store.noteEvent(key, { triggers: [trigger('js-a-0', '7')], owner: 'r3', now: T0 + 40, ttlMs: TTL });
       assert.deepEqual(third.outcome === 'leased' ? [third.lease.pending, third.lease.carried, third.lease.checkpoint] : [], [[trigger('js-a-0', '7')], [], { inputsDigest: 'd1' }]);
     });
 
     it('after failLease takes no event for an echo: the failed loop\'s view is not trusted', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      await store.noteEvent(key, [trigger('js-a-0', '7')], 'r1', T0, TTL);
-      await store.releaseLease(key, 'r1', 1, T0 + 10, TTL, undefined, { known: { 'Job/js-a-0': '7' }, snapshot: 's1' });
-      await store.noteEvent(key, [trigger('js-a-0', '8')], 'r2', T0 + 20, TTL);
-      await store.failLease(key, 'r2', 'boom', T0 + 30, 'digest-of-the-failed-pass');
-      const note = await store.noteEvent(key, [trigger('js-a-0', '7')], 'r3', T0 + 40, TTL);
+      await store.noteEvent(key, { triggers: [trigger('js-a-0', '7')], owner: 'r1', now: T0, ttlMs: TTL });
+      await store.releaseLease(key, { owner: 'r1', reconciledDirty: 1, now: T0 + 10, ttlMs: TTL, loop: { known: { 'Job/js-a-0': '7' }, snapshot: 's1' } });
+      await store.noteEvent(key, { triggers: [trigger('js-a-0', '8')], owner: 'r2', now: T0 + 20, ttlMs: TTL });
+      await store.failLease(key, { owner: 'r2', error: 'boom', now: T0 + 30, inputsDigest: 'digest-of-the-failed-pass' });
+      const note = await store.noteEvent(key, { triggers: [trigger('js-a-0', '7')], owner: 'r3', now: T0 + 40, ttlMs: TTL });
       assert.equal(note.outcome, 'leased');
       assert.deepEqual(note.outcome === 'leased' ? note.lease.checkpoint : undefined, { inputsDigest: 'digest-of-the-failed-pass' });
     });
@@ -240,16 +241,16 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       // Prepare: r1 holds the lease and never looks; the list fills with one trigger per Job.
       const store = await makeStore();
       const key = jobSet('js');
-      assert.equal((await store.noteEvent(key, [change('js-a-0', '1')], 'r1', T0, TTL)).outcome, 'leased');
+      assert.equal((await store.noteEvent(key, { triggers: [change('js-a-0', '1')], owner: 'r1', now: T0, ttlMs: TTL })).outcome, 'leased');
       for (let index = 1; index < MAX_PENDING_TRIGGERS; index += 1) {
-        assert.deepEqual(await store.noteEvent(key, [change(`js-a-${index}`, '1')], 'r2', T0 + 1, TTL), { outcome: 'deferred' }, 'a list that fits is not trimmed');
+        assert.deepEqual(await store.noteEvent(key, { triggers: [change(`js-a-${index}`, '1')], owner: 'r2', now: T0 + 1, ttlMs: TTL }), { outcome: 'deferred' }, 'a list that fits is not trimmed');
       }
       // Act: a newer version of a queued Job, then a Job not queued yet, then two Syncs and a deletion.
-      const newer = await store.noteEvent(key, [change('js-a-5', '2')], 'r2', T0 + 2, TTL);
-      const another = await store.noteEvent(key, [change('js-b-0', '1')], 'r2', T0 + 3, TTL);
-      const syncs = [await store.noteEvent(key, [sync('s1')], 'r2', T0 + 4, TTL), await store.noteEvent(key, [sync('s2')], 'r2', T0 + 5, TTL)];
-      const deletion = await store.noteEvent(key, [change('js-a-7', '3', 'DELETED')], 'r2', T0 + 6, TTL);
-      const renewed = await store.releaseLease(key, 'r1', 1, T0 + 7, TTL);
+      const newer = await store.noteEvent(key, { triggers: [change('js-a-5', '2')], owner: 'r2', now: T0 + 2, ttlMs: TTL });
+      const another = await store.noteEvent(key, { triggers: [change('js-b-0', '1')], owner: 'r2', now: T0 + 3, ttlMs: TTL });
+      const syncs = [await store.noteEvent(key, { triggers: [sync('s1')], owner: 'r2', now: T0 + 4, ttlMs: TTL }), await store.noteEvent(key, { triggers: [sync('s2')], owner: 'r2', now: T0 + 5, ttlMs: TTL })];
+      const deletion = await store.noteEvent(key, { triggers: [change('js-a-7', '3', 'DELETED')], owner: 'r2', now: T0 + 6, ttlMs: TTL });
+      const renewed = await store.releaseLease(key, { owner: 'r1', reconciledDirty: 1, now: T0 + 7, ttlMs: TTL });
       // Assess
       assert.deepEqual(newer, { outcome: 'deferred', trimmed: { coalesced: 1, dropped: 0 } }, 'the older version of js-a-5 goes: the newer says it changed');
       assert.deepEqual(another, { outcome: 'deferred', trimmed: { coalesced: 0, dropped: 1 } }, 'one object too many: the oldest goes, counted');
@@ -270,17 +271,17 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     it('keeps the trimmed list and its count through a failed loop, and a release clears both', async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      await store.noteEvent(key, [change('js-a-0', '1')], 'r1', T0, TTL);
-      for (let index = 1; index <= MAX_PENDING_TRIGGERS + 1; index += 1) await store.noteEvent(key, [change(`js-a-${index}`, '1')], 'r2', T0 + 1, TTL);
-      await store.failLease(key, 'r1', 'boom', T0 + 2);
-      const next = await store.noteEvent(key, [change('js-a-0', '2')], 'r3', T0 + 3, TTL);
+      await store.noteEvent(key, { triggers: [change('js-a-0', '1')], owner: 'r1', now: T0, ttlMs: TTL });
+      for (let index = 1; index <= MAX_PENDING_TRIGGERS + 1; index += 1) await store.noteEvent(key, { triggers: [change(`js-a-${index}`, '1')], owner: 'r2', now: T0 + 1, ttlMs: TTL });
+      await store.failLease(key, { owner: 'r1', error: 'boom', now: T0 + 2 });
+      const next = await store.noteEvent(key, { triggers: [change('js-a-0', '2')], owner: 'r3', now: T0 + 3, ttlMs: TTL });
       assert.equal(next.outcome, 'leased');
       const lease = next.outcome === 'leased' ? next.lease : undefined;
       assert.equal(lease?.pending.length, MAX_PENDING_TRIGGERS);
       assert.equal(lease?.pendingDropped, 3, 'two dropped before the failure, one by this note');
       assert.deepEqual(next.outcome === 'leased' ? next.trimmed : undefined, { coalesced: 0, dropped: 1 });
-      assert.deepEqual(await store.releaseLease(key, 'r3', lease?.dirty ?? 0, T0 + 4, TTL), { outcome: 'released' });
-      const after = await store.noteEvent(key, [change('js-a-9', '2')], 'r4', T0 + 5, TTL);
+      assert.deepEqual(await store.releaseLease(key, { owner: 'r3', reconciledDirty: lease?.dirty ?? 0, now: T0 + 4, ttlMs: TTL }), { outcome: 'released' });
+      const after = await store.noteEvent(key, { triggers: [change('js-a-9', '2')], owner: 'r4', now: T0 + 5, ttlMs: TTL });
       assert.deepEqual(after.outcome === 'leased' ? [names(after.lease.pending), after.lease.pendingDropped, after.trimmed] : after, [['js-a-9@2'], undefined, undefined]);
     });
   });
@@ -335,7 +336,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       await store.markDirty(key, T0);
       const lease = await store.tryAcquireLease(key, 'r1', T0, TTL);
       assert.ok(lease);
-      assert.deepEqual(await store.releaseLease(key, 'r1', lease.dirty, T0 + 100, TTL), { outcome: 'released' });
+      assert.deepEqual(await store.releaseLease(key, { owner: 'r1', reconciledDirty: lease.dirty, now: T0 + 100, ttlMs: TTL }), { outcome: 'released' });
       assert.deepEqual(await store.getState(key), { key, dirty: 1, reconciled: 1, updatedAt: T0 + 100 });
     });
 
@@ -347,12 +348,12 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       assert.ok(lease);
       await store.markDirty(key, T0 + 50); // an event arrives mid-pass
       assert.equal(await store.tryAcquireLease(key, 'r2', T0 + 50, TTL), undefined); // its invocation defers
-      const released = await store.releaseLease(key, 'r1', lease.dirty, T0 + 100, TTL);
+      const released = await store.releaseLease(key, { owner: 'r1', reconciledDirty: lease.dirty, now: T0 + 100, ttlMs: TTL });
       assert.deepEqual(released, { outcome: 'dirty', lease: { owner: 'r1', expiresAt: T0 + 100 + TTL, dirty: 2, pending: [], carried: [], checkpoint: {} } });
       const state = await store.getState(key);
       assert.equal(state?.reconciled, 0);
       assert.deepEqual(state?.lease, { owner: 'r1', expiresAt: T0 + 100 + TTL });
-      assert.deepEqual(await store.releaseLease(key, 'r1', 2, T0 + 200, TTL), { outcome: 'released' });
+      assert.deepEqual(await store.releaseLease(key, { owner: 'r1', reconciledDirty: 2, now: T0 + 200, ttlMs: TTL }), { outcome: 'released' });
       assert.deepEqual(await store.getState(key), { key, dirty: 2, reconciled: 2, updatedAt: T0 + 200 });
     });
 
@@ -364,7 +365,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       assert.ok(lease);
       await store.markDirty(key, T0 + TTL);
       assert.ok(await store.tryAcquireLease(key, 'r2', T0 + TTL, TTL));
-      assert.deepEqual(await store.releaseLease(key, 'r1', lease.dirty, T0 + TTL + 1, TTL), { outcome: 'lost' });
+      assert.deepEqual(await store.releaseLease(key, { owner: 'r1', reconciledDirty: lease.dirty, now: T0 + TTL + 1, ttlMs: TTL }), { outcome: 'lost' });
       const state = await store.getState(key);
       assert.deepEqual(state?.lease, { owner: 'r2', expiresAt: T0 + 2 * TTL });
       assert.equal(state?.reconciled, 0);
@@ -373,11 +374,11 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
     it("returns 'lost' to a reconciler that never held the lease, and for a JobSet without state", async () => {
       const store = await makeStore();
       const key = jobSet('js');
-      assert.deepEqual(await store.releaseLease(key, 'r1', 0, T0, TTL), { outcome: 'lost' });
+      assert.deepEqual(await store.releaseLease(key, { owner: 'r1', reconciledDirty: 0, now: T0, ttlMs: TTL }), { outcome: 'lost' });
       assert.equal(await store.getState(key), undefined);
       await store.markDirty(key, T0);
       await store.tryAcquireLease(key, 'r1', T0, TTL);
-      assert.deepEqual(await store.releaseLease(key, 'stranger', 1, T0, TTL), { outcome: 'lost' });
+      assert.deepEqual(await store.releaseLease(key, { owner: 'stranger', reconciledDirty: 1, now: T0, ttlMs: TTL }), { outcome: 'lost' });
     });
 
     it('lets a holder whose lease lapsed but was not taken still release', async () => {
@@ -385,7 +386,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       const key = jobSet('js');
       await store.markDirty(key, T0);
       await store.tryAcquireLease(key, 'r1', T0, TTL);
-      assert.deepEqual(await store.releaseLease(key, 'r1', 1, T0 + 2 * TTL, TTL), { outcome: 'released' });
+      assert.deepEqual(await store.releaseLease(key, { owner: 'r1', reconciledDirty: 1, now: T0 + 2 * TTL, ttlMs: TTL }), { outcome: 'released' });
     });
 
     it('sets wakeAt when given and removes an earlier one when not', async () => {
@@ -404,7 +405,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       const key = jobSet('js');
       await store.markDirty(key, T0);
       await store.tryAcquireLease(key, 'r1', T0, TTL);
-      await store.failLease(key, 'r1', 'patch failed: 500', T0 + 10);
+      await store.failLease(key, { owner: 'r1', error: 'patch failed: 500', now: T0 + 10 });
       assert.deepEqual(await store.getState(key), {
         key,
         dirty: 1,
@@ -416,7 +417,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       const lease = await store.tryAcquireLease(key, 'r2', T0 + 20, TTL);
       assert.equal(lease?.dirty, 1);
       assert.equal((await store.getState(key))?.lastError, 'patch failed: 500');
-      assert.deepEqual(await store.releaseLease(key, 'r2', 1, T0 + 30, TTL), { outcome: 'released' });
+      assert.deepEqual(await store.releaseLease(key, { owner: 'r2', reconciledDirty: 1, now: T0 + 30, ttlMs: TTL }), { outcome: 'released' });
       assert.deepEqual(await store.getState(key), { key, dirty: 1, reconciled: 1, updatedAt: T0 + 30 });
     });
 
@@ -426,11 +427,11 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       await store.markDirty(key, T0);
       await store.tryAcquireLease(key, 'r1', T0, TTL);
       await store.tryAcquireLease(key, 'r2', T0 + TTL, TTL);
-      await store.failLease(key, 'r1', 'too late', T0 + TTL + 1);
+      await store.failLease(key, { owner: 'r1', error: 'too late', now: T0 + TTL + 1 });
       const state = await store.getState(key);
       assert.equal(state?.lastError, undefined);
       assert.equal(state?.lease?.owner, 'r2');
-      await store.failLease(jobSet('never-seen'), 'r1', 'nothing here', T0);
+      await store.failLease(jobSet('never-seen'), { owner: 'r1', error: 'nothing here', now: T0 });
       assert.equal(await store.getState(jobSet('never-seen')), undefined);
     });
   });
@@ -466,13 +467,13 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       await store.tryAcquireLease(jobSet('expired-lease'), 'crashed', T0, TTL);
       await store.markDirty(jobSet('failed-pass'), T0);
       await store.tryAcquireLease(jobSet('failed-pass'), 'r1', T0, TTL);
-      await store.failLease(jobSet('failed-pass'), 'r1', 'boom', T0);
+      await store.failLease(jobSet('failed-pass'), { owner: 'r1', error: 'boom', now: T0 });
       await store.markDirty(jobSet('dirty-no-lease'), T0);
       await handleOnce(store, jobSet('dirty-after-wake-set'), 'r1', T0, now + 60_000);
       await store.markDirty(jobSet('dirty-after-wake-set'), T0 + 1); // its invocation died before the lease
       await store.markDirty(jobSet('failed-pass-retaken'), T0);
       await store.tryAcquireLease(jobSet('failed-pass-retaken'), 'r1', T0, TTL);
-      await store.failLease(jobSet('failed-pass-retaken'), 'r1', 'boom', T0);
+      await store.failLease(jobSet('failed-pass-retaken'), { owner: 'r1', error: 'boom', now: T0 });
       await store.tryAcquireLease(jobSet('failed-pass-retaken'), 'r2', T0 + 1, TTL); // lastError stays until r2 releases
       await handleOnce(store, jobSet('wake-due'), 'r1', T0, now);
       await store.markDirty(jobSet('expired-lease-other-cluster', 'default', 'c2'), T0);
@@ -805,7 +806,7 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       assert.deepEqual(await store.getState(key), { key, dirty: 3, reconciled: 3, updatedAt: T0 + TTL });
       assert.deepEqual(await store.listNeedingResync(T0 + TTL), []);
       // The crashed holder, if it ever comes back, learns it lost the lease and writes nothing.
-      assert.deepEqual(await store.releaseLease(key, 'r1', zombie.dirty, T0 + TTL + 1, TTL), { outcome: 'lost' });
+      assert.deepEqual(await store.releaseLease(key, { owner: 'r1', reconciledDirty: zombie.dirty, now: T0 + TTL + 1, ttlMs: TTL }), { outcome: 'lost' });
       assert.equal((await store.getState(key))?.reconciled, 3);
     });
 
@@ -824,11 +825,11 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
 };
 
 /** handleOnce: one event, one pass, release (optionally with a wakeAt) — a JobSet left quiescent. */
-const handleOnce = async (store: CheckpointStore, key: JobSetKey, owner: string, now: number, wakeAt?: number): Promise<void> => {
+const handleOnce = async (store: TestStore, key: JobSetKey, owner: string, now: number, wakeAt?: number): Promise<void> => {
   await store.markDirty(key, now);
   const lease = await store.tryAcquireLease(key, owner, now, TTL);
   assert.ok(lease, `${owner} expected the lease of ${key.name}`);
-  assert.deepEqual(await store.releaseLease(key, owner, lease.dirty, now, TTL, wakeAt), { outcome: 'released' });
+  assert.deepEqual(await store.releaseLease(key, { owner, reconciledDirty: lease.dirty, now, ttlMs: TTL, wakeAt }), { outcome: 'released' });
 };
 
 /** Reconcilers in the property. */
@@ -857,7 +858,7 @@ type Actor =
  * (stalling holders past their TTL). Then every live reconciler finishes, the resync picks up what
  * crashed holders left, and the counter must be fully reconciled with no lease left.
  */
-const checkInterleaving = async (store: CheckpointStore, key: JobSetKey, commands: readonly Command[]): Promise<void> => {
+const checkInterleaving = async (store: TestStore, key: JobSetKey, commands: readonly Command[]): Promise<void> => {
   const actors: Actor[] = Array.from({ length: ACTORS }, () => ({ phase: 'idle' }));
   let now = T0;
   let events = 0;
@@ -882,7 +883,7 @@ const checkInterleaving = async (store: CheckpointStore, key: JobSetKey, command
       }
       actors[index] = lease === undefined ? { phase: 'idle' } : { phase: 'holding', lease };
     } else {
-      const { outcome, lease } = await store.releaseLease(key, owner, actor.lease.dirty, now, TTL);
+      const { outcome, lease } = await store.releaseLease(key, { owner, reconciledDirty: actor.lease.dirty, now, ttlMs: TTL });
       if (outcome === 'dirty') assert.ok(lease && lease.dirty > actor.lease.dirty);
       actors[index] = outcome === 'dirty' && lease !== undefined ? { phase: 'holding', lease } : { phase: 'idle' };
     }

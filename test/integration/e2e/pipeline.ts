@@ -52,9 +52,9 @@ import { KubeWatchSource } from '../../../lib/k8s/watchSource.ts';
 import type { Log, LogLevel } from '../../../lib/log.ts';
 import { DEFAULT_PLAN_OPTIONS } from '../../../lib/plan/planner.ts';
 import type { Action, ActionKind, Observed, Plan } from '../../../lib/plan/types.ts';
-import type { ReconcileDeps } from '../../../lib/reconcile/reconcileJobSet.ts';
+import type { BatchDeps } from '../../../lib/reconcile/sqsBatch.ts';
 import { resync } from '../../../lib/reconcile/resync.ts';
-import { InputsMemory } from '../../../lib/reconcile/journal.ts';
+import { InputsMemory } from '../../../lib/reconcile/inputsMemory.ts';
 import { makeSqsBatchHandler } from '../../../lib/reconcile/sqsBatch.ts';
 import type { ClusterGateway, ClusterResolver, ObserveSince, Written } from '../../../lib/reconcile/types.ts';
 import { DynamoCheckpointStore } from '../../../lib/store/dynamoStore.ts';
@@ -241,7 +241,7 @@ export interface PipelineOptions {
   readonly clusterId: string;
   /** The API server URL the forwarder watches through (a flaky proxy in the fault tests). @default kube.url */
   readonly watchUrl?: string;
-  /** ReconcileDeps.leaseTtlMs. @default 10000 */
+  /** BatchDeps.leaseTtlMs. @default 10000 */
   readonly leaseTtlMs?: number;
   /** Batches handled at once. @default 2 */
   readonly pollers?: number;
@@ -441,7 +441,7 @@ export class Pipeline {
       const gateway = await resolve(id);
       return gateway === undefined ? undefined : new MortalGateway(gateway, reconciler, (namespace, action) => this.onWrite(reconciler, namespace, action));
     };
-    const deps: ReconcileDeps = {
+    const deps: BatchDeps = {
       store: this.store,
       resolveCluster,
       planOptions: DEFAULT_PLAN_OPTIONS,

@@ -12,6 +12,6 @@ const { store } = openStateDirForWriting(stateDir, { command: 'journal writer' }
 for (let pass = 0; ; pass += 1) {
   const at = T0 + pass;
   await store.appendJournal(makeJournalEntry(jobSet('crash'), at));
-  await store.noteEvent(jobSet('crash'), [], 'writer', at, 30_000);
+  await store.noteEvent(jobSet('crash'), { triggers: [], owner: 'writer', now: at, ttlMs: 30_000 });
   process.stdout.write(`acked ${at}\n`);
 }
