@@ -6,7 +6,7 @@
  */
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { EVENT_SOURCE_PREFIX, eventSource } from '../lib/events/schema.ts';
-import { BOOKMARK_ATTRIBUTES, clusterPk, forwarderPk } from '../lib/store/table.ts';
+import { BOOKMARK_ATTRIBUTES, KeyPart, clusterPk, forwarderPk } from '../lib/store/table.ts';
 
 /** TableActions: the DynamoDB actions of each identity. */
 export const TableActions = {
@@ -21,12 +21,11 @@ export const TableActions = {
     'dynamodb:DeleteItem',
   ],
   resync: [
-    // listNeedingResync (index `resync`), listClusters and listJobSets (index `list`).
+    // listNeedingResync (index `resync`), listClusters and listJobSets (index `list`); listBookmarks,
+    // each registered cluster's forwarder checkpoints, its heartbeat (the table, `FORWARDER#…` keys only).
     'dynamodb:Query',
     // The KEYS_ONLY index hits are read in full with BatchGetItem.
     'dynamodb:BatchGetItem',
-    // getHeartbeat: each registered cluster's newest heartbeat (an unwatched cluster's JobSets are polled).
-    'dynamodb:GetItem',
   ],
   // A forwarder's bookmarks, under its own partition key only (forwarderBookmarkStatements).
   forwarderBookmarkRead: [
@@ -47,10 +46,19 @@ export const TableActions = {
 export const reconcilerTableStatement = (tableArn: string): iam.PolicyStatement =>
   new iam.PolicyStatement({ actions: [...TableActions.reconciler], resources: [tableArn] });
 
-/** resyncTableStatements: Query on the two indexes, BatchGetItem and GetItem on the table. */
+/**
+ * resyncTableStatements: Query on the two indexes, BatchGetItem on the table, and Query on the
+ * table of the forwarders' partitions only (`FORWARDER#*`): their checkpoints are the heartbeats
+ * the resync judges each cluster by. The resync reads nothing else of the table item by item.
+ */
 export const resyncTableStatements = (tableArn: string, indexArns: readonly string[]): iam.PolicyStatement[] => [
   new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [...indexArns] }),
-  new iam.PolicyStatement({ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], resources: [tableArn] }),
+  new iam.PolicyStatement({ actions: ['dynamodb:BatchGetItem'], resources: [tableArn] }),
+  new iam.PolicyStatement({
+    actions: ['dynamodb:Query'],
+    resources: [tableArn],
+    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${KeyPart.forwarder}*`] } },
+  }),
 ];
 
 /**

@@ -460,13 +460,15 @@ describe('LineupStack', () => {
       assert.deepEqual(statements, [{ Action: [...TableActions.reconciler], Effect: 'Allow', Resource: getAtt(ids.table) }]);
     });
 
-    it('lets the resync query the two indexes by name and batch-read and get items of the table', () => {
+    it("lets the resync query the two indexes by name, batch-read items of the table, and query the forwarders' checkpoints only", () => {
       const statements = statementsOfRole(template, 'ResyncRole').filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
       const indexArn = (name: string) => ({ 'Fn::Join': ['', [getAtt(ids.table), `/index/${name}`]] });
       assert.deepEqual(statements, [
         { Action: 'dynamodb:Query', Effect: 'Allow', Resource: [indexArn(LIST_INDEX.name), indexArn(RESYNC_INDEX.name)] },
-        { Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Effect: 'Allow', Resource: getAtt(ids.table) },
+        { Action: 'dynamodb:BatchGetItem', Effect: 'Allow', Resource: getAtt(ids.table) },
+        { Action: 'dynamodb:Query', Effect: 'Allow', Resource: getAtt(ids.table), Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${KeyPart.forwarder}*`] } } },
       ]);
+      assert.ok(`${forwarderPk('any-cluster')}`.startsWith(KeyPart.forwarder), 'the pattern covers every forwarder partition (lib/store/table.ts forwarderPk)');
     });
 
     it('lets the resync put only lineup.* events on the bus', () => {
