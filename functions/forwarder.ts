@@ -7,7 +7,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { METRICS_NAMESPACE } from '../lib/constants.ts';
@@ -15,7 +14,7 @@ import { CounterName, Counters } from '../lib/counters.ts';
 import { forwarderFor, sessionLength } from '../lib/hosts/forwarderHost.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
 import { lambdaSink, lambdaStore } from '../lib/hosts/lambdaDeps.ts';
-import { powertoolsLog, publishCounterDeltas } from '../lib/hosts/powertools.ts';
+import { invocationMetrics, powertoolsLog } from '../lib/hosts/powertools.ts';
 
 const config = readLambdaConfig(process.env);
 const logger = new Logger({ serviceName: 'lineup-forwarder' });
@@ -29,20 +28,12 @@ let forwarder: ReturnType<typeof forwarderFor> | undefined;
 
 export const handler = middy<unknown, void, Error, Context>()
   .use(injectLambdaContext(logger))
-  .use(logMetrics(metrics))
+  // A failed session counts for the fleet's one ForwarderSessionErrors alarm (no per-cluster alarm).
+  .use(invocationMetrics(metrics, counters, { errorCounter: CounterName.ForwarderSessionErrors }))
   .handler(async (_event, context) => {
-    const before = counters.snapshot();
     forwarder ??= forwarderFor({ config, store, sink, counters, log: powertoolsLog(logger) }).catch((error: unknown) => {
       forwarder = undefined;
       throw error;
     });
-    try {
-      await (await forwarder).runFor(sessionLength(context.getRemainingTimeInMillis()));
-    } catch (error) {
-      // Counted for the fleet's one ForwarderSessionErrors alarm (no per-cluster alarm), then failed as before.
-      counters.add(CounterName.ForwarderSessionErrors);
-      throw error;
-    } finally {
-      publishCounterDeltas(metrics, counters, before);
-    }
+    await (await forwarder).runFor(sessionLength(context.getRemainingTimeInMillis()));
   });

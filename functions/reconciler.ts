@@ -9,14 +9,13 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { METRICS_NAMESPACE } from '../lib/constants.ts';
 import { Counters } from '../lib/counters.ts';
 import { lambdaClusters, lambdaFairShare, lambdaStore } from '../lib/hosts/lambdaDeps.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
-import { powertoolsLog, publishCounterDeltas } from '../lib/hosts/powertools.ts';
+import { invocationMetrics, powertoolsLog } from '../lib/hosts/powertools.ts';
 import { InputsMemory } from '../lib/reconcile/inputsMemory.ts';
 import { LAMBDA_LOOP_BUDGET_MS } from '../lib/reconcile/reconcileJobSet.ts';
 import { makeSqsBatchHandler } from '../lib/reconcile/sqsBatch.ts';
@@ -47,10 +46,5 @@ const batch = makeSqsBatchHandler(
 
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
   .use(injectLambdaContext(logger))
-  .use(logMetrics(metrics))
-  .handler(async (event: SQSEvent, context: Context) => {
-    const before = counters.snapshot();
-    const response = await batch(event, context);
-    publishCounterDeltas(metrics, counters, before);
-    return response;
-  });
+  .use(invocationMetrics(metrics, counters))
+  .handler((event: SQSEvent, context: Context) => batch(event, context));

@@ -6,13 +6,13 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { METRICS_NAMESPACE } from '../lib/constants.ts';
 import { Counters } from '../lib/counters.ts';
+import { unwatchedClustersMetric } from '../lib/fleet/metrics.ts';
 import { lambdaSink, lambdaStore } from '../lib/hosts/lambdaAwsClients.ts';
 import { readLambdaConfig } from '../lib/hosts/lambdaConfig.ts';
-import { powertoolsLog, publishCounterDeltas, publishUnwatchedClusters } from '../lib/hosts/powertools.ts';
+import { invocationMetrics, powertoolsLog } from '../lib/hosts/powertools.ts';
 import { resync, type ResyncResult } from '../lib/reconcile/resync.ts';
 
 const config = readLambdaConfig(process.env);
@@ -23,11 +23,5 @@ const deps = { store: lambdaStore(config, counters), sink: lambdaSink(config), n
 
 export const handler = middy<{ full?: boolean } | undefined, ResyncResult>()
   .use(injectLambdaContext(logger))
-  .use(logMetrics(metrics))
-  .handler(async (event: { full?: boolean } | undefined) => {
-    const before = counters.snapshot();
-    const result = await resync(deps, { full: event?.full === true });
-    publishCounterDeltas(metrics, counters, before);
-    publishUnwatchedClusters(metrics, result.alarmed);
-    return result;
-  });
+  .use(invocationMetrics(metrics, counters, { resultMetrics: unwatchedClustersMetric }))
+  .handler((event: { full?: boolean } | undefined) => resync(deps, { full: event?.full === true }));

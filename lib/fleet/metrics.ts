@@ -14,3 +14,6 @@ export const FleetMetric = {
   /** Lambda watch sessions that failed, across every cluster's forwarder function (the counter CounterName.ForwarderSessionErrors). */
   ForwarderSessionErrors: { name: metricName(CounterName.ForwarderSessionErrors), service: 'forwarder' },
 } as const;
+
+/** unwatchedClustersMetric: the resync run's UnwatchedClusters metric from its result, 0 included (its Lambda publishes it: functions/resync.ts). */
+export const unwatchedClustersMetric = (result: { readonly alarmed: number }): Readonly<Record<string, number>> => ({ [FleetMetric.UnwatchedClusters.name]: result.alarmed });
