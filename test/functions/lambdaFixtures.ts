@@ -1,4 +1,4 @@
-/** What the Lambda entry points' tests share: a Lambda context, and the environment a function reads at module scope. */
+/** What the Lambda entry points' tests share: a Lambda context, the environment a function reads at module scope, and its Powertools output read back. */
 import type { Context } from 'aws-lambda';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../lib/store/embedded.ts';
 
@@ -35,3 +35,41 @@ export const startFunctionEnvironment = async (powertools: { readonly metricsDis
   });
   return dynamo;
 };
+
+/**
+ * outputOf: what `act` writes to stdout and stderr as JSON lines (a line that is not JSON as
+ * `{ text }`): Powertools' Metrics and Logger write there, errors to stderr. Only text is taken:
+ * Powertools writes strings through a Console, while node's test runner reports to its parent over
+ * the same stdout in binary chunks, which must go through or the file's earlier results are lost.
+ */
+export const outputOf = async <T>(act: () => Promise<T>): Promise<{ result: T; lines: Record<string, unknown>[] }> => {
+  const written: string[] = [];
+  const streams = [process.stdout, process.stderr] as const;
+  const writes = streams.map((stream) => stream.write.bind(stream));
+  streams.forEach((stream, index) => {
+    const write = writes[index] as typeof stream.write;
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      if (typeof chunk !== 'string') return (write as (chunk: Uint8Array, ...rest: unknown[]) => boolean)(chunk, ...rest);
+      written.push(chunk);
+      return true;
+    }) as typeof stream.write;
+  });
+  try {
+    const result = await act();
+    return { result, lines: written.join('').split('\n').filter((line) => line.trim() !== '').map((line): Record<string, unknown> => (line.startsWith('{') ? (JSON.parse(line) as Record<string, unknown>) : { text: line })) };
+  } finally {
+    streams.forEach((stream, index) => {
+      stream.write = writes[index] as typeof stream.write;
+    });
+  }
+};
+
+/** emfOf: the EMF records (CloudWatch metrics) among `lines`. */
+export const emfOf = (lines: readonly Record<string, unknown>[]): Record<string, unknown>[] => lines.filter((line) => line['_aws'] !== undefined);
+
+/** settled: what `promise` gave, its value or the error it rejected with, so outputOf (which rethrows) keeps the output of a failed invocation. */
+export const settled = <T>(promise: Promise<T>): Promise<{ readonly value: T } | { readonly error: unknown }> =>
+  promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );

@@ -15,44 +15,24 @@ import { METRICS_NAMESPACE } from '../../lib/constants.ts';
 import { CounterName, Counters, metricName } from '../../lib/counters.ts';
 import { FleetMetric, unwatchedClustersMetric } from '../../lib/fleet/metrics.ts';
 import { invocationMetrics, type InvocationMetricsOptions } from '../../lib/hosts/powertools.ts';
-import { lambdaContext } from '../functions/lambdaFixtures.ts';
+import { emfOf, lambdaContext, outputOf, settled } from '../functions/lambdaFixtures.ts';
 
 type EmfRecord = Record<string, unknown> & {
   _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
 };
 
-/** Outcome: what one invocation returned or threw, and the EMF records it wrote to stdout. */
+/** Outcome: what one invocation returned or threw, and the EMF records it wrote. */
 interface Outcome<T> {
   readonly result?: T;
   readonly error?: unknown;
   readonly emf: EmfRecord[];
 }
 
-/** invoke: one invocation of `handler`, stdout and stderr captured (Powertools warns on stderr). */
+/** invoke: one invocation of `handler` as Lambda makes it, its output read back. */
 const invoke = async <T>(handler: (event: unknown, context: Context) => Promise<T>): Promise<Outcome<T>> => {
-  const written: string[] = [];
-  const streams = [process.stdout, process.stderr] as const;
-  const writes = streams.map((stream) => stream.write.bind(stream));
-  for (const stream of streams) {
-    stream.write = ((chunk: string | Uint8Array) => {
-      written.push(String(chunk));
-      return true;
-    }) as typeof stream.write;
-  }
-  let outcome: { result?: T; error?: unknown };
-  try {
-    outcome = await handler({}, lambdaContext).then(
-      (result) => ({ result }),
-      (error: unknown) => ({ error }),
-    );
-  } finally {
-    streams.forEach((stream, index) => {
-      stream.write = writes[index] as typeof stream.write;
-    });
-  }
-  const lines = written.join('').split('\n').filter((line) => line.startsWith('{'));
-  const emf = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line): line is EmfRecord => '_aws' in line);
-  return { ...outcome, emf };
+  const { result: outcome, lines } = await outputOf(() => settled(handler({}, lambdaContext)));
+  const emf = emfOf(lines) as EmfRecord[];
+  return 'value' in outcome ? { result: outcome.value, emf } : { error: outcome.error, emf };
 };
 
 /** lambdaWith: a middy handler running `body` behind invocationMetrics, as the entry points in functions/ are built. */
