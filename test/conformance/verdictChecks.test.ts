@@ -102,6 +102,23 @@ describe('checkStartup', () => {
   });
 });
 
+describe('checkStartup, a walk re-opened on one side only', () => {
+  const workers = (readyAt: number | undefined): JobHistory[] => [job('js-workers-0', { readyAt: T0 + 2_000 }), job('js-workers-1', readyAt === undefined ? {} : { readyAt })];
+  const reopened = evidence({ jobs: workers(T0 + 3_000), jobSet: [sighting(T0 + 3_020, [{ type: 'StartupPolicyCompleted', status: 'True' }]), ended('Failed', T0 + 6_000, [{ type: 'StartupPolicyCompleted', status: 'False' }])] });
+
+  it('explains upstream re-opening its walk beside a Lineup twin that never saw the last stage ready', () => {
+    const lineup = evidence({ jobs: workers(undefined), jobSet: [sighting(T0 + 100, [{ type: 'StartupPolicyInProgress', status: 'True' }]), ended('Failed', T0 + 6_100)], statusWrites: [{ receivedAt: T0 + 6_050, at: T0 + 6_060, code: 200 }] });
+    const judged = checkStartup('conditions[StartupPolicyCompleted]', { lineup: '(absent)', upstream: 'False InOrderStartupPolicyCompleted' }, { lineup, upstream: reopened }, false);
+    assert.equal(judged?.verdict, STARTUP_NEVER_READY);
+    assert.match(judged?.evidence.join('\n') ?? '', /upstream showed StartupPolicyCompleted True in their final attempt \(upstream at \+3\.02 s\); upstream's turned False at \+6\.00 s/);
+  });
+
+  it('says not explained when Lineup wrote StartupPolicyCompleted True and ended without it', () => {
+    const judged = checkStartup('conditions[StartupPolicyCompleted]', { lineup: 'False InOrderStartupPolicyCompleted', upstream: 'True InOrderStartupPolicyCompleted' }, { lineup: reopened, upstream: reopened }, false);
+    assert.equal(judged?.verdict.kind, 'not explained');
+  });
+});
+
 describe('checkSuspended', () => {
   const suspendResume = [
     { receivedAt: T0 + 800, at: T0 + 801, code: 200, suspend: true },

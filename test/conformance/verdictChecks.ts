@@ -9,7 +9,8 @@
  *   it); each side's final counters recount from its Jobs left;
  * - startup conditions: the side without StartupPolicyCompleted True never had the whole last
  *   stage ready in its final attempt before its terminal write, or wrote no status between the
- *   two; where both wrote it True, upstream's walk re-opened (the "gate closes again" row);
+ *   two; or it is upstream, which wrote it True in its final attempt and re-opened its walk (the
+ *   "gate closes again" row, cited when that is the whole difference);
  * - Suspended: the side without the condition never wrote it (a refused write counts as not
  *   written, and says so);
  * - first failed Job: the named Job has the earliest failure time among the Jobs Failed at the
@@ -216,22 +217,24 @@ export const checkStartup = (field: string, values: Readonly<Record<Side, string
   const without = sides(pair).filter(([, evidence]) => finalConditionStatus(evidence, COMPLETED) !== 'True');
   if (without.length === 0) return notExplained(`both ended with ${COMPLETED} True, yet ${field} differs`);
   const evidence: string[] = [];
-  let verdict: Verdict = STARTUP_NEVER_READY;
+  // The re-opened walk's row only when no side's difference comes from never seeing the last stage ready.
+  let neverReady = false;
   for (const [side, mine, otherSide, other] of without) {
     const attempt = finalAttempt(mine);
     const wroteTrue = sightingWith(mine, COMPLETED, 'True', attemptStartedAt(mine));
     if (wroteTrue !== undefined) {
-      const otherTrue = sightingWith(other, COMPLETED, 'True', attemptStartedAt(other));
-      if (side !== 'upstream' || otherTrue === undefined) {
+      // Lineup keeps StartupPolicyCompleted True once written; only upstream re-opens its walk.
+      if (side !== 'upstream') {
         return notExplained(`${SIDE_NAME[side]} showed ${COMPLETED} True at ${at(mine, wroteTrue.at)} in attempt ${attempt} and ended with it ${finalConditionStatus(mine, COMPLETED) ?? 'absent'}`, evidence);
       }
+      const otherTrue = sightingWith(other, COMPLETED, 'True', attemptStartedAt(other));
       const reopened = mine.jobSet.find((s) => s.at > wroteTrue.at && s.conditions.some((c) => c.type === COMPLETED && c.status !== 'True'));
       evidence.push(
-        `both showed ${COMPLETED} True in their final attempt (${SIDE_NAME[otherSide]} at ${at(other, otherTrue.at)}, upstream at ${at(mine, wroteTrue.at)}); upstream's turned ${reopened === undefined ? 'absent' : `False at ${at(mine, reopened.at)}`}`,
+        `${otherTrue === undefined ? `upstream showed ${COMPLETED} True` : `both showed ${COMPLETED} True`} in their final attempt (${otherTrue === undefined ? '' : `${SIDE_NAME[otherSide]} at ${at(other, otherTrue.at)}, `}upstream at ${at(mine, wroteTrue.at)}); upstream's turned ${reopened === undefined ? 'absent' : `False at ${at(mine, reopened.at)}`}`,
       );
-      verdict = STARTUP_REOPENED;
       continue;
     }
+    neverReady = true;
     const terminal = terminalWriteAt(mine);
     if (terminal === undefined) return notExplained(`${SIDE_NAME[side]}'s twin never ended`, evidence);
     const ready = lastStageReadyAt(mine);
@@ -252,7 +255,7 @@ export const checkStartup = (field: string, values: Readonly<Record<Side, string
     }
     evidence.push(`${SIDE_NAME[side]}: the last stage (${stage}) was all ready at ${at(mine, readyAt)}, ${Math.round(terminal - readyAt)} ms before its terminal write at ${at(mine, terminal)}, with no status write between`);
   }
-  return { verdict, evidence };
+  return { verdict: neverReady ? STARTUP_NEVER_READY : STARTUP_REOPENED, evidence };
 };
 
 // ---------------------------------------------------------------------------------------------
