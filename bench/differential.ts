@@ -13,9 +13,11 @@
  * the Job controller's lag, then one line per JobSet.
  *
  * `node bench/differential.ts` runs it alone (exit 1 when a difference is not documented or not
- * explained; `--json` prints the figures with every pair's evidence); `npm run bench` runs it
- * after the pipeline benchmark.
+ * explained; `--json` prints the figures with every pair's evidence; `--records FILE` writes
+ * every twin's whole record, the pairs a comparison can be fed); `npm run bench` runs it after
+ * the pipeline benchmark.
  */
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Verdict } from './pipeline/figures.ts';
 import { compareRuns, differenceTable, startOrder, undocumented, type Difference, type RunRecord } from '../test/conformance/compare.ts';
@@ -116,7 +118,7 @@ const pairOf = <T>(records: ReadonlyMap<string, T>, name: string): Map<string, T
 };
 
 /** runDifferentialBench: start the bed with upstream, run every scenario's twins, compare. */
-export const runDifferentialBench = async (): Promise<DifferentialFigures> => {
+export const runDifferentialBench = async (options: { recordsFile?: string } = {}): Promise<DifferentialFigures> => {
   const started = Date.now();
   const binary = await ensureUpstreamBinary();
   const cases = conformanceCases();
@@ -124,6 +126,7 @@ export const runDifferentialBench = async (): Promise<DifferentialFigures> => {
   const bed = await ConformanceBed.start({ upstream: true, clusterId: 'bench-differential' });
   try {
     const runs = await bed.run(cases, ['lineup', 'upstream'], RUN_TIMEOUT_MS);
+    if (options.recordsFile !== undefined) writeFileSync(options.recordsFile, JSON.stringify({ lineup: Object.fromEntries(runs.lineup), upstream: Object.fromEntries(runs.upstream) }));
     const differences = compareRuns(runs.lineup, runs.upstream);
     return {
       upstreamVersion: binary.version,
@@ -168,8 +171,8 @@ export const renderDifferentialFigures = (f: DifferentialFigures): string[] => [
 ];
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { json: { type: 'boolean', default: false } } });
-  const figures = await runDifferentialBench();
+  const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, records: { type: 'string' } } });
+  const figures = await runDifferentialBench(values.records === undefined ? {} : { recordsFile: values.records });
   console.log(values.json ? JSON.stringify(figures, null, 2) : renderDifferentialFigures(figures).join('\n'));
   if (figures.undocumented > 0) process.exitCode = 1;
 }

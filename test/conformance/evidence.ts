@@ -35,6 +35,8 @@ export interface JobHistory {
   readonly conditions: readonly JobCondition[];
   /** When its deletion began (the first delete request received, else the first sighting of a deletionTimestamp). */
   readonly deletionAt?: number | undefined;
+  /** When the controller that deleted it decided to (what it had read by then): Lineup's pass start; upstream's last status write before the delete. */
+  readonly deletionDecidedAt?: number | undefined;
   /** Who deleted it: lineup, upstream, jobController, system (the garbage collector). */
   readonly deletedBy?: string | undefined;
   /** When the watch saw it gone. */

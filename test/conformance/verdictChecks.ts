@@ -159,10 +159,12 @@ export const checkCounters = (field: string, values: Readonly<Record<Side, strin
       else {
         const twinFinish = finishOf(twin);
         if (twin.deletionAt === undefined) return notExplained(`${name} counted by ${SIDE_NAME[side]} only was never deleted by ${SIDE_NAME[otherSide]}, and not counted there`, evidence);
-        if (twinFinish !== undefined && twinFinish.at <= twin.deletionAt) {
-          return notExplained(`${name} counted by ${SIDE_NAME[side]} only had ended ${twinFinish.type} at ${at(other, twinFinish.at)} under ${SIDE_NAME[otherSide]} before its deletion at ${at(other, twin.deletionAt)}`, evidence);
+        // Unfinished when the deleter decided to delete it (what it had read), else when the delete was sent.
+        const decided = twin.deletionDecidedAt ?? twin.deletionAt;
+        if (twinFinish !== undefined && twinFinish.at <= decided) {
+          return notExplained(`${name} counted by ${SIDE_NAME[side]} only had ended ${twinFinish.type} at ${at(other, twinFinish.at)} under ${SIDE_NAME[otherSide]}, before its deletion was decided at ${at(other, decided)}`, evidence);
         }
-        there = `${SIDE_NAME[otherSide]} deleted it unfinished at ${at(other, twin.deletionAt)}${twinFinish === undefined ? '' : ` (${twinFinish.type} at ${at(other, twinFinish.at)}, its Pods deleted)`}`;
+        there = `${SIDE_NAME[otherSide]} deleted it unfinished at ${at(other, twin.deletionAt)}${decided === twin.deletionAt ? '' : ` (decided at ${at(other, decided)})`}${twinFinish === undefined ? '' : `, ${twinFinish.type} at ${at(other, twinFinish.at)}`}`;
       }
       evidence.push(`${name}: counted by ${SIDE_NAME[side]} only — ${before}; ${there}`);
     }

@@ -139,15 +139,37 @@ export class Recorder {
     /** lastBefore: the last accepted write received before `seen`. */
     const lastBefore = (candidates: readonly AuditedWrite[], seen: number | undefined): AuditedWrite | undefined =>
       seen === undefined ? undefined : candidates.filter((record) => record.code < 300 && record.receivedAt <= seen).at(-1);
+    /**
+     * decidedAt: when the deleter decided a delete, from what it had read: Lineup's pass that
+     * deleted the Job began then (its reads follow); upstream's reconciles read its cache, which
+     * at best holds what it saw when it sent its last status write before the delete.
+     */
+    const controllerStatusWrites = writes('jobsets', 'status', name, controller).filter((record) => record.code < 300);
+    const decidedAt = (deletion: AuditedWrite, job: string): number | undefined => {
+      if (actorOf(deletion) !== controller) return undefined;
+      if (controller === 'lineup') {
+        return options.passes?.filter((pass) => pass.decision.timings.passStartedAt <= deletion.receivedAt && pass.plan.actions.some((action) => action.kind === 'DeleteJob' && action.name === job)).at(-1)?.decision.timings.passStartedAt;
+      }
+      return controllerStatusWrites.filter((record) => record.receivedAt <= deletion.receivedAt).at(-1)?.receivedAt;
+    };
     const jobs: JobHistory[] = [...this.jobs.entries()]
       .filter(([, job]) => job.namespace === namespace && job.jobSet === name)
       .map(([uid, job]) => {
         const statusWrites = writes('jobs', 'status', job.name, 'jobController');
         const jobWrites = writes('jobs', '', job.name);
-        const conditions: JobCondition[] = job.conditions.map((c) => ({ type: c.type, status: c.status, lastTransitionTime: c.lastTransitionTime, at: lastBefore(statusWrites, c.seenAt)?.at ?? c.seenAt }));
+        // The write that set a condition: the Job controller's first status write received from its
+        // lastTransitionTime (whole seconds, stamped just before the write) to the sighting; the
+        // last one before the sighting would be a later write whenever the watch lags.
+        const conditionWrite = (c: JobSighting['conditions'][number]): AuditedWrite | undefined => {
+          const stamped = c.lastTransitionTime === undefined ? Number.NaN : Date.parse(c.lastTransitionTime);
+          const first = Number.isNaN(stamped) ? undefined : statusWrites.find((record) => record.code < 300 && record.receivedAt >= stamped && record.receivedAt <= c.seenAt);
+          return first ?? lastBefore(statusWrites, c.seenAt);
+        };
+        const conditions: JobCondition[] = job.conditions.map((c) => ({ type: c.type, status: c.status, lastTransitionTime: c.lastTransitionTime, at: conditionWrite(c)?.at ?? c.seenAt }));
         // This uid's create: the last one received before the watch first saw it (a restart re-creates the name).
         const created = lastBefore(jobWrites.filter((record) => record.verb === 'create'), job.firstSeenAt)?.receivedAt ?? 0;
         const deletion = jobWrites.find((record) => record.verb === 'delete' && record.code < 300 && record.receivedAt >= created && record.receivedAt <= (job.deletionSeenAt ?? 0));
+        const deletionAt = job.deletionSeenAt === undefined ? undefined : (deletion?.receivedAt ?? job.deletionSeenAt);
         return {
           name: job.name,
           replicatedJob: job.replicatedJob,
@@ -155,8 +177,9 @@ export class Recorder {
           runRequestedAt: job.runningSeenAt === undefined ? undefined : (lastBefore(jobWrites.filter((record) => record.verb !== 'delete' && actorOf(record) === controller), job.runningSeenAt)?.receivedAt ?? job.runningSeenAt),
           readyAt: job.readySeenAt === undefined ? undefined : (lastBefore(statusWrites, job.readySeenAt)?.at ?? job.readySeenAt),
           conditions,
-          deletionAt: job.deletionSeenAt === undefined ? undefined : (deletion?.receivedAt ?? job.deletionSeenAt),
+          deletionAt,
           deletedBy: deletion === undefined ? undefined : actorOf(deletion),
+          deletionDecidedAt: deletionAt === undefined || deletion === undefined ? undefined : decidedAt(deletion, job.name),
           goneAt: job.goneAt,
           podsEndedAt: [...(this.podEnds.get(uid)?.values() ?? [])].sort((a, b) => a - b),
         };
