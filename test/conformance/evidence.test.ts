@@ -8,8 +8,8 @@ const job = (name: string, fields: Partial<JobHistory> = {}): JobHistory => ({ n
 const recorded: Evidence = {
   createdAt: T0,
   jobs: [
-    job('js-workers-0', { conditions: [{ type: 'FailureTarget', status: 'True', at: T0 + 4_000 }, { type: 'Failed', status: 'True', at: T0 + 4_010 }], deletionAt: T0 + 4_500 }),
-    job('js-workers-0', { attempt: 1, conditions: [{ type: 'Complete', status: 'True', at: T0 + 9_000 }] }),
+    job('js-workers-0', { conditions: [{ type: 'FailureTarget', status: 'True', receivedAt: T0 + 4_000, at: T0 + 4_000 }, { type: 'Failed', status: 'True', receivedAt: T0 + 4_010, at: T0 + 4_010 }], deletionAt: T0 + 4_500 }),
+    job('js-workers-0', { attempt: 1, conditions: [{ type: 'Complete', status: 'True', receivedAt: T0 + 9_000, at: T0 + 9_000 }] }),
   ],
   jobSet: [
     { at: T0 + 100, restarts: 0, conditions: [] },

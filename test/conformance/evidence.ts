@@ -17,8 +17,12 @@ export interface JobCondition {
   readonly status: string;
   /** The condition's lastTransitionTime (RFC 3339, whole seconds): what both controllers read as a failure time. */
   readonly lastTransitionTime?: string | undefined;
-  /** When the Job controller's status write carrying it completed. */
+  /** When the API server received the Job controller's status write carrying it: no controller can have read it before. */
+  readonly receivedAt: number;
+  /** When that write's response was complete: every reader can have seen it by then. */
   readonly at: number;
+  /** When the run's watch saw it. */
+  readonly seenAt?: number | undefined;
 }
 
 /** JobHistory: one Job (one uid: a restart re-creates a Job under the same name). */

@@ -9,7 +9,7 @@ const job = (name: string, finishedAt: number | undefined, podsEndedAt: number[]
   name,
   replicatedJob: 'workers',
   attempt: 0,
-  conditions: finishedAt === undefined ? [] : [{ type: 'Complete', status: 'True', at: finishedAt }],
+  conditions: finishedAt === undefined ? [] : [{ type: 'Complete', status: 'True', receivedAt: finishedAt, at: finishedAt }],
   podsEndedAt,
 });
 const recorded = (jobs: JobHistory[]): Evidence => ({

@@ -7,8 +7,8 @@ import { checkCounters, checkFirstFailed, checkStartup, checkSuspended, COUNTERS
 const T0 = 1_000_000;
 const job = (name: string, fields: Partial<JobHistory> = {}): JobHistory => ({ name, replicatedJob: name.split('-')[1] ?? '', attempt: 0, conditions: [], podsEndedAt: [], ...fields });
 const failed = (at: number, lastTransitionTime = '2026-01-01T00:00:10Z'): JobHistory['conditions'] => [
-  { type: 'FailureTarget', status: 'True', lastTransitionTime, at: at - 5 },
-  { type: 'Failed', status: 'True', lastTransitionTime, at },
+  { type: 'FailureTarget', status: 'True', lastTransitionTime, receivedAt: at - 5, at: at - 5 },
+  { type: 'Failed', status: 'True', lastTransitionTime, receivedAt: at, at },
 ];
 const sighting = (at: number, conditions: JobSetSighting['conditions'], restarts = 0): JobSetSighting => ({ at, restarts, conditions });
 const ended = (type: 'Completed' | 'Failed', at: number, extra: JobSetSighting['conditions'] = []): JobSetSighting => sighting(at, [{ type, status: 'True' }, ...extra]);

@@ -140,7 +140,8 @@ export const checkCounters = (field: string, values: Readonly<Record<Side, strin
     const theirs = jobsOfAttempt(other, replicatedJob);
     for (const [name, job] of counted[side]) {
       if (counted[otherSide].has(name)) continue;
-      const finished = finishOf(job)?.at ?? Number.POSITIVE_INFINITY;
+      // Finished before a write: the Job controller's write was received before it (no earlier can it have been read).
+      const finished = finishOf(job)?.receivedAt ?? Number.POSITIVE_INFINITY;
       const before =
         finished < terminal
           ? `finished at ${at(mine, finished)}, before ${SIDE_NAME[side]}'s terminal write at ${at(mine, terminal)}`
@@ -308,7 +309,7 @@ export const checkFirstFailed = (field: string, values: Readonly<Record<Side, st
     const terminal = terminalWriteAt(mine);
     if (terminal === undefined) return notExplained(`${SIDE_NAME[side]}'s twin never ended`, evidence);
     const attempt = finalAttempt(mine);
-    const failed = mine.jobs.filter((job) => job.attempt === attempt && finishOf(job)?.type === 'Failed' && (finishOf(job)?.at ?? Number.POSITIVE_INFINITY) <= terminal);
+    const failed = mine.jobs.filter((job) => job.attempt === attempt && finishOf(job)?.type === 'Failed' && (finishOf(job)?.receivedAt ?? Number.POSITIVE_INFINITY) <= terminal);
     const timeOf = (job: JobHistory): string => finishOf(job)?.lastTransitionTime ?? '';
     const job = failed.find((j) => j.name === named);
     if (job === undefined) return notExplained(`${named}, named by ${SIDE_NAME[side]}, was not Failed at its terminal write at ${at(mine, terminal)}`, evidence);
@@ -317,6 +318,7 @@ export const checkFirstFailed = (field: string, values: Readonly<Record<Side, st
     const tied = failed.filter((j) => timeOf(j) === earliest).map((j) => j.name).sort();
     if (side === 'lineup') {
       const pass = (mine.passes ?? []).find((p) => p.error === undefined && p.statusConditions?.some((c) => c.type === 'Failed' && c.status === 'True'));
+      // Lineup's pass read its Jobs after it began: a tied Job whose Failed write was complete by then was in what it read.
       const seenBefore = tied.filter((name) => name < named && (finishOf(failed.find((j) => j.name === name) as JobHistory)?.at ?? 0) < (pass?.startedAt ?? Number.POSITIVE_INFINITY));
       if (seenBefore.length > 0) return notExplained(`Lineup named ${named}, but ${seenBefore.join(', ')} failed in the same second, comes first by name and had failed before its pass began`, evidence);
     }

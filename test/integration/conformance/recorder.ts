@@ -160,12 +160,23 @@ export class Recorder {
         // The write that set a condition: the Job controller's first status write received from its
         // lastTransitionTime (whole seconds, stamped just before the write) to the sighting; the
         // last one before the sighting would be a later write whenever the watch lags.
+        // A condition seen in a later event than the one before it came from a later write.
+        let previous: { seenAt: number; write: AuditedWrite | undefined } | undefined;
         const conditionWrite = (c: JobSighting['conditions'][number]): AuditedWrite | undefined => {
+          if (previous !== undefined && previous.seenAt === c.seenAt) return previous.write;
           const stamped = c.lastTransitionTime === undefined ? Number.NaN : Date.parse(c.lastTransitionTime);
-          const first = Number.isNaN(stamped) ? undefined : statusWrites.find((record) => record.code < 300 && record.receivedAt >= stamped && record.receivedAt <= c.seenAt);
-          return first ?? lastBefore(statusWrites, c.seenAt);
+          const after = previous?.write?.receivedAt ?? Number.NEGATIVE_INFINITY;
+          const first = Number.isNaN(stamped) ? undefined : statusWrites.find((record) => record.code < 300 && record.receivedAt >= stamped && record.receivedAt > after && record.receivedAt <= c.seenAt);
+          const write = first ?? lastBefore(statusWrites, c.seenAt);
+          previous = { seenAt: c.seenAt, write };
+          return write;
         };
-        const conditions: JobCondition[] = job.conditions.map((c) => ({ type: c.type, status: c.status, lastTransitionTime: c.lastTransitionTime, at: conditionWrite(c)?.at ?? c.seenAt }));
+        const conditions: JobCondition[] = [...job.conditions]
+          .sort((a, b) => a.seenAt - b.seenAt)
+          .map((c) => {
+            const write = conditionWrite(c);
+            return { type: c.type, status: c.status, lastTransitionTime: c.lastTransitionTime, receivedAt: write?.receivedAt ?? c.seenAt, at: write?.at ?? c.seenAt, seenAt: c.seenAt };
+          });
         // This uid's create: the last one received before the watch first saw it (a restart re-creates the name).
         const created = lastBefore(jobWrites.filter((record) => record.verb === 'create'), job.firstSeenAt)?.receivedAt ?? 0;
         const deletion = jobWrites.find((record) => record.verb === 'delete' && record.code < 300 && record.receivedAt >= created && record.receivedAt <= (job.deletionSeenAt ?? 0));
