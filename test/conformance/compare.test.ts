@@ -131,7 +131,7 @@ describe('compareRuns verdicts for differences between twins that ended alike', 
 describe('compareRuns with recorded evidence', () => {
   // inorder-job-fails as recorded: both Failed; Lineup counted workers-1, upstream deleted it unfinished.
   const T0 = 1_000_000;
-  const failedAt = (at: number): JobHistory['conditions'] => [{ type: 'Failed', status: 'True', lastTransitionTime: '2026-01-01T00:00:10Z', receivedAt: at - 5, at }];
+  const failedAt = (at: number): JobHistory['conditions'] => [{ type: 'Failed', status: 'True', lastTransitionTime: '2026-01-01T00:00:10Z', receivedAt: at, at }];
   const final = (failedCounter: number): Record<string, unknown> => ({
     status: { terminalState: 'Failed', replicatedJobsStatus: [{ name: 'workers', failed: failedCounter }], conditions: [{ type: 'Failed', status: 'True', reason: 'FailedJobs', message: 'jobset failed' }] },
   });
