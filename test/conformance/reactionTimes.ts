@@ -1,9 +1,10 @@
 /**
  * How fast each side reacted, from the evidence a differential run records (evidence.ts): a
- * controller's reaction is from the Job controller's write that finished the deciding Job (the
- * last Job of the final attempt finished before the terminal write) to the API server receiving
- * the controller's terminal write; the Job controller's lag is from a Job's last Pod ending to
- * its own write marking the Job Complete or Failed. Pure.
+ * controller's reaction is from the API server receiving the Job controller's write that
+ * finished the deciding Job (the last Job of the final attempt finished before the terminal
+ * write) to it receiving the controller's terminal write; the Job controller's lag is from a
+ * Job's last Pod ending to the API server receiving its write marking the Job Complete or Failed.
+ * Pure.
  */
 import { median, round } from '../../bench/pipeline/figures.ts';
 import { finalAttempt, finishOf, terminalWriteAt, type Evidence } from './evidence.ts';
@@ -24,7 +25,7 @@ export const reactionMs = (evidence: Evidence): number | undefined => {
   if (terminal === undefined) return undefined;
   const attempt = finalAttempt(evidence);
   const finishes = evidence.jobs.filter((job) => job.attempt === attempt).flatMap((job) => {
-    const at = finishOf(job)?.at;
+    const at = finishOf(job)?.receivedAt;
     return at !== undefined && at <= terminal ? [at] : [];
   });
   return finishes.length === 0 ? undefined : terminal - Math.max(...finishes);
@@ -33,7 +34,7 @@ export const reactionMs = (evidence: Evidence): number | undefined => {
 /** jobControllerLagsMs: per Job that finished with its Pods ended before, from its last Pod's end to the Job controller's finishing write. */
 export const jobControllerLagsMs = (evidence: Evidence): number[] =>
   evidence.jobs.flatMap((job) => {
-    const finished = finishOf(job)?.at;
+    const finished = finishOf(job)?.receivedAt;
     const ended = job.podsEndedAt.filter((at) => finished !== undefined && at <= finished);
     return finished === undefined || ended.length === 0 ? [] : [finished - Math.max(...ended)];
   });
