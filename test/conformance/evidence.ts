@@ -133,6 +133,16 @@ export const terminalWriteAt = (evidence: Evidence): number | undefined => {
 /** firstDeleteAfter: the controller's first Job delete request received at or after `from`. */
 export const firstDeleteAfter = (evidence: Evidence, from: number): number | undefined => evidence.jobDeletes.find((d) => d.receivedAt >= from && d.code < 300)?.receivedAt;
 
+/**
+ * nextWriteAfter: the controller's first accepted write after `from` (a Job delete, or a status
+ * write received later): what it did after reading again — a Job still active then would have
+ * been deleted.
+ */
+export const nextWriteAfter = (evidence: Evidence, from: number): number | undefined => {
+  const times = [firstDeleteAfter(evidence, from), evidence.statusWrites.find((w) => w.code < 300 && w.receivedAt > from)?.receivedAt].filter((t): t is number => t !== undefined);
+  return times.length === 0 ? undefined : Math.min(...times);
+};
+
 /** finalConditionStatus: the condition's status in the last sighting; undefined when absent. */
 export const finalConditionStatus = (evidence: Evidence, type: string): string | undefined => evidence.jobSet.at(-1)?.conditions.find((c) => c.type === type)?.status;
 

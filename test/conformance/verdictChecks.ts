@@ -5,8 +5,9 @@
  * rule matched against the values alone would have said. Pure.
  *
  * - counters: every Job counted by one side only finished before that side's terminal write (or
- *   before its first delete after it) and was deleted unfinished by the other (or never made by
- *   it); each side's final counters recount from its Jobs left;
+ *   before its next write after it, which deleted the Jobs still active) and was unfinished when
+ *   the other side decided to delete it (or never made by it); each side's final counters
+ *   recount from its Jobs left;
  * - startup conditions: the side without StartupPolicyCompleted True never had the whole last
  *   stage ready in its final attempt before its terminal write, or wrote no status between the
  *   two; or it is upstream, which wrote it True in its final attempt and re-opened its walk (the
@@ -22,7 +23,7 @@ import {
   finalAttempt,
   finalConditionStatus,
   finishOf,
-  firstDeleteAfter,
+  nextWriteAfter,
   jobsOfAttempt,
   jobsLeft,
   relative,
@@ -136,7 +137,7 @@ export const checkCounters = (field: string, values: Readonly<Record<Side, strin
   for (const [side, mine, otherSide, other] of sides(pair)) {
     const terminal = terminalWriteAt(mine);
     if (terminal === undefined) return notExplained(`${SIDE_NAME[side]}'s twin never ended`, evidence);
-    const firstDelete = firstDeleteAfter(mine, terminal);
+    const next = nextWriteAfter(mine, terminal);
     const theirs = jobsOfAttempt(other, replicatedJob);
     for (const [name, job] of counted[side]) {
       if (counted[otherSide].has(name)) continue;
@@ -145,12 +146,12 @@ export const checkCounters = (field: string, values: Readonly<Record<Side, strin
       const before =
         finished < terminal
           ? `finished at ${at(mine, finished)}, before ${SIDE_NAME[side]}'s terminal write at ${at(mine, terminal)}`
-          : firstDelete !== undefined && finished < firstDelete
-            ? `finished at ${at(mine, finished)}, after ${SIDE_NAME[side]}'s terminal write at ${at(mine, terminal)} but before its first delete at ${at(mine, firstDelete)}`
+          : next !== undefined && finished < next
+            ? `finished at ${at(mine, finished)}, after ${SIDE_NAME[side]}'s terminal write at ${at(mine, terminal)} but before its next write at ${at(mine, next)}, which deleted the Jobs still active`
             : undefined;
       if (before === undefined) {
         return notExplained(
-          `${name} counted by ${SIDE_NAME[side]} only finished at ${at(mine, finished)}, after ${SIDE_NAME[side]}'s terminal write at ${at(mine, terminal)}${firstDelete === undefined ? '' : ` and its first delete at ${at(mine, firstDelete)}`}`,
+          `${name} counted by ${SIDE_NAME[side]} only finished at ${at(mine, finished)}, after ${SIDE_NAME[side]}'s terminal write at ${at(mine, terminal)}${next === undefined ? '' : ` and its next write at ${at(mine, next)}`}`,
           evidence,
         );
       }

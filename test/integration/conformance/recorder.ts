@@ -148,7 +148,14 @@ export class Recorder {
     const decidedAt = (deletion: AuditedWrite, job: string): number | undefined => {
       if (actorOf(deletion) !== controller) return undefined;
       if (controller === 'lineup') {
-        return options.passes?.filter((pass) => pass.decision.timings.passStartedAt <= deletion.receivedAt && pass.plan.actions.some((action) => action.kind === 'DeleteJob' && action.name === job)).at(-1)?.decision.timings.passStartedAt;
+        // A later pass of a lease loop lists the Jobs again only when one of them changed
+        // (lib/k8s/gateway.ts observe): what it read is at least as old as its loop's first
+        // pass, the one an event triggered.
+        const passes = options.passes ?? [];
+        const deleting = passes.findLastIndex((pass) => pass.decision.timings.passStartedAt <= deletion.receivedAt && pass.plan.actions.some((action) => action.kind === 'DeleteJob' && action.name === job));
+        if (deleting < 0) return undefined;
+        const loopStart = passes.slice(0, deleting + 1).findLast((pass) => pass.decision.triggers.length > 0) ?? passes[deleting];
+        return loopStart?.decision.timings.passStartedAt;
       }
       return controllerStatusWrites.filter((record) => record.receivedAt <= deletion.receivedAt).at(-1)?.receivedAt;
     };
