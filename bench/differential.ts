@@ -79,6 +79,7 @@ const FACT_KINDS: readonly (readonly [string, RegExp])[] = [
   ['last stage ready, no status write before the end', /with no status write between/],
   ['both wrote StartupPolicyCompleted True', /^both showed StartupPolicyCompleted True/],
   ['no startup condition upstream', /showed no startup condition/],
+  ['messages naming what is awaited', /^Lineup: .*; upstream: /],
   ['Suspended never written', /never wrote Suspended/],
   ['Suspended=True writes refused', /planned Suspended=True and the write was refused/],
   ['first failed Job the earliest', / named .*: failed at /],

@@ -54,7 +54,7 @@ export const COUNTERS_FINISHED_FIRST: Verdict = {
   kind: 'timing',
   why:
     'README row "a finished JobSet\'s still-active Jobs are deleted on the next pass" — same rule on both sides: a Job counts where the Job controller marked it finished before that ' +
-    "side's terminal write (or its delete), and not where it was deleted unfinished; the Job controller, not either controller's speed, decides which Jobs those are",
+    "side's terminal write (or its next write, which deleted the Jobs still active), and not where it was deleted unfinished; the Job controller's queue, not either controller's speed, decides which Jobs those are",
 };
 
 /** STARTUP_NEVER_READY: the side without StartupPolicyCompleted True never saw the last stage ready before it ended. */
