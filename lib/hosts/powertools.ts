@@ -55,8 +55,8 @@ export const invocationMetrics = <TEvent, TResult>(
   counters: Counters,
   options: InvocationMetricsOptions<TResult> = {},
 ): MiddlewareObj<TEvent, TResult, Error, Context>[] => {
-  // Keyed by the request, not held in one variable, so overlapping invocations (tests, a
-  // non-Lambda host) each publish their own deltas.
+  // Each invocation's starting snapshot, kept with its request rather than in one variable, so an
+  // invocation whose `before` never ran cannot take an earlier invocation's.
   const snapshots = new WeakMap<object, Readonly<Record<string, number>>>();
   // A request whose `before` never ran (an earlier middleware failed) counts from now: nothing moved in it.
   const takeSnapshot = (request: Request<TEvent, TResult, Error, Context>): Readonly<Record<string, number>> => {

@@ -152,4 +152,22 @@ describe('hosts/powertools invocationMetrics', () => {
     assert.match(String(error), /table gone/);
     assert.deepEqual(metricNames(only(emf, FleetMetric.UnwatchedClusters.service)), ['DynamodbQuery']);
   });
+
+  it('when an earlier middleware fails before the handler, publishes the error counter alone, not what earlier invocations counted', async () => {
+    const counters = new Counters();
+    counters.add(CounterName.WatchEvents, 9); // earlier invocations of a warm function
+    const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'forwarder' });
+    const failure = new Error('context middleware failed');
+    const handler = middy<unknown, void, Error, Context>()
+      .use({
+        before: () => {
+          throw failure;
+        },
+      })
+      .use(invocationMetrics<unknown, void>(metrics, counters, { errorCounter: CounterName.ForwarderSessionErrors }))
+      .handler(async () => assert.fail('the handler does not run'));
+    const { error, emf } = await invoke(handler);
+    assert.equal(error, failure);
+    assert.deepEqual(metricNames(only(emf, 'forwarder')), [FleetMetric.ForwarderSessionErrors.name]);
+  });
 });
