@@ -7,7 +7,7 @@
  * kubelet (test/integration/conformance/bed.ts), both controllers at once, every request
  * audited and every Job, Pod and JobSet change recorded. Prints, per difference in start order
  * (from the request times that ran the Jobs) or final status, the JobSets showing it and its
- * verdict — a README deviations row or a timing effect whose check against the recorded data
+ * verdict — a deviations row (docs/conformance.md) or a timing effect whose check against the recorded data
  * held (test/conformance/verdictChecks.ts), not explained when the data contradict it, or not
  * documented — then how many facts each verdict rests on, both controllers' reaction times and
  * the Job controller's lag, then one line per JobSet.

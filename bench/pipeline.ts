@@ -28,7 +28,7 @@
  * `jobset/`), beside Lineup's own counters; Lineup's events put, reconcile passes, DynamoDB
  * requests and write units per startup; Lineup/upstream ratios. Then every difference between
  * the final status of a Lineup JobSet and its upstream twin, with its verdict: documented (the
- * README row), timing (the same rule on both sides), or not documented. "Per startup" is one
+ * deviation row), timing (the same rule on both sides), or not documented. "Per startup" is one
  * JobSet from creation to Completed, divided out of the phase's totals; the burst's per-startup
  * counts are written in infra/cost/report.ts's format. Makes no assertions.
  *

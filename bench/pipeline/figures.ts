@@ -91,7 +91,7 @@ export interface PhaseFigures {
 }
 
 /**
- * Verdict: why twins differ — a README row documents it, both controllers follow the same rule
+ * Verdict: why twins differ — a deviation row documents it, both controllers follow the same rule
  * and only timing differs, nothing explains it, or (where the run recorded what happened) the
  * recorded data contradict the explanation a rule would give: not explained, with `why`.
  */

@@ -1,6 +1,6 @@
 /**
  * The final status of each Lineup JobSet beside its upstream twin: every difference, grouped, with
- * its verdict — documented (a README row), timing (the same rule on both sides), or not documented.
+ * its verdict — documented (a row of the deviations table, docs/conformance.md), timing (the same rule on both sides), or not documented.
  */
 import { ConditionType } from '../../lib/jobset/api.ts';
 import { COUNTERS_FINISHED_FIRST, FIRST_FAILED, STARTUP_DEPENDS_ON, STARTUP_MESSAGE, STARTUP_NEVER_READY } from '../../test/conformance/verdictChecks.ts';
@@ -65,7 +65,7 @@ const sameButFirstFailedJob = (values: Values): boolean => {
 };
 
 /**
- * EXPLANATIONS: the README's "Where Lineup differs from upstream" rows a final-status difference
+ * EXPLANATIONS: the rows of "Where Lineup differs from upstream" (docs/conformance.md) a final-status difference
  * can come from, matched against the values alone, for runs that record nothing else (the
  * pipeline benchmark, the simulator and Kueue comparisons). Their verdicts are those of the
  * checks a differential run applies to its recorded data (test/conformance/verdictChecks.ts).
@@ -96,12 +96,12 @@ const EXPLANATIONS: readonly Explanation[] = [
     explains: (field) => STARTUP_CONDITIONS.some((condition) => field === `${condition}.message`),
   },
   {
-    verdict: { kind: 'documented', why: 'README row "InOrder keeps Suspended=True until the whole resume walk is done" → "Suspended turns False on resume"' },
+    verdict: { kind: 'documented', why: 'deviation "InOrder keeps Suspended=True until the whole resume walk is done" → "Suspended turns False on resume"' },
     explains: (field) => field.startsWith(`conditions[${ConditionType.Suspended}]`),
   },
 ];
 
-/** EXPLANATION_VERDICTS: every verdict a difference can get but "not documented" (the README rows they quote are checked to exist). */
+/** EXPLANATION_VERDICTS: every verdict a difference can get but "not documented" (the deviation rows they quote are checked to exist). */
 export const EXPLANATION_VERDICTS: readonly Verdict[] = EXPLANATIONS.map((explanation) => explanation.verdict);
 
 /** finishedFirst: Completed or Failed, but StartupPolicyCompleted not True (never written, or re-opened by a restart; see EXPLANATIONS). */

@@ -24,7 +24,7 @@ type JobState = 'running' | 'ready' | 'succeeded' | 'failed';
  * gate under `spec` did not hold at that moment, or undefined when the order was kept. A Job
  * counts toward Ready once ready, succeeded or failed, toward Complete once succeeded; a deleted
  * or suspended Job (a restart, a suspended JobSet) counts no more, except a finished Job deleted
- * by its own ttlSecondsAfterFinished, which Lineup records and keeps counting (README.md#where-lineup-differs-from-upstream-and-why, where
+ * by its own ttlSecondsAfterFinished, which Lineup records and keeps counting (docs/conformance.md#where-lineup-differs-from-upstream-and-why, where
  * Lineup differs from upstream).
  */
 export const firstOrderViolation = (spec: StartupPolicySpec, timeline: readonly TimelineEntry[]): OrderViolation | undefined => {

@@ -45,7 +45,7 @@ const difference = (kind: 'documented' | 'not documented'): StatusDifference => 
   upstream: 'True',
   jobSets: 2,
   examples: [],
-  verdict: kind === 'documented' ? { kind, why: 'README row' } : { kind },
+  verdict: kind === 'documented' ? { kind, why: 'deviation' } : { kind },
 });
 
 const PIPELINE: PipelineFigures = {

@@ -59,7 +59,7 @@ describe('compareRuns', () => {
     assert.equal(reordered[0]?.verdict.kind, 'not documented');
   });
 
-  it('compares the final status field by field, with the verdicts of the README rows', () => {
+  it('compares the final status field by field, with the verdicts of the deviation rows', () => {
     const failed = { status: { terminalState: 'Failed', conditions: [{ type: 'Failed', status: 'True', reason: 'FailedJobs', message: 'jobset failed' }] } };
     const differences = compareRuns(new Map([['js', run({ a: 0 })]]), new Map([['js', run({ a: 0 }, failed)]]));
     assert.deepEqual(

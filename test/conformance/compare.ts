@@ -1,7 +1,7 @@
 /**
  * Comparing two runs of the same scenarios, JobSet by JobSet: the order in which replicatedJobs
  * started and the final status. Pure. The final-status comparison is the pipeline benchmark's
- * (bench/pipeline/statusComparison.ts), whose verdicts name the README rows; an order difference
+ * (bench/pipeline/statusComparison.ts), whose verdicts name the deviations table's rows (docs/conformance.md); an order difference
  * or a TTL deletion on one side only has no verdict but "not documented".
  */
 import { compareStatuses, type Judge } from '../../bench/pipeline/statusComparison.ts';
@@ -106,7 +106,7 @@ const isStagePrefix = (shorter: string, longer: string): boolean => shorter !== 
  */
 export const CUT_SHORT: Verdict = {
   kind: 'timing',
-  why: 'README row "a JobSet that ends mid-startup starts no more stages" — same rule on both sides; the stages started before the end depend on each controller\'s speed',
+  why: 'deviation "a JobSet that ends mid-startup starts no more stages" — same rule on both sides; the stages started before the end depend on each controller\'s speed',
 };
 
 /**
@@ -117,7 +117,7 @@ export const CUT_SHORT: Verdict = {
  */
 export const RESUMED_APART: Verdict = {
   kind: 'timing',
-  why: 'README row "a resume the API server refuses" — a resume refused (stale, or the Job not yet marked Suspended by the Job controller) is re-planned, so after a suspend and resume a stage may start over several passes',
+  why: 'deviation "a resume the API server refuses" — a resume refused (stale, or the Job not yet marked Suspended by the Job controller) is re-planned, so after a suspend and resume a stage may start over several passes',
 };
 
 /** stagesOf: an order's stages as sets of names. */
@@ -185,7 +185,7 @@ const startTimes = (starts: Readonly<Record<string, number>>, createdAt: number)
     .map(([name, at]) => `${name} +${((at - createdAt) / 1000).toFixed(2)} s`)
     .join(', ')}`;
 
-/** undocumented: the differences no README row or timing effect explains, and those whose recorded data contradict the explanation (not explained). */
+/** undocumented: the differences no deviation row or timing effect explains, and those whose recorded data contradict the explanation (not explained). */
 export const undocumented = (differences: readonly Difference[]): Difference[] => differences.filter((d) => d.verdict.kind === 'not documented' || d.verdict.kind === 'not explained');
 
 /** differenceTable: a Markdown table of the differences (field, Lineup, reference, JobSets, verdict). */

@@ -14,8 +14,8 @@ describe('deviationRows', () => {
 });
 
 describe('quotedRows', () => {
-  it('finds each README row a verdict quotes', () => {
-    assert.deepEqual(quotedRows('README row "a" → "b"; README row "c"'), ['a', 'c']);
+  it('finds each deviation row a verdict quotes', () => {
+    assert.deepEqual(quotedRows('deviation "a" → "b"; deviation "c"'), ['a', 'c']);
     assert.deepEqual(quotedRows('no row'), []);
   });
 });

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { repoPath } from '../repoFiles.ts';
 
 /** DEVIATIONS_FILE: the document holding the table. */
-const DEVIATIONS_FILE = 'README.md';
+const DEVIATIONS_FILE = 'docs/conformance.md';
 /** DEVIATIONS_HEADING: the heading the table follows. */
-const DEVIATIONS_HEADING = '### Where Lineup differs from upstream, and why';
+const DEVIATIONS_HEADING = '## Where Lineup differs from upstream, and why';
 
 /** deviationRows: the table's rows, each as its upstream cell (backticks removed), in table order. */
 export const deviationRows = (): string[] => {
@@ -23,5 +23,5 @@ export const deviationRows = (): string[] => {
   return rows.slice(2).map((row) => (row.split(' | ')[0] ?? '').replace(/^\| /, '').replaceAll('`', ''));
 };
 
-/** quotedRows: the rows a verdict's text quotes as README row "…". */
-export const quotedRows = (why: string): string[] => [...why.matchAll(/README row "([^"]+)"/g)].map((match) => match[1] ?? '');
+/** quotedRows: the rows a verdict's text quotes as deviation "…". */
+export const quotedRows = (why: string): string[] => [...why.matchAll(/deviation "([^"]+)"/g)].map((match) => match[1] ?? '');

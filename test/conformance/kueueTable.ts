@@ -116,7 +116,7 @@ const viewOf = (record: KueueRecord): KueueView => ({
  */
 export const STALE_FLAVOR_LABELS: Verdict = {
   kind: 'documented',
-  why: 'README row "a Job resumed after Kueue admits the JobSet again carries only that admission\'s node labels"',
+  why: 'deviation "a Job resumed after Kueue admits the JobSet again carries only that admission\'s node labels"',
 };
 
 /**
@@ -126,7 +126,7 @@ export const STALE_FLAVOR_LABELS: Verdict = {
  */
 export const CREATED_AT_ONCE: Verdict = {
   kind: 'documented',
-  why: 'README row "gated Jobs are created only when their turn comes" — Lineup created the later stage\'s Jobs suspended at once; Kueue stopped the JobSet before their turn',
+  why: 'deviation "gated Jobs are created only when their turn comes" — Lineup created the later stage\'s Jobs suspended at once; Kueue stopped the JobSet before their turn',
 };
 
 /** withoutUnlabelled: a flavors value without its "(none)" group ("init: flavor-a; workers: (none)" → "flavor-a"). */
@@ -154,7 +154,7 @@ const explainCreatedAtOnce = (difference: Difference, ours: ReadonlyMap<string, 
 
 /**
  * compareKueueRuns: compare.ts compareRuns (first start order, TTL deletion, final status with
- * the README's verdicts), then each JobSet's Kueue view field by field; a Kueue field that
+ * the deviation verdicts), then each JobSet's Kueue view field by field; a Kueue field that
  * differs is "not documented" but for STALE_FLAVOR_LABELS and CREATED_AT_ONCE, which also
  * explains a later stage's suspended count in a JobSet Kueue stopped mid-startup.
  */

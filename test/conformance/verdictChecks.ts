@@ -53,32 +53,32 @@ export interface Judged {
 export const COUNTERS_FINISHED_FIRST: Verdict = {
   kind: 'timing',
   why:
-    'README row "a finished JobSet\'s still-active Jobs are deleted on the next pass" — same rule on both sides: a Job counts where the Job controller marked it finished before that ' +
+    'deviation "a finished JobSet\'s still-active Jobs are deleted on the next pass" — same rule on both sides: a Job counts where the Job controller marked it finished before that ' +
     "side's terminal write (or its next write, which deleted the Jobs still active), and not where it was deleted unfinished; the Job controller's queue, not either controller's speed, decides which Jobs those are",
 };
 
 /** STARTUP_NEVER_READY: the side without StartupPolicyCompleted True never saw the last stage ready before it ended. */
 export const STARTUP_NEVER_READY: Verdict = {
   kind: 'timing',
-  why: 'README row "a JobSet that ends, or restarts, before its controller sees the last stage ready" — the last stage was not all ready before that side\'s terminal write, or that side wrote no status in between',
+  why: 'deviation "a JobSet that ends, or restarts, before its controller sees the last stage ready" — the last stage was not all ready before that side\'s terminal write, or that side wrote no status in between',
 };
 
 /** STARTUP_REOPENED: both wrote StartupPolicyCompleted True; upstream's walk re-opened when a gate closed again. */
 export const STARTUP_REOPENED: Verdict = {
   kind: 'documented',
-  why: 'README row "a gate that closes again" → "StartupPolicyCompleted stays True while nothing is held back": both wrote StartupPolicyCompleted True in the final attempt; upstream turned it False again when a ready count dropped',
+  why: 'deviation "a gate that closes again" → "StartupPolicyCompleted stays True while nothing is held back": both wrote StartupPolicyCompleted True in the final attempt; upstream turned it False again when a ready count dropped',
 };
 
 /** STARTUP_DEPENDS_ON: upstream writes no startup condition for dependsOn. */
 export const STARTUP_DEPENDS_ON: Verdict = {
   kind: 'documented',
-  why: 'README row "conditions only for InOrder" → "StartupPolicyInProgress/Completed for InOrder (upstream reasons), dependsOn and ordered rules": upstream writes none for dependsOn',
+  why: 'deviation "conditions only for InOrder" → "StartupPolicyInProgress/Completed for InOrder (upstream reasons), dependsOn and ordered rules": upstream writes none for dependsOn',
 };
 
 /** STARTUP_MESSAGE: Lineup's startup messages say what is awaited. */
 export const STARTUP_MESSAGE: Verdict = {
   kind: 'documented',
-  why: 'README row "conditions only for InOrder" → "…; the user sees what is awaited": Lineup\'s StartupPolicyInProgress message names what is awaited',
+  why: 'deviation "conditions only for InOrder" → "…; the user sees what is awaited": Lineup\'s StartupPolicyInProgress message names what is awaited',
 };
 
 /** SUSPENDED_NEVER_WRITTEN: one side never wrote Suspended during a short suspension. */
@@ -93,11 +93,11 @@ export const SUSPENDED_NEVER_WRITTEN: Verdict = {
 export const FIRST_FAILED: Verdict = {
   kind: 'timing',
   why:
-    'README row "the Failed message names the first failed Job" — each side names a Job with the earliest failure time among those Failed at its terminal write; failure times have ' +
+    'deviation "the Failed message names the first failed Job" — each side names a Job with the earliest failure time among those Failed at its terminal write; failure times have ' +
     'one-second resolution, and Jobs failing within one second tie (Lineup names the first by name, upstream the first its cache lists)',
 };
 
-/** CHECKED_VERDICTS: every verdict a check can give (the README rows they quote are checked to exist). */
+/** CHECKED_VERDICTS: every verdict a check can give (the deviation rows they quote are checked to exist). */
 export const CHECKED_VERDICTS: readonly Verdict[] = [COUNTERS_FINISHED_FIRST, STARTUP_NEVER_READY, STARTUP_REOPENED, STARTUP_DEPENDS_ON, STARTUP_MESSAGE, SUSPENDED_NEVER_WRITTEN, FIRST_FAILED];
 
 const notExplained = (why: string, evidence: readonly string[] = []): Judged => ({ verdict: { kind: 'not explained', why }, evidence: [...evidence, why] });

@@ -11,7 +11,7 @@
  * account of the restart attempt and the terminal state, predicted before each round of passes
  * from what the planner is about to observe, and hands every pass and every settled round to
  * the checks a property installs. It also remembers Jobs with a TTL that finished and then
- * disappeared: Lineup records them and counts them still (README.md#where-lineup-differs-from-upstream-and-why, kubernetes-sigs/jobset#360).
+ * disappeared: Lineup records them and counts them still (docs/conformance.md#where-lineup-differs-from-upstream-and-why, kubernetes-sigs/jobset#360).
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

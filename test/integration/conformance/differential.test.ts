@@ -30,7 +30,7 @@ describe('differential conformance: Lineup twins beside upstream JobSet twins on
     await bed?.stop();
   });
 
-  it('starts replicatedJobs in the same order and ends with the same status, but for differences the README lists', async () => {
+  it('starts replicatedJobs in the same order and ends with the same status, but for the documented deviations', async () => {
     assert.ok(bed);
     const cases = integrationCases();
     assert.ok(cases.length >= 10, `the integration tier runs at least 10 scenarios, got ${cases.length}`);
