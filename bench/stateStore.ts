@@ -17,7 +17,7 @@ import { openStateDirForReading, openStateDirForWriting } from '../lib/hosts/sta
 import { EMPTY_BEHAVIOUR } from '../lib/sim/behaviour.ts';
 import { DynamoCheckpointStore } from '../lib/store/dynamoStore.ts';
 import { startEmbeddedDynamo } from '../lib/store/embedded.ts';
-import type { CheckpointStore, JournalEntry } from '../lib/store/types.ts';
+import type { JournalEntry, JournalStore, LeaseStore } from '../lib/store/types.ts';
 import { story2 } from './journalSize.ts';
 
 /** How many passes each store writes (story 2's, repeated). */
@@ -61,7 +61,7 @@ const story2Passes = async (): Promise<JournalEntry[]> => {
 };
 
 /** timePasses: write `count` passes (cycling through `entries`) and time each. */
-const timePasses = async (name: string, store: CheckpointStore, entries: readonly JournalEntry[], count: number): Promise<StateStoreFigure> => {
+const timePasses = async (name: string, store: LeaseStore & JournalStore, entries: readonly JournalEntry[], count: number): Promise<StateStoreFigure> => {
   const times: number[] = [];
   for (let pass = 0; pass < count; pass += 1) {
     const entry = entries[pass % entries.length];

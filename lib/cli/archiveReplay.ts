@@ -22,7 +22,7 @@ import { ArchiveReplayError, InvalidInputError, LineupError } from '../errors.ts
 import { archiveReportText, compareArchiveReplay, type EventComparison, type JobSetArchiveReport, type ReplayRange, type ReportedPass } from '../replay/archive.ts';
 import { formatDuration, parseDurationFlag } from '../duration.ts';
 import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
-import type { CheckpointStore, JobSetKey, JournalEvent } from '../store/types.ts';
+import type { JobSetKey, JournalEvent, StoreReader } from '../store/types.ts';
 import { parseJobSetKey } from './replay.ts';
 import { ExitCode, type CliIo } from './io.ts';
 import { sleep } from '../retry.ts';
@@ -87,7 +87,7 @@ export interface ArchiveReplayFlags {
 /** ArchiveReplaySeams: the clients and clock, replaced in tests (a loopback EventBridge, the table's server). */
 export interface ArchiveReplaySeams {
   readonly events?: EventBridgeClient | undefined;
-  readonly store?: CheckpointStore | undefined;
+  readonly store?: StoreReader | undefined;
   readonly now?: (() => number) | undefined;
   readonly pollMs?: number | undefined;
 }
@@ -196,7 +196,7 @@ const waitForReplay = async (events: EventBridgeClient, request: ArchiveReplayRe
 };
 
 /** jobSetsOf: the JobSet named, or every JobSet of every cluster in the registry. */
-const jobSetsOf = async (store: CheckpointStore, jobSet: JobSetKey | undefined): Promise<JobSetKey[]> => {
+const jobSetsOf = async (store: StoreReader, jobSet: JobSetKey | undefined): Promise<JobSetKey[]> => {
   if (jobSet !== undefined) return [jobSet];
   const keys: JobSetKey[] = [];
   for (const cluster of await store.listClusters()) keys.push(...(await store.listJobSets(cluster.id)).map((state) => state.key));
@@ -207,7 +207,7 @@ const jobSetsOf = async (store: CheckpointStore, jobSet: JobSetKey | undefined):
  * reportsOnceSettled: the reports once the number of replayed passes in the journal stayed the
  * same for `settleMs` (the last replayed events may still be on their way to the reconciler).
  */
-const reportsOnceSettled = async (store: CheckpointStore, keys: readonly JobSetKey[], request: ArchiveReplayRequest, now: () => number, pollMs: number): Promise<JobSetArchiveReport[]> => {
+const reportsOnceSettled = async (store: StoreReader, keys: readonly JobSetKey[], request: ArchiveReplayRequest, now: () => number, pollMs: number): Promise<JobSetArchiveReport[]> => {
   let seen = -1;
   let stableSince = now();
   for (;;) {

@@ -8,10 +8,9 @@ import { readClusterFacts } from '../fleet/facts.ts';
 import { clusterRecordOf, nextSteps, type AddClusterFlags } from '../fleet/registration.ts';
 import { clusterStatus, HEARTBEAT_MISSING_MS, type ClusterStatus } from '../fleet/status.ts';
 import { parseDurationFlag } from '../duration.ts';
-import type { CheckpointStore } from '../store/types.ts';
 import { listJson, listText, statusJson, statusText } from './clustersRender.ts';
 import { ExitCode, type CliIo } from './io.ts';
-import { journalSource, UnusableJournalSource, type JournalSourceFlags } from './journalSource.ts';
+import { journalSource, UnusableJournalSource, type JournalSource, type JournalSourceFlags } from './journalSource.ts';
 
 /** ClustersMessage: the lines `lineup clusters` prints about the registry. */
 export const ClustersMessage = {
@@ -39,19 +38,13 @@ export interface StatusFlags extends ClustersFlags {
 }
 
 /**
- * withSource: run `work` on the flags' store — read-only, or as the state directory's one writer
- * when `mode` is 'write' — unusable flags or an unreadable source are one line and exit 2.
+ * withSource: run `work` on the flags' source — which reads it (source.read), or writes the
+ * registry as the state directory's one writer (source.write) — unusable flags or an unreadable
+ * source are one line and exit 2.
  */
-const withSource = async (
-  command: string,
-  flags: JournalSourceFlags,
-  io: CliIo,
-  work: (store: CheckpointStore, where: string) => Promise<number>,
-  mode: 'read' | 'write' = 'read',
-): Promise<number> => {
+const withSource = async (command: string, flags: JournalSourceFlags, io: CliIo, work: (source: JournalSource) => Promise<number>): Promise<number> => {
   try {
-    const source = journalSource(command, flags);
-    return await source[mode]((store) => work(store, source.where));
+    return await work(journalSource(command, flags));
   } catch (error) {
     if (!(error instanceof UnusableJournalSource) && !(error instanceof InvalidInputError)) throw error;
     io.stderr(`${error instanceof InvalidInputError ? `${command}: ` : ''}${error.message}\n`);
@@ -61,11 +54,13 @@ const withSource = async (
 
 /** clustersListCommand: every registry entry. */
 export const clustersListCommand = (flags: ClustersFlags, io: CliIo): Promise<number> =>
-  withSource('lineup clusters list', flags, io, async (store, where) => {
-    const records = await store.listClusters();
-    io.stdout(flags.output === 'json' ? listJson(records) : listText(records, where));
-    return ExitCode.Ok;
-  });
+  withSource('lineup clusters list', flags, io, (source) =>
+    source.read(async (store) => {
+      const records = await store.listClusters();
+      io.stdout(flags.output === 'json' ? listJson(records) : listText(records, source.where));
+      return ExitCode.Ok;
+    }),
+  );
 
 /** clustersAddCommand: validate and register a cluster (refused when its id is taken), then say what to install next. */
 export const clustersAddCommand = async (id: string, flags: ClustersFlags & AddClusterFlags, io: CliIo): Promise<number> => {
@@ -77,27 +72,31 @@ export const clustersAddCommand = async (id: string, flags: ClustersFlags & AddC
     io.stderr(`lineup clusters add: ${error.message}\n`);
     return ExitCode.Usage;
   }
-  return withSource('lineup clusters add', flags, io, async (store, where) => {
-    if (!(await store.addCluster(record))) {
-      io.stderr(`${ClustersMessage.alreadyRegistered(id, where)}\n`);
-      return ExitCode.Usage;
-    }
-    io.stdout(`registered cluster ${id} (${record.auth.type}, ${record.endpoint}) in ${where}\n${nextSteps(record).join('\n')}\n`);
-    return ExitCode.Ok;
-  }, 'write');
+  return withSource('lineup clusters add', flags, io, (source) =>
+    source.write(async (store) => {
+      if (!(await store.addCluster(record))) {
+        io.stderr(`${ClustersMessage.alreadyRegistered(id, source.where)}\n`);
+        return ExitCode.Usage;
+      }
+      io.stdout(`registered cluster ${id} (${record.auth.type}, ${record.endpoint}) in ${source.where}\n${nextSteps(record).join('\n')}\n`);
+      return ExitCode.Ok;
+    }),
+  );
 };
 
 /** clustersRemoveCommand: delete a registry entry; its state stays. */
 export const clustersRemoveCommand = (id: string, flags: ClustersFlags, io: CliIo): Promise<number> =>
-  withSource('lineup clusters remove', flags, io, async (store, where) => {
-    if ((await store.getCluster(id)) === undefined) {
-      io.stderr(`${ClustersMessage.notRegistered(id, where)}\n`);
-      return ExitCode.Usage;
-    }
-    await store.deleteCluster(id);
-    io.stdout(`${ClustersMessage.removed(id, where)}\n`);
-    return ExitCode.Ok;
-  }, 'write');
+  withSource('lineup clusters remove', flags, io, (source) =>
+    source.write(async (store) => {
+      if ((await store.getCluster(id)) === undefined) {
+        io.stderr(`${ClustersMessage.notRegistered(id, source.where)}\n`);
+        return ExitCode.Usage;
+      }
+      await store.deleteCluster(id);
+      io.stdout(`${ClustersMessage.removed(id, source.where)}\n`);
+      return ExitCode.Ok;
+    }),
+  );
 
 /** timeOf: epoch ms of an ISO 8601 --at. */
 const timeOf = (at: string): number => {
@@ -128,7 +127,8 @@ export const clustersStatusCommand = async (ids: readonly string[], flags: Statu
     io.stderr(`lineup clusters status: ${error.message}\n`);
     return ExitCode.Usage;
   }
-  return withSource('lineup clusters status', flags, io, async (store, where) => {
+  return withSource('lineup clusters status', flags, io, (source) => source.read(async (store) => {
+    const where = source.where;
     const records = new Map((await store.listClusters()).map((record) => [record.id, record] as const));
     let targets = [...ids];
     if (targets.length === 0) {
@@ -148,5 +148,5 @@ export const clustersStatusCommand = async (ids: readonly string[], flags: Statu
     }
     io.stdout(flags.output === 'json' ? statusJson(statuses, where, at, missingAfterMs) : statusText(statuses, where, at, missingAfterMs));
     return statuses.every((status) => status.watch === 'watched') ? ExitCode.Ok : ExitCode.Invalid;
-  });
+  }));
 };

@@ -10,7 +10,7 @@ import { StateDirError, StoreInvalidError } from '../errors.ts';
 import { openStateDirForReading, openStateDirForWriting, StateDirMessage, STATE_FILE, type OpenStateDir, JournalSourceMessage } from '../hosts/stateDir.ts';
 import { join } from 'node:path';
 import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
-import type { CheckpointStore } from '../store/types.ts';
+import type { ClusterRegistry, StoreReader } from '../store/types.ts';
 
 /** Where `lineup run` keeps its state unless told otherwise. */
 export const DEFAULT_STATE_DIR = '.lineup';
@@ -29,9 +29,9 @@ export class UnusableJournalSource extends Error {}
 export interface JournalSource {
   readonly where: string;
   /** read: run `work` on the source's store, read-only for a state directory, closing it after; failures of the source become UnusableJournalSource. */
-  read<T>(work: (store: CheckpointStore) => Promise<T>): Promise<T>;
+  read<T>(work: (store: StoreReader) => Promise<T>): Promise<T>;
   /** write: as read, for work that writes (the registry): a state directory is taken as its one writer while it runs. */
-  write<T>(work: (store: CheckpointStore) => Promise<T>): Promise<T>;
+  write<T>(work: (store: StoreReader & ClusterRegistry) => Promise<T>): Promise<T>;
 }
 
 /** journalSource: the source the flags name, or UnusableJournalSource saying which flags clash. */
@@ -47,7 +47,7 @@ export const journalSource = (command: string, flags: JournalSourceFlags): Journ
 
 const stateDirSource = (command: string, stateDir: string): JournalSource => {
   /** within: run `work` on the directory `open` gives, its refusals and a database failing mid-read as one line. */
-  const within = async <T>(open: () => OpenStateDir, work: (store: CheckpointStore) => Promise<T>): Promise<T> => {
+  const within = async <T>(open: () => OpenStateDir, work: (store: StoreReader & ClusterRegistry) => Promise<T>): Promise<T> => {
     let state: OpenStateDir;
     try {
       state = open();
@@ -79,7 +79,7 @@ const isSqliteError = (error: unknown): boolean => (error as NodeJS.ErrnoExcepti
 
 const tableSource = (command: string, table: string, region: string): JournalSource => {
   const where = JournalSourceMessage.tableWhere(table, region);
-  const within = async <T>(work: (store: CheckpointStore) => Promise<T>): Promise<T> => {
+  const within = async <T>(work: (store: StoreReader & ClusterRegistry) => Promise<T>): Promise<T> => {
     const client = new DynamoDBClient({ region });
     const store = new DynamoCheckpointStore({ client, tableName: table });
     try {

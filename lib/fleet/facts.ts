@@ -6,12 +6,12 @@
  * reading its journal, so a long history costs one listing, not a read per pass.
  */
 import { HEARTBEAT_INTERVAL_MS } from '../forwarder/heartbeat.ts';
-import type { CheckpointStore, ClusterRecord } from '../store/types.ts';
+import type { BookmarkStore, ClusterRecord, JobSetStateStore, JournalStore } from '../store/types.ts';
 import { checkpointHeartbeat, STATS_WINDOW_MS, type ClusterFacts } from './status.ts';
 
 /** readClusterFacts: the facts of cluster `id` (its registry entry when it has one) as of `now`. */
 export const readClusterFacts = async (
-  store: Pick<CheckpointStore, 'listBookmarks' | 'listJobSets' | 'listJournal'>,
+  store: Pick<BookmarkStore, 'listBookmarks'> & Pick<JobSetStateStore, 'listJobSets'> & Pick<JournalStore, 'listJournal'>,
   id: string,
   record: ClusterRecord | undefined,
   now: number,

@@ -23,7 +23,7 @@ import { ErrorCode, InvalidInputError, LineupError, UnavailableError } from '../
 import type { Job, JobSet } from '../jobset/schema.ts';
 import { isManagedByLineup } from '../jobset/managedBy.ts';
 import type { PlanOptions } from '../plan/types.ts';
-import type { CheckpointStore } from '../store/types.ts';
+import type { BookmarkStore } from '../store/types.ts';
 import type { CounterSink } from '../counters.ts';
 import type { Log } from '../log.ts';
 import { Backoff, sleep, type RetryPolicy, type Sleep } from '../retry.ts';
@@ -76,7 +76,7 @@ export interface ForwarderOptions {
   readonly cluster: string;
   readonly source: WatchSource;
   readonly sink: EventSink;
-  readonly bookmarks: Pick<CheckpointStore, 'getBookmark' | 'putBookmark'>;
+  readonly bookmarks: Pick<BookmarkStore, 'getBookmark' | 'putBookmark'>;
   /** Which JobSets are Lineup's (the same options the reconciler plans with). */
   readonly planOptions: PlanOptions;
   readonly counters: CounterSink;

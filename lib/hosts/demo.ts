@@ -21,7 +21,7 @@ import type { ClusterGateway } from '../reconcile/types.ts';
 import { InProcessBus } from '../bus/inProcessBus.ts';
 import { sleep } from '../retry.ts';
 import { InputsMemory } from '../reconcile/inputsMemory.ts';
-import { makeSqsBatchHandler } from '../reconcile/sqsBatch.ts';
+import { makeSqsBatchHandler, type BatchDeps } from '../reconcile/sqsBatch.ts';
 import { scheduleBehaviourActions } from '../sim/actions.ts';
 import { resolveBehaviour, type Behaviour } from '../sim/behaviour.ts';
 import { SimCluster } from '../sim/cluster.ts';
@@ -32,7 +32,7 @@ import type { TimelineEntry } from '../sim/timeline.ts';
 import { DynamoCheckpointStore } from '../store/dynamoStore.ts';
 import { startEmbeddedDynamo } from '../store/embedded.ts';
 import { SqliteCheckpointStore, type StateDatabase } from '../store/sqliteStore.ts';
-import type { CheckpointStore } from '../store/types.ts';
+import type { BookmarkStore, CheckpointStore } from '../store/types.ts';
 
 /** The cluster id the demo's simulated cluster registers as: `lineup run`'s default, so the commands read alike. */
 export const DEMO_CLUSTER = 'local';
@@ -204,7 +204,7 @@ const countingGateway = (cluster: SimCluster, counters: Counters): ClusterGatewa
 };
 
 /** demoBus: the in-process bus applying the deployed rule pattern, delivering to the real reconciler batch handler. */
-const demoBus = (options: DemoOptions, sim: DemoCluster, store: CheckpointStore, counters: Counters): InProcessBus => {
+const demoBus = (options: DemoOptions, sim: DemoCluster, store: BatchDeps['store'], counters: Counters): InProcessBus => {
   const gateway = countingGateway(sim.cluster, counters);
   const handler = makeSqsBatchHandler({
     store,
@@ -221,7 +221,7 @@ const demoBus = (options: DemoOptions, sim: DemoCluster, store: CheckpointStore,
 };
 
 /** demoForwarder: the real forwarder watching the simulated cluster, putting to `sink` at once (no batch window). */
-const demoForwarder = (options: DemoOptions, sim: DemoCluster, sink: EventSink, store: CheckpointStore, counters: Counters): Forwarder =>
+const demoForwarder = (options: DemoOptions, sim: DemoCluster, sink: EventSink, store: BookmarkStore, counters: Counters): Forwarder =>
   new Forwarder({
     cluster: DEMO_CLUSTER,
     source: sim.source,

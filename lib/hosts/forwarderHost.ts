@@ -11,7 +11,7 @@ import type { KubeEndpoint } from '../k8s/endpoint.ts';
 import { secretsManagerReader } from '../k8s/secretToken.ts';
 import { KubeWatchSource } from '../k8s/watchSource.ts';
 import type { Log } from '../log.ts';
-import type { CheckpointStore } from '../store/types.ts';
+import type { ForwarderStore } from '../store/types.ts';
 import type { LambdaConfig } from './lambdaConfig.ts';
 
 /** Time a watch session leaves itself to flush and checkpoint before Lambda's deadline. */
@@ -24,7 +24,7 @@ export const sessionLength = (remainingMs: number): number => Math.max(0, Math.m
 export interface ForwarderHostDeps {
   readonly config: Pick<LambdaConfig, 'forwarderCluster' | 'staticClusters' | 'controllerName' | 'claimUnmanaged' | 'eventBusName' | 'heartbeatIntervalMs'>;
   /** The forwarder's part of the store: its bookmarks, and the registry for hosts given no kubeConfig. */
-  readonly store: Pick<CheckpointStore, 'getBookmark' | 'putBookmark' | 'getCluster'>;
+  readonly store: ForwarderStore;
   readonly sink: EventSink;
   readonly counters: Counters;
   readonly log: Log;

@@ -14,7 +14,7 @@ import { DEFERRALS_ATTRIBUTE, type FairShare, type PutBack } from '../reconcile/
 import { DEFAULT_LEASE_TTL_MS } from '../reconcile/reconcileJobSet.ts';
 import type { ClusterResolver } from '../reconcile/types.ts';
 import { DynamoClusterSlots } from '../store/dynamoClusterSlots.ts';
-import type { CheckpointStore } from '../store/types.ts';
+import type { ClusterRegistry } from '../store/types.ts';
 import type { LambdaConfig } from './lambdaConfig.ts';
 
 export { lambdaSink, lambdaStore } from './lambdaAwsClients.ts';
@@ -24,7 +24,7 @@ export { lambdaSink, lambdaStore } from './lambdaAwsClients.ts';
  * a `token` cluster's bearer token is read from Secrets Manager (the function's role may read
  * exactly the configured clusters' secrets: infra/permissions.ts).
  */
-export const lambdaClusters = (config: LambdaConfig, store: CheckpointStore, counters: Counters): ClusterResolver =>
+export const lambdaClusters = (config: LambdaConfig, store: Pick<ClusterRegistry, 'getCluster'>, counters: Counters): ClusterResolver =>
   resolveClusters({ store, static: config.staticClusters, counters, auth: { resolveSecret: secretsManagerReader() } });
 
 /** SQS_BATCH_MAX_ENTRIES: SendMessageBatch's limit on entries per request. */

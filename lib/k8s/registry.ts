@@ -5,7 +5,7 @@
  * cached EKS token and the token it read from a `token` cluster's secret.
  */
 import type { ClusterGateway, ClusterResolver } from '../reconcile/types.ts';
-import type { CheckpointStore, ClusterRecord } from '../store/types.ts';
+import type { ClusterRecord, ClusterRegistry } from '../store/types.ts';
 import { clusterAccessFor } from './auth.ts';
 import type { AuthOptions } from './auth.ts';
 import { KubeClusterGateway } from './gateway.ts';
@@ -15,7 +15,7 @@ import type { CounterSink } from '../counters.ts';
 /** ResolveClustersOptions: where cluster records come from, and what every gateway shares. */
 export interface ResolveClustersOptions {
   /** The registry in the checkpoint store, asked when static config does not know the id. */
-  readonly store?: Pick<CheckpointStore, 'getCluster'> | undefined;
+  readonly store?: Pick<ClusterRegistry, 'getCluster'> | undefined;
   /** Clusters from static config; they win over store items of the same id. */
   readonly static?: readonly ClusterRecord[] | undefined;
   readonly counters: CounterSink;

@@ -27,7 +27,7 @@ import type { EventSink } from '../forwarder/types.ts';
 import { checkpointHeartbeat, HEARTBEAT_MISSING_MS, watchState } from '../fleet/status.ts';
 import { HEARTBEAT_INTERVAL_MS } from '../forwarder/heartbeat.ts';
 import type { Log } from '../log.ts';
-import type { CheckpointStore, JobSetKey, JobSetState } from '../store/types.ts';
+import type { BookmarkStore, ClusterRegistry, JobSetKey, JobSetState, JobSetStateStore } from '../store/types.ts';
 
 /** UNWATCHED_LOG_MESSAGE: the resync's line per unwatched cluster per run (fields `cluster`, `lastHeartbeatAt`, `missingAfterMs`). */
 export const UNWATCHED_LOG_MESSAGE = 'cluster unwatched: no forwarder checkpoint within the missing time; its jobsets are re-queued on every resync';
@@ -59,7 +59,8 @@ export const syncEntry = (key: JobSetKey, eventBusName?: string): PutEventsEntry
 
 /** ResyncDeps: the store to read, the bus to put on. */
 export interface ResyncDeps {
-  readonly store: CheckpointStore;
+  /** The JobSet state items, each registered cluster and its forwarder's bookmarks (its heartbeat). */
+  readonly store: Pick<JobSetStateStore, 'listNeedingResync' | 'listJobSets'> & Pick<ClusterRegistry, 'listClusters'> & Pick<BookmarkStore, 'listBookmarks'>;
   readonly sink: EventSink;
   readonly now: () => number;
   readonly counters: Counters;

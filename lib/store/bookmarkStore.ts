@@ -12,7 +12,7 @@ import type { AwsJsonClient } from '../aws/jsonClient.ts';
 import { clusterFromItem, type Item } from './items.ts';
 import { toStoreError } from './sdkErrors.ts';
 import { Attr, KeyPart, TABLE_KEY, bookmarkSk, clusterPk, forwarderPk } from './table.ts';
-import type { CheckpointStore, ClusterRecord } from './types.ts';
+import type { ClusterRecord, ForwarderStore } from './types.ts';
 
 /** AttributeValue: DynamoDB's JSON form of one value. */
 type AttributeValue =
@@ -54,13 +54,13 @@ export interface DynamoBookmarkStoreOptions {
 }
 
 /**
- * DynamoBookmarkStore: getBookmark, putBookmark and getCluster of CheckpointStore, as
+ * DynamoBookmarkStore: the forwarder's roles (ForwarderStore: getBookmark, putBookmark, getCluster), as
  * DynamoCheckpointStore does them (strongly consistent reads, one PutItem per bookmark).
  *
  * @example
  * const store = new DynamoBookmarkStore({ client: new AwsJsonClient({ service: DYNAMODB, … }), tableName, counters });
  */
-export class DynamoBookmarkStore implements Pick<CheckpointStore, 'getBookmark' | 'putBookmark' | 'getCluster'> {
+export class DynamoBookmarkStore implements ForwarderStore {
   private readonly options: DynamoBookmarkStoreOptions;
 
   constructor(options: DynamoBookmarkStoreOptions) {

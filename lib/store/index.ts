@@ -1,7 +1,18 @@
-/** The checkpoint store: the contract, the DynamoDB store, the embedded server and the in-memory stand-in. */
+/** The checkpoint store: its roles (types.ts), the DynamoDB store, the embedded server and the in-memory stand-in. */
 export type {
   BookmarkRecord,
+  BookmarkStore,
   CheckpointStore,
+  ClusterRegistry,
+  EventNoteRequest,
+  ForwarderStore,
+  HeartbeatStore,
+  JobSetStateStore,
+  JournalStore,
+  LeaseFailure,
+  LeaseRelease,
+  LeaseStore,
+  StoreReader,
   ClusterHeartbeat,
   ClusterAuth,
   ClusterRecord,

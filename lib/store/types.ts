@@ -371,5 +371,8 @@ export type StoreReader = JobSetStateStore &
   Pick<HeartbeatStore, 'getHeartbeat'> &
   Pick<ClusterRegistry, 'getCluster' | 'listClusters'>;
 
+/** ForwarderStore: what a forwarder uses: its bookmarks, and its cluster's registry entry (for hosts given no endpoint). */
+export type ForwarderStore = Pick<BookmarkStore, 'getBookmark' | 'putBookmark'> & Pick<ClusterRegistry, 'getCluster'>;
+
 /** CheckpointStore: every role, everything the pipeline keeps between invocations, as one table or one state directory keeps it. */
 export interface CheckpointStore extends LeaseStore, JobSetStateStore, JournalStore, BookmarkStore, HeartbeatStore, ClusterRegistry {}
