@@ -22,8 +22,6 @@ import {
   bookmarkFromItem,
   clusterAttributes,
   clusterFromItem,
-  heartbeatAttributes,
-  heartbeatFromItem,
   heldLeaseFromItem,
   journalAttributes,
   journalEntryFromItem,
@@ -32,7 +30,6 @@ import {
   type Item,
 } from './items.ts';
 import {
-  HEARTBEAT_CLOCK_SKEW_MS,
   MAX_PENDING_TRIGGERS,
   compareClusters,
   compareJobSetKeys,
@@ -67,7 +64,6 @@ import {
   objectRef,
   type BookmarkRecord,
   type CheckpointStore,
-  type ClusterHeartbeat,
   type ClusterRecord,
   type EventNote,
   type HeldLease,
@@ -587,42 +583,6 @@ export class DynamoCheckpointStore implements CheckpointStore {
       ConsistentRead: true,
     });
     return items.map((item) => bookmarkFromItem(item, KeyPart.bookmark)).sort((a, b) => a.resource.localeCompare(b.resource));
-  }
-
-  /**
-   * putHeartbeat: one PutItem conditional on heartbeatReplaces: the stored heartbeat absent, sent
-   * earlier, or sent beyond the clock-skew allowance after this one's receipt.
-   */
-  async putHeartbeat(heartbeat: ClusterHeartbeat): Promise<boolean> {
-    const condition = `attribute_not_exists(#${TABLE_KEY.partitionKey}) OR #${Attr.sentAt} < :sentAt OR #${Attr.sentAt} > :latestSentAt`;
-    try {
-      await this.send('PutItem', () =>
-        this.client.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: {
-              [TABLE_KEY.partitionKey]: clusterPk(heartbeat.cluster),
-              [TABLE_KEY.sortKey]: KeyPart.heartbeat,
-              ...heartbeatAttributes(heartbeat),
-              [Attr.updatedAt]: heartbeat.receivedAt,
-            },
-            ConditionExpression: condition,
-            ExpressionAttributeNames: expressionNames(condition),
-            ExpressionAttributeValues: { ':sentAt': heartbeat.sentAt, ':latestSentAt': heartbeat.receivedAt + HEARTBEAT_CLOCK_SKEW_MS },
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
-  }
-
-  /** getHeartbeat: the cluster's heartbeat item. */
-  async getHeartbeat(cluster: string): Promise<ClusterHeartbeat | undefined> {
-    const item = await this.getItem(tableKey(clusterPk(cluster), KeyPart.heartbeat));
-    return item === undefined ? undefined : heartbeatFromItem(item);
   }
 
   /** getCluster: the registry entry of `id`. */

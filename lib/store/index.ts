@@ -6,7 +6,6 @@ export type {
   ClusterRegistry,
   EventNoteRequest,
   ForwarderStore,
-  HeartbeatStore,
   JobSetStateStore,
   JournalStore,
   LeaseFailure,

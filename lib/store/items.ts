@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { StoreInvalidError } from '../errors.ts';
 import { definedOnly } from './rules.ts';
 import { Attr, TABLE_KEY } from './table.ts';
-import type { BookmarkRecord, ClusterHeartbeat, ClusterRecord, HeldLease, JournalAction, JournalEntry, JobSetState } from './types.ts';
+import type { BookmarkRecord, ClusterRecord, HeldLease, JournalAction, JournalEntry, JobSetState } from './types.ts';
 
 /** Item: an item as the document client reads and writes it. */
 export type Item = Record<string, unknown>;
@@ -328,27 +328,6 @@ export const clusterFromItem = (item: Item): ClusterRecord => {
     ...(parsed[Attr.caData] !== undefined ? { caData: parsed[Attr.caData] } : {}),
     auth: definedOnly(parsed[Attr.auth]),
   };
-};
-
-const HeartbeatItemSchema = z.object({
-  [Attr.cluster]: z.string(),
-  [Attr.sentAt]: z.number(),
-  [Attr.receivedAt]: z.number(),
-  [Attr.intervalMs]: z.number(),
-});
-
-/** heartbeatAttributes: a heartbeat's attributes as stored (no keys). */
-export const heartbeatAttributes = (heartbeat: ClusterHeartbeat): Item => ({
-  [Attr.cluster]: heartbeat.cluster,
-  [Attr.sentAt]: heartbeat.sentAt,
-  [Attr.receivedAt]: heartbeat.receivedAt,
-  [Attr.intervalMs]: heartbeat.intervalMs,
-});
-
-/** heartbeatFromItem: the heartbeat a heartbeat item holds. */
-export const heartbeatFromItem = (item: Item): ClusterHeartbeat => {
-  const parsed = parseItem(HeartbeatItemSchema, item, 'heartbeat');
-  return { cluster: parsed[Attr.cluster], sentAt: parsed[Attr.sentAt], receivedAt: parsed[Attr.receivedAt], intervalMs: parsed[Attr.intervalMs] };
 };
 
 const BookmarkItemSchema = z.object({

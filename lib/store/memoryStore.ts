@@ -5,7 +5,7 @@
  * SQLite store and the DynamoDB store, to keep them identical.
  */
 import { RecordCheckpointStore, type BookmarkValue, type JournalRecord, type RecordTable, type StateRecord } from './recordStore.ts';
-import type { BookmarkRecord, ClusterHeartbeat, ClusterRecord } from './types.ts';
+import type { BookmarkRecord, ClusterRecord } from './types.ts';
 
 /** MemoryCheckpointStoreOptions: what a MemoryCheckpointStore is built from. */
 export interface MemoryCheckpointStoreOptions {
@@ -22,7 +22,6 @@ export class MemoryRecordTable implements RecordTable {
   private readonly states = new Map<string, StateRecord>();
   private readonly journal = new Map<string, JournalRecord[]>();
   private readonly bookmarks = new Map<string, Map<string, BookmarkValue>>();
-  private readonly heartbeats = new Map<string, ClusterHeartbeat>();
   private readonly clusters = new Map<string, ClusterRecord>();
 
   /** transaction: nothing to do — the store's calls are synchronous, so nothing interleaves. */
@@ -74,15 +73,6 @@ export class MemoryRecordTable implements RecordTable {
     return [...(this.bookmarks.get(cluster) ?? new Map<string, BookmarkValue>()).entries()]
       .map(([resource, value]) => ({ resource, ...value }))
       .sort((a, b) => a.resource.localeCompare(b.resource));
-  }
-
-  getHeartbeat(cluster: string): ClusterHeartbeat | undefined {
-    const stored = this.heartbeats.get(cluster);
-    return stored === undefined ? undefined : { ...stored };
-  }
-
-  putHeartbeat(heartbeat: ClusterHeartbeat): void {
-    this.heartbeats.set(heartbeat.cluster, { ...heartbeat });
   }
 
   getCluster(id: string): ClusterRecord | undefined {

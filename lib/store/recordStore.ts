@@ -12,7 +12,6 @@ import {
   compareClusters,
   compareJobSetKeys,
   definedOnly,
-  heartbeatReplaces,
   isEcho,
   journalEntryToKeep,
   journalExpiresAt,
@@ -26,7 +25,6 @@ import { jobSetPk, journalSk } from './table.ts';
 import type {
   BookmarkRecord,
   CheckpointStore,
-  ClusterHeartbeat,
   ClusterRecord,
   EventNote,
   HeldLease,
@@ -95,8 +93,6 @@ export interface RecordTable {
   putBookmark(cluster: string, resource: string, value: BookmarkValue): void;
   /** listBookmarks: a cluster's bookmarks, ordered by resource. */
   listBookmarks(cluster: string): BookmarkRecord[];
-  getHeartbeat(cluster: string): ClusterHeartbeat | undefined;
-  putHeartbeat(heartbeat: ClusterHeartbeat): void;
   getCluster(id: string): ClusterRecord | undefined;
   putCluster(record: ClusterRecord): void;
   deleteCluster(id: string): void;
@@ -330,22 +326,6 @@ export class RecordCheckpointStore implements CheckpointStore {
   async listBookmarks(cluster: string): Promise<BookmarkRecord[]> {
     this.count('Query');
     return this.table.listBookmarks(cluster);
-  }
-
-  /** putHeartbeat: keep the heartbeat when heartbeatReplaces the stored one (sent after it, or the stored one sent in the future). */
-  async putHeartbeat(heartbeat: ClusterHeartbeat): Promise<boolean> {
-    this.count('PutItem');
-    return this.table.transaction(() => {
-      if (!heartbeatReplaces(this.table.getHeartbeat(heartbeat.cluster), heartbeat)) return false;
-      this.table.putHeartbeat({ ...heartbeat });
-      return true;
-    });
-  }
-
-  /** getHeartbeat: the newest heartbeat kept. */
-  async getHeartbeat(cluster: string): Promise<ClusterHeartbeat | undefined> {
-    this.count('GetItem');
-    return this.table.getHeartbeat(cluster);
   }
 
   /** addCluster: putCluster, unless the id is registered. */

@@ -4,7 +4,7 @@
  * ordered, how a journal entry's sort key, TTL and size bound are made.
  */
 import { randomBytes } from 'node:crypto';
-import { objectRef, type ClusterHeartbeat, type ClusterRecord, type JournalEntry, type JournalEvent, type JobSetKey, type JobSetState } from './types.ts';
+import { objectRef, type ClusterRecord, type JournalEntry, type JournalEvent, type JobSetKey, type JobSetState } from './types.ts';
 
 /** How long journal entries are kept (their TTL) unless the store is configured otherwise: 14 days. */
 export const DEFAULT_JOURNAL_RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
@@ -61,15 +61,6 @@ export const isEcho = (known: Readonly<Record<string, string>> | undefined, trig
  * nor stop later heartbeats from being kept (docs/security.md).
  */
 export const HEARTBEAT_CLOCK_SKEW_MS = 2 * 60_000;
-
-/**
- * heartbeatReplaces: whether `incoming` becomes its cluster's newest heartbeat in place of
- * `stored` (putHeartbeat's condition): nothing stored, a later send, or a stored one whose send
- * time lies more than HEARTBEAT_CLOCK_SKEW_MS after `incoming`'s receipt — a time no forwarder
- * could have sent at, which would otherwise refuse every genuine heartbeat until it came.
- */
-export const heartbeatReplaces = (stored: Pick<ClusterHeartbeat, 'sentAt'> | undefined, incoming: Pick<ClusterHeartbeat, 'sentAt' | 'receivedAt'>): boolean =>
-  stored === undefined || stored.sentAt < incoming.sentAt || stored.sentAt > incoming.receivedAt + HEARTBEAT_CLOCK_SKEW_MS;
 
 /**
  * MAX_PENDING_TRIGGERS: most triggers a state item's `pending` list holds. Events keep arriving

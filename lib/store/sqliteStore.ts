@@ -16,7 +16,7 @@ import { StoreInvalidError } from '../errors.ts';
 import { Attr, TABLE_KEY } from './table.ts';
 import { RecordCheckpointStore, type BookmarkValue, type JournalRecord, type RecordCheckpointStoreOptions, type RecordTable, type StateRecord } from './recordStore.ts';
 import { JournalEventSchema } from './items.ts';
-import type { BookmarkRecord, ClusterHeartbeat, ClusterRecord } from './types.ts';
+import type { BookmarkRecord, ClusterRecord } from './types.ts';
 
 /** SQLite's application_id of a Lineup state database ("LNUP"): another SQLite file is not taken for one. */
 export const STATE_APPLICATION_ID = 0x4c4e5550;
@@ -25,7 +25,11 @@ export const STATE_SCHEMA_VERSION = 1;
 /** How long a call waits for another connection's lock before failing (a reader never needs to). */
 const BUSY_TIMEOUT_MS = 5_000;
 
-/** The schema: one table per record kind, a record's fields as JSON where nothing queries inside them. */
+/**
+ * The schema: one table per record kind, a record's fields as JSON where nothing queries inside
+ * them. `heartbeats` is written no more (a forwarder's heartbeat is its newest bookmark) and
+ * stays so the schema is the one every version of this file reads.
+ */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobsets (pk TEXT PRIMARY KEY, cluster TEXT NOT NULL, record TEXT NOT NULL) STRICT;
 CREATE INDEX IF NOT EXISTS jobsets_by_cluster ON jobsets (cluster);
@@ -53,8 +57,6 @@ const StoredStateSchema = z.object({
   snapshot: z.string().optional(),
   inputsDigest: z.string().optional(),
 });
-
-const StoredHeartbeatSchema = z.object({ cluster: z.string(), sentAt: z.number(), receivedAt: z.number(), intervalMs: z.number() });
 
 const StoredAuthSchema = z.union([
   z.object({ type: z.literal('eks'), clusterName: z.string(), region: z.string(), roleArn: z.string().optional() }),
@@ -188,15 +190,6 @@ export class SqliteRecordTable implements RecordTable {
       .all(cluster)
       .map((row) => ({ resource: String(row['resource']), resourceVersion: String(row['resource_version']), updatedAt: Number(row['updated_at']) }))
       .sort((a, b) => a.resource.localeCompare(b.resource));
-  }
-
-  getHeartbeat(cluster: string): ClusterHeartbeat | undefined {
-    const row = this.db.prepare('SELECT record FROM heartbeats WHERE cluster = ?').get(cluster);
-    return row === undefined ? undefined : parseStored(StoredHeartbeatSchema, row['record'], `heartbeats row ${cluster}`);
-  }
-
-  putHeartbeat(heartbeat: ClusterHeartbeat): void {
-    this.db.prepare('INSERT INTO heartbeats (cluster, record) VALUES (?, ?) ON CONFLICT (cluster) DO UPDATE SET record = excluded.record').run(heartbeat.cluster, JSON.stringify(heartbeat));
   }
 
   getCluster(id: string): ClusterRecord | undefined {

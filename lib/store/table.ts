@@ -11,16 +11,15 @@
  * | journal entry (one reconcile pass) | same pk | `JOURNAL#<13-digit epoch ms>#<seq><random>` |
  * | watch bookmark | `FORWARDER#<id>` | `BOOKMARK#<resource>` |
  * | cluster registry entry | `CLUSTER#<id>` | `REGISTRY` |
- * | forwarder heartbeat (the newest) | `CLUSTER#<id>` | `HEARTBEAT` |
+ * | a heartbeat item, which no code writes or reads (a forwarder's heartbeat is its newest bookmark) | `CLUSTER#<id>` | `HEARTBEAT` |
  * | a cluster's reconciler slots (lib/store/dynamoClusterSlots.ts) | `SLOTS#<id>` | `SLOTS` |
  *
  * Who writes what (infra/permissions.ts grants it; docs/security.md): the partition key is the only part
  * of a key IAM can scope (dynamodb:LeadingKeys), so each writer's items have a partition key of
  * their own kind. A forwarder writes only its bookmarks, under `FORWARDER#<id>` (PutItem scoped to
  * that key and to BOOKMARK_ATTRIBUTES); everything under `CLUSTER#<id>` — the registry entry the
- * reconciler trusts for a cluster's endpoint, CA and credentials, and the heartbeat the resync
- * judges liveness by — is written by the stack's registration or `lineup clusters add` (the
- * registry) and by the reconciler (the heartbeat), never by a forwarder. Bookmarks written under
+ * reconciler trusts for a cluster's endpoint, CA and credentials — is written by the stack's
+ * registration or `lineup clusters add`, never by a forwarder. Bookmarks written under
  * `CLUSTER#<id>` by earlier versions are not read any more.
  *
  * Two sparse global secondary indexes, both KEYS_ONLY:
@@ -175,7 +174,7 @@ export const JOURNAL_TIME_DIGITS = 13;
 /** jobSetPk: the partition key of a JobSet's state item and journal entries. */
 export const jobSetPk = (key: JobSetKey): string => `${KeyPart.jobSet}${key.cluster}#${key.namespace}#${key.name}`;
 
-/** clusterPk: the partition key of a cluster's registry entry and newest heartbeat (no forwarder writes under it). */
+/** clusterPk: the partition key of a cluster's registry entry (no forwarder writes under it). */
 export const clusterPk = (clusterId: string): string => `${KeyPart.cluster}${clusterId}`;
 
 /** forwarderPk: the partition key of a cluster's forwarder's bookmarks, the only key its forwarder may write under. */

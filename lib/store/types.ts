@@ -1,8 +1,8 @@
 /**
  * The checkpoint store's contract, by role: leases (LeaseStore) and the JobSet state items they
  * live on (JobSetStateStore), the journal of reconcile passes (JournalStore), the forwarders'
- * watch bookmarks (BookmarkStore), their heartbeats (HeartbeatStore) and the cluster registry
- * (ClusterRegistry). Every role is kept in one DynamoDB table with conditional single-item writes
+ * watch bookmarks (BookmarkStore: their newest write is also the forwarder's heartbeat) and the
+ * cluster registry (ClusterRegistry). Every role is kept in one DynamoDB table with conditional single-item writes
  * only (no transactions, so it runs on any DynamoDB-API server), or in one SQLite state
  * directory with the same semantics; CheckpointStore is all of them, and each caller asks only
  * for the roles it uses. An in-memory store with the same semantics serves unit tests of the
@@ -221,14 +221,14 @@ export interface BookmarkRecord {
 }
 
 /**
- * The last heartbeat a cluster's forwarder sent that reached the reconciler. Written by
- * the reconciler only; liveness is judged by `receivedAt`, the reconciler's own clock.
+ * A cluster's heartbeat: its forwarder's newest checkpoint write (lib/fleet/status.ts
+ * checkpointHeartbeat reads it from the bookmarks; no item of its own holds it).
  */
 export interface ClusterHeartbeat {
   readonly cluster: string;
   /** Epoch ms the forwarder sent it at. */
   readonly sentAt: number;
-  /** Epoch ms the reconciler recorded it at (sentAt plus the bus and queue's delay). */
+  /** Epoch ms it was recorded at: for a checkpoint, its write time (sentAt). */
   readonly receivedAt: number;
   /** The forwarder's heartbeat interval, ms: a heartbeat older than a few of these is missing. */
   readonly intervalMs: number;
@@ -329,26 +329,13 @@ export interface JournalStore {
   listJournal(key: JobSetKey, limit?: number): Promise<JournalEntry[]>;
 }
 
-/** BookmarkStore: the forwarder's watch bookmark per cluster and resource kind. */
+/** BookmarkStore: the forwarder's watch bookmark per cluster and resource kind; the newest write of a cluster's is its forwarder's heartbeat. */
 export interface BookmarkStore {
   /** getBookmark / putBookmark: the forwarder's resourceVersion per cluster and resource kind. */
   getBookmark(cluster: string, resource: string): Promise<string | undefined>;
   putBookmark(cluster: string, resource: string, resourceVersion: string, now: number): Promise<void>;
   /** listBookmarks: every bookmark of a cluster with its write time, ordered by resource. */
   listBookmarks(cluster: string): Promise<BookmarkRecord[]>;
-}
-
-/** HeartbeatStore: the newest heartbeat of each cluster's forwarder that reached the reconciler. */
-export interface HeartbeatStore {
-  /**
-   * putHeartbeat: one conditional write keeping the newest heartbeat of its cluster: one sent
-   * no later than the stored one (a redelivery, a reordered event) changes nothing — unless the
-   * stored one claims a send time beyond HEARTBEAT_CLOCK_SKEW_MS after this one's receipt
-   * (lib/store/rules.ts heartbeatReplaces), which it replaces; returns whether it was kept.
-   */
-  putHeartbeat(heartbeat: ClusterHeartbeat): Promise<boolean>;
-  /** getHeartbeat: the cluster's newest recorded heartbeat, if any. */
-  getHeartbeat(cluster: string): Promise<ClusterHeartbeat | undefined>;
 }
 
 /** ClusterRegistry: the registered clusters and how to reach them. */
@@ -368,11 +355,10 @@ export interface ClusterRegistry {
 export type StoreReader = JobSetStateStore &
   Pick<JournalStore, 'listJournal'> &
   Pick<BookmarkStore, 'getBookmark' | 'listBookmarks'> &
-  Pick<HeartbeatStore, 'getHeartbeat'> &
   Pick<ClusterRegistry, 'getCluster' | 'listClusters'>;
 
 /** ForwarderStore: what a forwarder uses: its bookmarks, and its cluster's registry entry (for hosts given no endpoint). */
 export type ForwarderStore = Pick<BookmarkStore, 'getBookmark' | 'putBookmark'> & Pick<ClusterRegistry, 'getCluster'>;
 
 /** CheckpointStore: every role, everything the pipeline keeps between invocations, as one table or one state directory keeps it. */
-export interface CheckpointStore extends LeaseStore, JobSetStateStore, JournalStore, BookmarkStore, HeartbeatStore, ClusterRegistry {}
+export interface CheckpointStore extends LeaseStore, JobSetStateStore, JournalStore, BookmarkStore, ClusterRegistry {}

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { HEARTBEAT_CLOCK_SKEW_MS, MAX_PENDING_TRIGGERS, MAX_JOURNAL_ITEM_CHARS } from '../../lib/store/rules.ts';
+import { MAX_PENDING_TRIGGERS, MAX_JOURNAL_ITEM_CHARS } from '../../lib/store/rules.ts';
 import type { ClusterRecord, JournalEntry, JournalEvent, JobSetKey, Lease } from '../../lib/store/types.ts';
 import type { TestStore } from './support/testStores.ts';
 
@@ -661,55 +661,18 @@ export const describeStoreBehaviour = (makeStore: StoreFactory, options: StoreBe
       ]);
     });
 
-    it("keeps a forwarder's bookmarks apart from its cluster's registry entry and heartbeat", async () => {
+    it("keeps a forwarder's bookmarks apart from its cluster's registry entry", async () => {
       const store = await makeStore();
       const record: ClusterRecord = { id: 'c1', endpoint: 'https://k8s.example.com', auth: { type: 'eks', clusterName: 'c1', region: 'eu-west-1' } };
-      const heartbeat = { cluster: 'c1', sentAt: T0, receivedAt: T0 + 10, intervalMs: 60_000 };
       await store.putCluster(record);
-      await store.putHeartbeat(heartbeat);
       await store.putBookmark('c1', 'jobsets', '100', T0 + 20);
       await store.putBookmark('c1', 'registry', '200', T0 + 30);
       await store.putBookmark('c1', 'heartbeat', '300', T0 + 40);
       assert.deepEqual(await store.getCluster('c1'), record, 'no bookmark, whatever its resource, touches the registry entry');
-      assert.deepEqual(await store.getHeartbeat('c1'), heartbeat, 'nor the heartbeat');
       assert.deepEqual(await store.listClusters(), [record]);
-      assert.deepEqual((await store.listBookmarks('c1')).map((bookmark) => bookmark.resource), ['heartbeat', 'jobsets', 'registry'], 'nor is either of them a bookmark');
+      assert.deepEqual((await store.listBookmarks('c1')).map((bookmark) => bookmark.resource), ['heartbeat', 'jobsets', 'registry'], 'nor is it a bookmark');
       await store.deleteCluster('c1');
       assert.equal(await store.getBookmark('c1', 'jobsets'), '100');
-      assert.deepEqual(await store.getHeartbeat('c1'), heartbeat);
-    });
-  });
-
-  describe('heartbeats', () => {
-    it('keeps the newest heartbeat per cluster: an older or repeated one changes nothing', async () => {
-      const store = await makeStore();
-      assert.equal(await store.getHeartbeat('c1'), undefined);
-      assert.equal(await store.putHeartbeat({ cluster: 'c1', sentAt: T0, receivedAt: T0 + 40, intervalMs: 60_000 }), true);
-      assert.equal(await store.putHeartbeat({ cluster: 'c1', sentAt: T0 + 60_000, receivedAt: T0 + 60_100, intervalMs: 60_000 }), true);
-      // A redelivery of the first and the second one again: both refused by the condition.
-      assert.equal(await store.putHeartbeat({ cluster: 'c1', sentAt: T0, receivedAt: T0 + 90_000, intervalMs: 60_000 }), false);
-      assert.equal(await store.putHeartbeat({ cluster: 'c1', sentAt: T0 + 60_000, receivedAt: T0 + 90_000, intervalMs: 60_000 }), false);
-      await store.putHeartbeat({ cluster: 'c2', sentAt: T0 + 5, receivedAt: T0 + 6, intervalMs: 1_000 });
-      assert.deepEqual(await store.getHeartbeat('c1'), { cluster: 'c1', sentAt: T0 + 60_000, receivedAt: T0 + 60_100, intervalMs: 60_000 });
-      assert.deepEqual(await store.getHeartbeat('c2'), { cluster: 'c2', sentAt: T0 + 5, receivedAt: T0 + 6, intervalMs: 1_000 });
-      // Neither a bookmark nor a registry entry.
-      assert.deepEqual(await store.listBookmarks('c1'), []);
-      assert.deepEqual(await store.listClusters(), []);
-    });
-
-    it('replaces a stored heartbeat sent beyond the clock-skew allowance after the next one came, so a future time blocks no later heartbeat', async () => {
-      const store = await makeStore();
-      const future = { cluster: 'c1', sentAt: T0 + 365 * 24 * 3_600_000, receivedAt: T0 + 365 * 24 * 3_600_000, intervalMs: 60_000 };
-      assert.equal(await store.putHeartbeat(future), true);
-      // Sent before the stored one, but that one's send time is years after this one's receipt: not a time any forwarder sent at.
-      const genuine = { cluster: 'c1', sentAt: T0, receivedAt: T0 + 50, intervalMs: 60_000 };
-      assert.equal(await store.putHeartbeat(genuine), true);
-      assert.deepEqual(await store.getHeartbeat('c1'), genuine);
-      // Within the allowance, a stored send time ahead of a receipt is an ordinary reordering: kept.
-      const ahead = { cluster: 'c2', sentAt: T0 + HEARTBEAT_CLOCK_SKEW_MS, receivedAt: T0 + 10, intervalMs: 60_000 };
-      assert.equal(await store.putHeartbeat(ahead), true);
-      assert.equal(await store.putHeartbeat({ cluster: 'c2', sentAt: T0 - 60_000, receivedAt: T0, intervalMs: 60_000 }), false);
-      assert.deepEqual(await store.getHeartbeat('c2'), ahead);
     });
   });
 
