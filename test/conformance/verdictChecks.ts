@@ -85,8 +85,8 @@ export const STARTUP_MESSAGE: Verdict = {
 export const SUSPENDED_NEVER_WRITTEN: Verdict = {
   kind: 'timing',
   why:
-    'no deviations row: both controllers write Suspended from a reconcile that sees spec.suspend; the side without the condition never wrote it during the suspension (it did not reconcile then, ' +
-    "or its write was refused because the user's resume landed first)",
+    'deviation "a JobSet suspended and resumed within seconds shows Suspended only if a reconcile wrote it during the suspension" — ' +
+    "the side without the condition never wrote it during the suspension (it did not reconcile then, or its write was refused because the user's resume landed first)",
 };
 
 /** FIRST_FAILED: the named Job is one of the earliest to fail. */
