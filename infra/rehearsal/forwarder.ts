@@ -11,6 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
+import { isObject } from '../../lib/json.ts';
 
 /** ForwarderContainer: the Deployment's forwarder container, as read from the manifest. */
 export interface ForwarderContainer {
@@ -31,24 +32,22 @@ export const quantityBytes = (quantity: string): number => {
   return Math.round(Number(match[1]) * (QUANTITY_UNITS[match[2] ?? ''] ?? 1));
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** readForwarderContainer: the first container of the manifest's Deployment; throws saying what is missing. */
 export const readForwarderContainer = (manifest: string): ForwarderContainer => {
   const deployment = parseAllDocuments(manifest)
     .map((document) => document.toJS() as unknown)
-    .find((object) => isRecord(object) && object['kind'] === 'Deployment');
-  const spec = isRecord(deployment) && isRecord(deployment['spec']) && isRecord(deployment['spec']['template']) ? deployment['spec']['template']['spec'] : undefined;
-  const container = isRecord(spec) && Array.isArray(spec['containers']) ? (spec['containers'][0] as unknown) : undefined;
-  if (!isRecord(container)) throw new Error('the forwarder manifest holds no Deployment with a container');
+    .find((object) => isObject(object) && object['kind'] === 'Deployment');
+  const spec = isObject(deployment) && isObject(deployment['spec']) && isObject(deployment['spec']['template']) ? deployment['spec']['template']['spec'] : undefined;
+  const container = isObject(spec) && Array.isArray(spec['containers']) ? (spec['containers'][0] as unknown) : undefined;
+  if (!isObject(container)) throw new Error('the forwarder manifest holds no Deployment with a container');
   const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
   const command = strings(container['command']);
   if (command.length === 0) throw new Error('the forwarder container has no command (the image CMD would run; the rehearsal runs what the manifest says)');
-  const env = (Array.isArray(container['env']) ? container['env'] : []).filter(isRecord).map((entry) => {
+  const env = (Array.isArray(container['env']) ? container['env'] : []).filter(isObject).map((entry) => {
     if (typeof entry['value'] !== 'string') throw new Error(`forwarder env ${String(entry['name'])}: only literal values are rehearsed, got ${JSON.stringify(entry)}`);
     return { name: String(entry['name']), value: entry['value'] };
   });
-  const limits = isRecord(container['resources']) && isRecord(container['resources']['limits']) ? container['resources']['limits'] : {};
+  const limits = isObject(container['resources']) && isObject(container['resources']['limits']) ? container['resources']['limits'] : {};
   const memoryLimit = typeof limits['memory'] === 'string' ? limits['memory'] : undefined;
   return { command, args: strings(container['args']), env, memoryLimit, memoryLimitBytes: memoryLimit === undefined ? undefined : quantityBytes(memoryLimit) };
 };

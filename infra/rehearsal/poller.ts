@@ -12,6 +12,7 @@
  * `settleBatch` is pure; `EventSourcePoller` is the loop, its queue and function given as functions.
  */
 import type { SQSRecord } from 'aws-lambda';
+import { isObject } from '../../lib/json.ts';
 
 /** Invocation: how one invocation ended — the function's response payload, or its error (a throw, a timeout, a crash). */
 export type Invocation = { readonly ok: true; readonly payload: unknown } | { readonly ok: false; readonly error: string };
@@ -25,8 +26,6 @@ export interface Settlement {
   /** Records the response named as failed that were deleted all the same (a mapping without ReportBatchItemFailures): lost to the queue. */
   readonly ignoredFailures: number;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * settleBatch: Lambda's verdict on one batch of `messageIds` after `invocation`, given whether
@@ -42,20 +41,20 @@ export const settleBatch = (messageIds: readonly string[], invocation: Invocatio
   if (!invocation.ok) return all(`invocation failed: ${invocation.error}`);
   const payload = invocation.payload;
   if (!reportBatchItemFailures) {
-    const named = isRecord(payload) && Array.isArray(payload['batchItemFailures']) ? payload['batchItemFailures'].length : 0;
+    const named = isObject(payload) && Array.isArray(payload['batchItemFailures']) ? payload['batchItemFailures'].length : 0;
     return named === 0
       ? none('all succeeded (no ReportBatchItemFailures: any response deletes the batch)')
       : none(`all deleted although the response names ${named} failed records: the mapping lacks ReportBatchItemFailures`, named);
   }
   if (payload === null || payload === undefined || payload === '') return none('all succeeded (empty response)');
-  if (!isRecord(payload)) return all(`the response ${JSON.stringify(payload).slice(0, 200)} is not an object`);
+  if (!isObject(payload)) return all(`the response ${JSON.stringify(payload).slice(0, 200)} is not an object`);
   const failures = payload['batchItemFailures'];
   if (failures === null || failures === undefined) return none('all succeeded (no batchItemFailures)');
   if (!Array.isArray(failures)) return all(`batchItemFailures is ${JSON.stringify(failures).slice(0, 200)}, not a list`);
   const batch = new Set(messageIds);
   const failed = new Set<string>();
   for (const failure of failures) {
-    const id = isRecord(failure) ? failure['itemIdentifier'] : undefined;
+    const id = isObject(failure) ? failure['itemIdentifier'] : undefined;
     if (typeof id !== 'string' || id === '' || !batch.has(id)) return all(`batchItemFailures names ${JSON.stringify(failure).slice(0, 200)}, not a message of the batch`);
     failed.add(id);
   }

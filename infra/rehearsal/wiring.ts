@@ -11,6 +11,7 @@
  *
  * Pure: a template in, a description out; the rehearsal (infra/rehearsal/rehearse.ts) acts on it.
  */
+import { isObject } from '../../lib/json.ts';
 
 /** TemplateResource: one resource of a CloudFormation template, as read here. */
 export interface TemplateResource {
@@ -210,21 +211,19 @@ export const NOT_RUN: Readonly<Record<string, string>> = {
   'AWS::EKS::PodIdentityAssociation': 'the forwarder runs with static test credentials',
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** templateValue: a literal, a Ref or a Fn::GetAtt; WiringError naming `where` for anything else (Fn::Join, Fn::Sub ...). */
 export const templateValue = (value: unknown, where: string): TemplateValue => {
   if (typeof value === 'string') return { literal: value };
   if (typeof value === 'number' || typeof value === 'boolean') return { literal: String(value) };
-  if (isRecord(value) && typeof value['Ref'] === 'string') return { ref: value['Ref'] };
-  const getAtt = isRecord(value) ? value['Fn::GetAtt'] : undefined;
+  if (isObject(value) && typeof value['Ref'] === 'string') return { ref: value['Ref'] };
+  const getAtt = isObject(value) ? value['Fn::GetAtt'] : undefined;
   if (Array.isArray(getAtt) && typeof getAtt[0] === 'string' && typeof getAtt[1] === 'string') return { getAtt: [getAtt[0], getAtt[1]] };
   throw new WiringError(`${where} is ${JSON.stringify(value)}, expected a string, a Ref or a Fn::GetAtt`);
 };
 
 /** logicalIdOf: the resource a Ref or Fn::GetAtt names, or undefined. */
 const logicalIdOf = (value: unknown): string | undefined => {
-  if (!isRecord(value)) return undefined;
+  if (!isObject(value)) return undefined;
   if (typeof value['Ref'] === 'string') return value['Ref'];
   const getAtt = value['Fn::GetAtt'];
   return Array.isArray(getAtt) && typeof getAtt[0] === 'string' ? getAtt[0] : undefined;
@@ -254,7 +253,7 @@ const propertyPaths = (type: string, properties: Record<string, unknown>): strin
   const targets = properties['Targets'] ?? properties['Target'];
   const targetKey = properties['Targets'] !== undefined ? 'Targets' : 'Target';
   for (const target of Array.isArray(targets) ? targets : targets === undefined ? [] : [targets]) {
-    if (isRecord(target)) for (const key of Object.keys(target)) paths.push(`${type}.${targetKey}.${key}`);
+    if (isObject(target)) for (const key of Object.keys(target)) paths.push(`${type}.${targetKey}.${key}`);
   }
   return paths;
 };
@@ -273,10 +272,10 @@ export const readWiring = (template: Template): Wiring => {
   const ofType = (type: string) => entries.filter(([, resource]) => resource.Type === type).map(([id, resource]) => [id, resource.Properties ?? {}] as const);
 
   const functions = ofType('AWS::Lambda::Function').map(([logicalId, p]): LambdaFunctionWiring => {
-    const code = isRecord(p['Code']) ? p['Code'] : {};
+    const code = isObject(p['Code']) ? p['Code'] : {};
     const key = typeof code['S3Key'] === 'string' ? code['S3Key'] : undefined;
     if (key === undefined) throw new WiringError(`function ${logicalId}: Code.S3Key is ${JSON.stringify(code['S3Key'])}, expected the asset's zip name (inline code cannot be rehearsed)`);
-    const variables = isRecord(p['Environment']) && isRecord(p['Environment']['Variables']) ? p['Environment']['Variables'] : {};
+    const variables = isObject(p['Environment']) && isObject(p['Environment']['Variables']) ? p['Environment']['Variables'] : {};
     if (typeof p['Handler'] !== 'string') throw new WiringError(`function ${logicalId}: Handler is ${JSON.stringify(p['Handler'])}, expected module.export`);
     if (typeof p['Runtime'] !== 'string') throw new WiringError(`function ${logicalId}: Runtime is ${JSON.stringify(p['Runtime'])}, expected e.g. nodejs24.x`);
     return {
@@ -291,7 +290,7 @@ export const readWiring = (template: Template): Wiring => {
   });
 
   const queues = ofType('AWS::SQS::Queue').map(([logicalId, p]): QueueWiring => {
-    const redrive = isRecord(p['RedrivePolicy']) ? p['RedrivePolicy'] : undefined;
+    const redrive = isObject(p['RedrivePolicy']) ? p['RedrivePolicy'] : undefined;
     const deadLetterQueue = redrive === undefined ? undefined : logicalIdOf(redrive['deadLetterTargetArn']);
     if (redrive !== undefined && deadLetterQueue === undefined) throw new WiringError(`queue ${logicalId}: RedrivePolicy.deadLetterTargetArn is ${JSON.stringify(redrive['deadLetterTargetArn'])}, expected a queue of the stack`);
     return {
@@ -305,13 +304,13 @@ export const readWiring = (template: Template): Wiring => {
   const buses = ofType('AWS::Events::EventBus').map(([logicalId, p]): BusWiring => ({ logicalId, name: typeof p['Name'] === 'string' ? p['Name'] : logicalId }));
 
   const rules = ofType('AWS::Events::Rule').flatMap(([logicalId, p]): RuleWiring[] => {
-    const targets = Array.isArray(p['Targets']) ? p['Targets'].filter(isRecord) : [];
+    const targets = Array.isArray(p['Targets']) ? p['Targets'].filter(isObject) : [];
     const targetQueues = targets.map((target) => logicalIdOf(target['Arn'])).filter((id): id is string => id !== undefined && queueIds.has(id));
     if (targetQueues.length === 0) return [];
     if (p['State'] !== undefined && p['State'] !== 'ENABLED') throw new WiringError(`rule ${logicalId}: State is ${JSON.stringify(p['State'])}, expected ENABLED (it feeds queue ${targetQueues.join(', ')})`);
     const bus = logicalIdOf(p['EventBusName']);
     if (bus === undefined) throw new WiringError(`rule ${logicalId}: EventBusName is ${JSON.stringify(p['EventBusName'])}, expected a bus of the stack`);
-    if (!isRecord(p['EventPattern'])) throw new WiringError(`rule ${logicalId}: EventPattern is ${JSON.stringify(p['EventPattern'])}, expected an object`);
+    if (!isObject(p['EventPattern'])) throw new WiringError(`rule ${logicalId}: EventPattern is ${JSON.stringify(p['EventPattern'])}, expected an object`);
     return [{ logicalId, bus, pattern: p['EventPattern'], queues: targetQueues }];
   });
 
@@ -321,7 +320,7 @@ export const readWiring = (template: Template): Wiring => {
     const fn = logicalIdOf(p['FunctionName']);
     if (queue === undefined || !queueIds.has(queue)) throw new WiringError(`event source mapping ${logicalId}: EventSourceArn is ${JSON.stringify(p['EventSourceArn'])}, expected a queue of the stack`);
     if (fn === undefined || !functionIds.has(fn)) throw new WiringError(`event source mapping ${logicalId}: FunctionName is ${JSON.stringify(p['FunctionName'])}, expected a function of the stack`);
-    const scaling = isRecord(p['ScalingConfig']) ? p['ScalingConfig'] : {};
+    const scaling = isObject(p['ScalingConfig']) ? p['ScalingConfig'] : {};
     const types = Array.isArray(p['FunctionResponseTypes']) ? p['FunctionResponseTypes'] : [];
     return {
       logicalId,
@@ -335,7 +334,7 @@ export const readWiring = (template: Template): Wiring => {
   });
 
   const tables = ofType('AWS::DynamoDB::Table').map(([logicalId, p]): TableWiring => {
-    const ttl = isRecord(p['TimeToLiveSpecification']) && p['TimeToLiveSpecification']['Enabled'] === true ? p['TimeToLiveSpecification']['AttributeName'] : undefined;
+    const ttl = isObject(p['TimeToLiveSpecification']) && p['TimeToLiveSpecification']['Enabled'] === true ? p['TimeToLiveSpecification']['AttributeName'] : undefined;
     return {
       logicalId,
       attributes: (Array.isArray(p['AttributeDefinitions']) ? p['AttributeDefinitions'] : []) as TableWiring['attributes'],
@@ -346,7 +345,7 @@ export const readWiring = (template: Template): Wiring => {
   });
 
   const schedules = ofType('AWS::Scheduler::Schedule').flatMap(([logicalId, p]): ScheduleWiring[] => {
-    const target = isRecord(p['Target']) ? p['Target'] : {};
+    const target = isObject(p['Target']) ? p['Target'] : {};
     const fn = logicalIdOf(target['Arn']);
     if (fn === undefined || !functionIds.has(fn)) return [];
     if (p['State'] !== undefined && p['State'] !== 'ENABLED') throw new WiringError(`schedule ${logicalId}: State is ${JSON.stringify(p['State'])}, expected ENABLED`);
