@@ -54,11 +54,10 @@ export const isEcho = (known: Readonly<Record<string, string>> | undefined, trig
   triggers.length > 0 && triggers.every((trigger) => mayBeEcho(trigger) && known?.[objectRef(trigger.kind, trigger.name)] === trigger.resourceVersion);
 
 /**
- * HEARTBEAT_CLOCK_SKEW_MS: how far a heartbeat's times may lie ahead of the clock judging them (a
- * forwarder's `sentAt` ahead of the reconciler's receipt, a recorded `receivedAt` ahead of the
- * resync's or `lineup clusters status`'s now) and still be believed. Hosts keep time by NTP, so
- * more than this is a clock gone wrong or a forged time: it must neither keep a cluster watched
- * nor stop later heartbeats from being kept (docs/security.md).
+ * HEARTBEAT_CLOCK_SKEW_MS: how far a heartbeat's time (a forwarder's newest checkpoint, by its own
+ * clock) may lie ahead of the clock judging it (the resync's or `lineup clusters status`'s now)
+ * and still be believed. Hosts keep time by NTP, so more than this is a clock gone wrong or a
+ * forged time: it must not keep a cluster watched (docs/security.md).
  */
 export const HEARTBEAT_CLOCK_SKEW_MS = 2 * 60_000;
 

@@ -11,7 +11,6 @@
  * | journal entry (one reconcile pass) | same pk | `JOURNAL#<13-digit epoch ms>#<seq><random>` |
  * | watch bookmark | `FORWARDER#<id>` | `BOOKMARK#<resource>` |
  * | cluster registry entry | `CLUSTER#<id>` | `REGISTRY` |
- * | a heartbeat item, which no code writes or reads (a forwarder's heartbeat is its newest bookmark) | `CLUSTER#<id>` | `HEARTBEAT` |
  * | a cluster's reconciler slots (lib/store/dynamoClusterSlots.ts) | `SLOTS#<id>` | `SLOTS` |
  *
  * Who writes what (infra/permissions.ts grants it; docs/security.md): the partition key is the only part
@@ -102,12 +101,6 @@ export const Attr = {
   endpoint: 'endpoint',
   caData: 'caData',
   auth: 'auth',
-  // Heartbeat items.
-  /** Epoch ms the forwarder sent the heartbeat at. */
-  sentAt: 'sentAt',
-  /** Epoch ms the reconciler recorded it at. */
-  receivedAt: 'receivedAt',
-  intervalMs: 'intervalMs',
   // Cluster slot items.
   /** Holder id → epoch ms its slot expires at (map). */
   holders: 'holders',
@@ -160,7 +153,6 @@ export const KeyPart = {
   journal: 'JOURNAL#',
   bookmark: 'BOOKMARK#',
   registry: 'REGISTRY',
-  heartbeat: 'HEARTBEAT',
   listJobSets: 'JOBSETS#',
   listClusters: 'CLUSTERS',
   resyncShard: 'RESYNC#',
@@ -189,7 +181,7 @@ export const bookmarkSk = (resource: string): string => `${KeyPart.bookmark}${re
 /**
  * BOOKMARK_ATTRIBUTES: every attribute a bookmark item has — all a forwarder's PutItem may name
  * (infra/permissions.ts, dynamodb:Attributes), so it can put no index key (`listPk`, `resyncShard`)
- * and no registry or heartbeat attribute on the items it may write.
+ * and no registry attribute on the items it may write.
  */
 export const BOOKMARK_ATTRIBUTES = [TABLE_KEY.partitionKey, TABLE_KEY.sortKey, Attr.resourceVersion, Attr.updatedAt] as const;
 
