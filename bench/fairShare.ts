@@ -23,6 +23,7 @@
  *
  *   node bench/fairShare.ts [--json]
  */
+import { isObject, type JsonObject } from '../lib/json.ts';
 import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -36,8 +37,7 @@ import { loadAverage } from './manyClusters/cpu.ts';
 import { percentile, stageLatencies, startFleet, type CallSummary } from './manyClusters.ts';
 import { JobWatch } from './pipeline/jobWatch.ts';
 import { BenchKubeClient } from './pipeline/kubeClient.ts';
-import { isObject, jobKey, jobsOf, manifestFor, stagesOf, story2Manifest } from './pipeline/story.ts';
-import type { JsonObject } from './pipeline/story.ts';
+import { jobKey, jobsOf, manifestFor, stagesOf, story2Manifest } from './pipeline/story.ts';
 
 /** FLOOD_SMALL_JOBSETS: the flooding cluster's one-Job JobSets, created at once. */
 export const FLOOD_SMALL_JOBSETS = 60;

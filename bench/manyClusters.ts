@@ -29,6 +29,7 @@
  *
  *   node bench/manyClusters.ts [--clusters 1,10,50] [--jobsets-per-cluster 2] [--json]
  */
+import type { JsonObject } from '../lib/json.ts';
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -70,7 +71,7 @@ import { startE2eCluster, type E2eCluster } from '../test/integration/e2e/cluste
 import { JobWatch } from './pipeline/jobWatch.ts';
 import { BenchKubeClient } from './pipeline/kubeClient.ts';
 import { jobKey, jobsOf, manifestFor, stagesOf, story2Manifest } from './pipeline/story.ts';
-import type { JsonObject, Stage } from './pipeline/story.ts';
+import type { Stage } from './pipeline/story.ts';
 
 /** CLUSTER_COUNTS: the fleet sizes measured (the issue's 1, 10, 50). */
 export const CLUSTER_COUNTS = [1, 10, 50] as const;

@@ -4,10 +4,10 @@
  * for ReturnConsumedCapacity TOTAL, which dynalite answers as DynamoDB does (item size in KB,
  * rounded up, per write), so write units are counted, not estimated.
  */
+import { isObject } from '../../lib/json.ts';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { isObject } from './story.ts';
 import { dynamoItemBytes } from '../../lib/store/itemSize.ts';
 
 /** ServerCall: one AWS SDK call the pipeline made to moto or dynalite. */

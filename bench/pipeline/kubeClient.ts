@@ -4,9 +4,9 @@
  * harness's default open a TLS connection per request, load on the API server that is the
  * bench's, not either controller's.
  */
+import { isObject, type JsonObject } from '../../lib/json.ts';
 import { Agent } from 'node:https';
 import { httpRequest, type HttpResponse, type KubeServer } from '../../test/integration/harness/index.ts';
-import { isObject, type JsonObject } from './story.ts';
 
 /** REQUEST_TIMEOUT_MS: how long one request may take (a loaded API server under the burst answers in seconds). */
 const REQUEST_TIMEOUT_MS = 30_000;

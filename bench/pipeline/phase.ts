@@ -3,6 +3,7 @@
  * at once), wait until every JobSet completed, let both controllers settle, and take the phase's
  * figures from what happened between its start and its end.
  */
+import { isObject, type JsonObject } from '../../lib/json.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConditionType } from '../../lib/jobset/api.ts';
 import { CounterName } from '../../lib/counters.ts';
@@ -13,7 +14,7 @@ import { CallCounter, DYNAMO_WRITE_OPERATIONS } from './counting.ts';
 import { percentile, ratio, round, type ControllerFigures, type LineupFigures, type PhaseFigures } from './figures.ts';
 import type { JobWatch } from './jobWatch.ts';
 import type { BenchKubeClient } from './kubeClient.ts';
-import { NAMESPACE, isObject, jobKey, jobsOf, manifestFor, type JsonObject, type Stage } from './story.ts';
+import { NAMESPACE, jobKey, jobsOf, manifestFor, type Stage } from './story.ts';
 import { actorOf, apiFigure, isWrite, segmentFigures, stageFigures, stageTimes, timelineOf } from './timeline.ts';
 
 /** RUN_TIMEOUT_MS: how long every JobSet may take to complete before the figures are taken as they are. */

@@ -2,10 +2,10 @@
  * The final status of each Lineup JobSet beside its upstream twin: every difference, grouped, with
  * its verdict — documented (a row of the deviations table, docs/conformance.md), timing (the same rule on both sides), or not documented.
  */
+import { isObject, type JsonObject } from '../../lib/json.ts';
 import { ConditionType } from '../../lib/jobset/api.ts';
 import { COUNTERS_FINISHED_FIRST, FIRST_FAILED, STARTUP_DEPENDS_ON, STARTUP_MESSAGE, STARTUP_NEVER_READY } from '../../test/conformance/verdictChecks.ts';
 import type { StatusDifference, Verdict } from './figures.ts';
-import { isObject, type JsonObject } from './story.ts';
 
 /** StatusView: the parts of a JobSet's final status that are compared. */
 type StatusView = Map<string, string>;

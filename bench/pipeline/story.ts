@@ -4,7 +4,7 @@
  * the kwok node's annotations (test/integration/harness/controlPlane.ts).
  */
 import { DEFAULT_CONTROLLER_NAME } from '../../lib/jobset/managedBy.ts';
-import { isObject, type JsonObject } from '../../lib/json.ts';
+import type { JsonObject } from '../../lib/json.ts';
 import type { PodBehaviour } from '../../test/integration/harness/index.ts';
 import { STORY2_EXAMPLE, story2Manifest as storyWithDefaults } from '../../test/integration/harness/story2.ts';
 
@@ -29,7 +29,6 @@ export const NAMESPACE = { lineup: 'lineup', upstream: 'upstream' } as const;
 
 /** Controller: which of the two controllers. */
 export type Controller = keyof typeof NAMESPACE;
-export { isObject, type JsonObject };
 
 /** Stage: a replicatedJob in startup order and its Job count. */
 export interface Stage {

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { UnavailableError } from '../errors.ts';
+import { sleep } from '../retry.ts';
 import { isResourceInUse, isResourceNotFound, toStoreError } from './sdkErrors.ts';
 import { DEFAULT_TABLE_NAME, tableDefinition } from './table.ts';
 
@@ -141,7 +142,7 @@ export const ensureCheckpointTable = async (client: DynamoDBClient, tableName: s
         `embedded dynamodb table ${tableName} is ${status ?? 'missing'} after ${TABLE_ACTIVE_TIMEOUT_MS}ms, expected ACTIVE`,
       );
     }
-    await new Promise((resolve) => setTimeout(resolve, TABLE_ACTIVE_POLL_MS));
+    await sleep(TABLE_ACTIVE_POLL_MS);
   }
 };
 
