@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { functionSpans, maskedSource } from './functionLengths.ts';
+import { functionSpans } from './functionLengths.ts';
+import { scanSource } from './sourceScanner.ts';
 
 /** MAX_FUNCTION_LINES: the longest a function in lib/ may be, its header and closing line included. */
 const MAX_FUNCTION_LINES = 100;
@@ -93,7 +94,7 @@ describe('functionLengths: the scanner', () => {
     ].join('\n');
     assert.deepEqual(spanOf(text, 'quoted'), { line: 1, lines: 6 });
     assert.deepEqual(spanOf(text, 'after'), { line: 7, lines: 3 });
-    assert.equal(maskedSource(text).split('\n').length, 9);
+    assert.equal(scanSource(text).code.split('\n').length, 9);
   });
 });
 

@@ -1,11 +1,11 @@
 /**
  * functionLengths: the functions of a TypeScript source and how many lines each spans, found by
- * a bracket scanner. The TypeScript the repository pins (7, a native compiler) has no JavaScript
- * parser API, so this reads the text itself: comments, strings, template text and regular
- * expressions are blanked first, so the brackets left are the code's; then every block or
+ * a bracket scanner over the code `test/repository/sourceScanner.ts` leaves (comments, strings,
+ * template text and regular expressions blanked), so the brackets left are the code's; then every block or
  * bracketed expression that a function header opens (`function`, an arrow, a method, an
  * accessor, a constructor) is one function, from its header's line to its closing bracket's.
  */
+import { scanSource } from './sourceScanner.ts';
 
 /** FunctionSpan: one function, where it starts (1-based) and how many lines it spans. */
 export interface FunctionSpan {
@@ -13,99 +13,6 @@ export interface FunctionSpan {
   readonly line: number;
   readonly lines: number;
 }
-
-/** REGEX_AFTER: the last code character (or keyword) after which a `/` starts a regular expression, not a division. */
-const REGEX_AFTER = /^([(,=:[!&|?{};+\-*%<>~^]|return|typeof|case|)$/;
-
-/** blank: the text with everything but newlines turned to spaces, so lines keep their numbers. */
-const blank = (text: string): string => text.replace(/[^\n]/g, ' ');
-
-/** endOfQuoted: the index just past the string literal that opens at `start`. */
-const endOfQuoted = (text: string, start: number): number => {
-  const quote = text[start];
-  let index = start + 1;
-  while (index < text.length && text[index] !== quote && text[index] !== '\n') index += text[index] === '\\' ? 2 : 1;
-  return index + 1;
-};
-
-/** endOfTemplateText: the index just past the template text starting at `start`, and whether a `${` (not the closing backtick) ended it. */
-const endOfTemplateText = (text: string, start: number): { end: number; opensSubstitution: boolean } => {
-  let index = start;
-  while (index < text.length) {
-    if (text[index] === '\\') index += 2;
-    else if (text[index] === '`') return { end: index + 1, opensSubstitution: false };
-    else if (text[index] === '$' && text[index + 1] === '{') return { end: index + 2, opensSubstitution: true };
-    else index += 1;
-  }
-  return { end: index, opensSubstitution: false };
-};
-
-/** endOfRegex: the index just past the regular expression literal (and its flags) that opens at `start`. */
-const endOfRegex = (text: string, start: number): number => {
-  let index = start + 1;
-  let inClass = false;
-  while (index < text.length && text[index] !== '\n') {
-    const char = text[index];
-    if (char === '\\') index += 1;
-    else if (char === '[') inClass = true;
-    else if (char === ']') inClass = false;
-    else if (char === '/' && !inClass) break;
-    index += 1;
-  }
-  index += 1;
-  while (index < text.length && /[a-z]/.test(text[index] ?? '')) index += 1;
-  return index;
-};
-
-/** maskedSource: `text` with comments, strings, template text and regular expressions blanked; brackets and line breaks kept. */
-export const maskedSource = (text: string): string => {
-  let out = '';
-  let index = 0;
-  let last = '';
-  // The word being read, to tell `return /re/` from `a / b`.
-  let word = '';
-  // For each open `${`, the depth of braces at which its closing `}` resumes the template text.
-  const substitutions: number[] = [];
-  let depth = 0;
-  const take = (end: number, keep: (part: string) => string): void => {
-    out += keep(text.slice(index, end));
-    index = end;
-    last = 'x';
-    word = '';
-  };
-  while (index < text.length) {
-    const char = text[index] ?? '';
-    const next = text[index + 1];
-    if (char === '/' && next === '/') {
-      const end = text.indexOf('\n', index);
-      take(end < 0 ? text.length : end, blank);
-    } else if (char === '/' && next === '*') {
-      take(text.indexOf('*/', index + 2) + 2, blank);
-    } else if (char === '"' || char === "'") {
-      take(endOfQuoted(text, index), (part) => `${char}${blank(part.slice(1, -1))}${char}`);
-    } else if (char === '`' || (char === '}' && substitutions.at(-1) === depth)) {
-      if (char === '}') substitutions.pop();
-      const { end, opensSubstitution } = endOfTemplateText(text, index + 1);
-      if (opensSubstitution) substitutions.push(depth);
-      take(end, blank);
-    } else if (char === '/' && REGEX_AFTER.test(last)) {
-      take(endOfRegex(text, index), blank);
-    } else {
-      if (char === '{') depth += 1;
-      else if (char === '}') depth -= 1;
-      out += char;
-      index += 1;
-      if (/\w/.test(char)) {
-        word += char;
-        last = REGEX_AFTER.test(word) ? word : 'x';
-      } else {
-        word = '';
-        if (!/\s/.test(char)) last = char;
-      }
-    }
-  }
-  return out;
-};
 
 /** HEADER_LINES: how many lines above its opening bracket a function's header may start (parameters on lines of their own). */
 const HEADER_LINES = 8;
@@ -148,7 +55,7 @@ const headerOf = (lines: readonly string[], line: number, column: number, bracke
 
 /** functionSpans: every function in `text` (nested ones too), in the order their bodies close. */
 export const functionSpans = (text: string): FunctionSpan[] => {
-  const lines = maskedSource(text).split('\n');
+  const lines = scanSource(text).code.split('\n');
   const open: ({ name: string; line: number } | undefined)[] = [];
   const spans: FunctionSpan[] = [];
   lines.forEach((line, lineIndex) => {

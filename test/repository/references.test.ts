@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import GithubSlugger from 'github-slugger';
+import { scanSource } from './sourceScanner.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -80,23 +81,8 @@ interface Reference {
   readonly anchor: string | undefined;
 }
 
-/**
- * commentsOnly: a script's comment text, line by line (other lines blank, so line numbers hold): a line that is
- * part of a comment (it starts with `//`, `/*` or the `*` of a block) whole, and a trailing `// …` comment. A
- * path in a string is data a test writes or reads, not a citation.
- */
-export const commentsOnly = (text: string): string =>
-  text
-    .split('\n')
-    .map((line) => {
-      if (/^\s*(\/\/|\/\*|\*)/.test(line)) return line;
-      const trailing = line.indexOf(' // ');
-      return trailing >= 0 ? line.slice(trailing) : '';
-    })
-    .join('\n');
-
 /** citingText: the part of a file that cites: a script's comments, a document's or manifest's whole text. */
-const citingText = (file: string, text: string): string => (/\.(ts|js)$/.test(file) ? commentsOnly(text) : text);
+const citingText = (file: string, text: string): string => (/\.(ts|js)$/.test(file) ? scanSource(text).comments : text);
 
 /** referencesIn: the repository paths and Markdown links a file's text names. */
 export const referencesIn = (from: string, text: string): Reference[] => {
