@@ -28,8 +28,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 import { INIT_REPORT, RIE_VERSION, RUNTIME_CLIENT_FILE, ensureRie, writeRuntimeClient } from '../infra/rehearsal/emulator.ts';
 
-export { ensureRie } from '../infra/rehearsal/emulator.ts';
-
 /** RUNS: fresh processes per function and variant. */
 export const RUNS = 10;
 /** RIE_RUNS: fresh emulators per function. */

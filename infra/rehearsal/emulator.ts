@@ -15,6 +15,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync
 import { createConnection, createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { sleep } from '../../lib/retry.ts';
 
 /** RIE_MODULE, RIE_VERSION: the emulator's Go module, pinned (its newest pseudo-version on 2026-12-01). */
 export const RIE_MODULE = 'github.com/aws/aws-lambda-runtime-interface-emulator';
@@ -176,7 +177,7 @@ export class FunctionInstance {
       });
       if (open) break;
       if (attempt > 200) throw new Error(`${options.name}: aws-lambda-rie did not listen on 127.0.0.1:${emulatorPort} within 10 s: ${instance.log().slice(-1_500)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
     }
     return instance;
   }

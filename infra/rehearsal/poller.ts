@@ -13,6 +13,7 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { isObject } from '../../lib/json.ts';
+import { sleep } from '../../lib/retry.ts';
 
 /** Invocation: how one invocation ended — the function's response payload, or its error (a throw, a timeout, a crash). */
 export type Invocation = { readonly ok: true; readonly payload: unknown } | { readonly ok: false; readonly error: string };
@@ -107,7 +108,7 @@ export const gather = async (io: PollerIo, options: PollerOptions, signal: Abort
     batch.push(...received);
     if (batch.length === 0) continue;
     if (options.batchingWindowSeconds === 0) break;
-    if (received.length === 0 && waitSeconds === 0) await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(0, windowEnds - now()))));
+    if (received.length === 0 && waitSeconds === 0) await sleep(Math.min(100, Math.max(0, windowEnds - now())));
   }
   return batch;
 };
@@ -130,7 +131,7 @@ export class EventSourcePoller {
       } catch (error) {
         if (signal.aborted) return;
         this.options.onError?.(error);
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await sleep(200);
         continue;
       }
       if (batch.length === 0) continue;
