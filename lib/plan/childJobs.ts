@@ -62,6 +62,9 @@ const podsNeededForReady = (job: Job): number => {
 /** jobReady: succeeded + ready pods reach min(parallelism, completions). */
 export const jobReady = (job: Job): boolean => (job.status?.succeeded ?? 0) + (job.status?.ready ?? 0) >= podsNeededForReady(job);
 
+/** isDeleting: the object carries a deletionTimestamp. */
+export const isDeleting = (job: Job): boolean => job.metadata.deletionTimestamp !== undefined;
+
 /** isSuspended: spec.suspend is true. */
 export const isSuspended = (job: Job): boolean => job.spec.suspend === true;
 

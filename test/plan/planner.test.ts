@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EventReason } from '../../lib/jobset/api.ts';
-import { MAX_CREATES_PER_PASS } from '../../lib/plan/planner.ts';
+import { MAX_CREATES_PER_PASS } from '../../lib/plan/creation.ts';
 import type { Action, Plan } from '../../lib/plan/types.ts';
 import { fatalThenRestartJobSet, makeJobSet } from '../builders.ts';
 import { lineupOptions, TestCluster } from './harness.ts';
