@@ -77,7 +77,7 @@ build() {
   local build_log="$work/build.log" started=$SECONDS
   log "go build sigs.k8s.io/jobset@$version (commit ${commit:-unknown}, go $go_version, CGO_ENABLED=0; a first build takes minutes, progress every 30 s)"
   (cd "$mod" && CGO_ENABLED=0 nice -n "${LINEUP_BUILD_NICE:-10}" \
-    go build -mod=mod -v -trimpath -ldflags "$ldflags" -o "$bin.tmp" sigs.k8s.io/jobset) >"$build_log" 2>&1 &
+    go build -mod=mod -v -trimpath -gcflags=all=-dwarf=false -ldflags "$ldflags" -o "$bin.tmp" sigs.k8s.io/jobset) >"$build_log" 2>&1 &
   local pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done

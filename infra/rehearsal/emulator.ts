@@ -11,7 +11,7 @@
  * with node-gyp, minutes of C++ on this machine for a client the managed runtime does not use.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -91,8 +91,16 @@ export const ensureRie = (): { binary: string } | { unavailable: string } => {
   if (go.status !== 0) return { unavailable: `no Go toolchain on PATH to build ${RIE_MODULE} (${go.error?.message ?? go.stderr.trim()})` };
   mkdirSync(RIE_DIR, { recursive: true });
   process.stderr.write(`lineup: building aws-lambda-rie ${RIE_VERSION} with ${go.stdout.trim()} into ${RIE_DIR} (a few minutes on 2 cores)\n`);
-  const built = spawnSync('go', ['install', `${RIE_MODULE}/cmd/aws-lambda-rie@${RIE_VERSION}`], { env: { ...process.env, GOBIN: RIE_DIR }, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (built.status !== 0 || !existsSync(binary)) return { unavailable: `go install ${RIE_MODULE}/cmd/aws-lambda-rie@${RIE_VERSION} failed (exit ${String(built.status)})` };
+  // Under a lock, into a scratch GOBIN, then moved into place whole: the test setup's background
+  // build and a test may both get here, and one must not run a half-written binary.
+  const scratch = mkdtempSync(join(RIE_DIR, 'gobin-'));
+  const built = spawnSync(
+    'flock',
+    [join(RIE_DIR, '.build.lock'), 'bash', '-c', '[[ -x "$1" ]] || { go install -trimpath -gcflags=all=-dwarf=false -ldflags="-s -w" "$2" && mv "$GOBIN/aws-lambda-rie" "$1"; }', 'rie-build', binary, `${RIE_MODULE}/cmd/aws-lambda-rie@${RIE_VERSION}`],
+    { env: { ...process.env, GOBIN: scratch }, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  rmSync(scratch, { recursive: true, force: true });
+  if (built.status !== 0 || !existsSync(binary)) return { unavailable: `go install ${RIE_MODULE}/cmd/aws-lambda-rie@${RIE_VERSION} failed (exit ${String(built.status)}${built.error ? `: ${built.error.message}` : ''})` };
   process.stderr.write('lineup: aws-lambda-rie built\n');
   return { binary };
 };

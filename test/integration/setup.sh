@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
-# setup.sh: prepares a machine for the real-server test tier (test/integration), so that the
-# slow one-time work shows up as its own CI step instead of inside the first test's timeout.
-# Run it after `npm ci` (it uses the Node 24 that npm ci installs) and before `npm test`.
-# Idempotent: a second run takes about a second.
+# setup.sh: prepares a machine for the real-server test tier (test/integration): the binaries it
+# runs, built once from the Go module proxy and cached in ~/.cache/lineup, moto's virtualenv and
+# Chromium. Run it after `npm ci` (it uses the Node 24 that npm ci installs).
+#
+#   setup.sh               the parts every real-server test needs, here and now; the upstream
+#                          JobSet controller and Kueue, which only a few tests need, in the
+#                          background (the harness waits for a build in progress when a test
+#                          needs one). `npm run test:integration` runs this first.
+#   setup.sh --background  everything in the background, and return at once: `npm test` starts
+#                          it before the tiers without servers, so the builds use the CPU those
+#                          tiers leave idle. Its log: ~/.cache/lineup/setup.log.
+#   setup.sh --wait        everything, here and now.
+#
+# The tools are checked first, in every mode, so a machine without Go fails at once.
+# Idempotent: with everything cached a run takes about a second.
 #
 # 1. checks the tools: Go >= 1.26 (builds kube-apiserver 1.36), python3 with venv+ensurepip,
 #    flock, openssl; installs Debian's python3-venv with apt-get only if venv is unusable;
-# 2. builds kube-apiserver and etcd into ~/.cache/lineup/k8s (k8s-build/build.sh; about 4 min
-#    cold on 2 cores, 2.4 GB GOCACHE + 0.8 GB GOMODCACHE), unless KUBEBUILDER_ASSETS is set;
-#    then the control plane minus kubelet that runs on it (harness/controlPlane.ts):
-#    kube-controller-manager and kube-scheduler from the same wrapper module, and kwok with
-#    go install, into the same cache (docs/testing.md gives their cold cost);
-#    and Kueue (KUEUE_VERSION, harness/kueue.ts) with go install, into the same cache (about
-#    7.5 min cold on 2 cores once the Kubernetes modules are downloaded);
-# 3. creates moto's virtualenv in ~/.cache/lineup/moto-<version> (pip; about 35 s cold);
+# 2. builds kube-apiserver and etcd into ~/.cache/lineup/k8s (k8s-build/build.sh), unless
+#    KUBEBUILDER_ASSETS is set; then the control plane minus kubelet that runs on it
+#    (harness/controlPlane.ts): kube-controller-manager and kube-scheduler from the same wrapper
+#    module, and kwok, into the same cache;
+# 3. creates moto's virtualenv in ~/.cache/lineup/moto-<version> (pip);
 # 4. builds the Lambda Runtime Interface Emulator into ~/.cache/lineup/rie-<version> (its Go module,
 #    pinned in infra/rehearsal/emulator.ts; the rehearsal and bench/coldStart.ts run the functions in it);
 # 5. installs Debian's chromium with apt-get when no Chromium is on PATH (the drawn timeline's
-#    tests load the page in it headless; about a minute cold). $LINEUP_CHROMIUM names another.
-# dynalite needs nothing: it is an npm devDependency and runs in the test process.
+#    tests load the page in it headless). $LINEUP_CHROMIUM names another;
+# 6. builds the upstream JobSet controller (bench/upstream/build.sh; the differential run and the
+#    side-by-side benchmark) and Kueue (KUEUE_VERSION, harness/kueue.ts) into the same cache.
+# docs/testing.md gives each one's cold cost. dynalite needs nothing: it is an npm devDependency
+# and runs in the test process.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -50,59 +61,137 @@ if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
 fi
 step "tools ok: $go_version, $(python3 --version), node $("$node" --version)"
 
-if [[ -n ${KUBEBUILDER_ASSETS:-} ]]; then
-  step "kube-apiserver + etcd: using KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
-  for binary in kube-apiserver etcd; do
-    [[ -x $KUBEBUILDER_ASSETS/$binary ]] || die "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS has no executable $binary"
-  done
-else
-  step "kube-apiserver + etcd: finding or building them (a cold build takes minutes)"
-  step_started=$SECONDS
-  test/integration/k8s-build/build.sh >/dev/null
-  step "kube-apiserver + etcd: ready ($((SECONDS - step_started))s)"
-fi
+cache_dir="${LINEUP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lineup}"
 
-step "kube-controller-manager + kube-scheduler + kwok: finding or building them (a cold build takes minutes)"
-step_started=$SECONDS
-test/integration/k8s-build/build.sh kube-controller-manager kube-scheduler kwok >/dev/null
-step "kube-controller-manager + kube-scheduler + kwok: ready ($((SECONDS - step_started))s)"
+# ---- the parts; each finds its cached result in about a second ----
 
-step "kueue: finding or building it (a cold build takes minutes)"
-step_started=$SECONDS
-test/integration/k8s-build/build.sh kueue >/dev/null
-step "kueue: ready ($((SECONDS - step_started))s)"
-
-step "moto: finding or creating its virtualenv"
-step_started=$SECONDS
-"$node" --input-type=module -e "
-  const { ensureMotoVenv } = await import('$repo/test/integration/harness/moto.ts');
-  process.stderr.write('setup: moto_server at ' + (await ensureMotoVenv()) + '\n');
-"
-step "moto: ready ($((SECONDS - step_started))s)"
-
-step "aws-lambda-rie: finding or building it (the rehearsal runs the functions in it)"
-step_started=$SECONDS
-"$node" --input-type=module -e "
-  const { ensureRie } = await import('$repo/infra/rehearsal/emulator.ts');
-  const rie = ensureRie();
-  if (!('binary' in rie)) { process.stderr.write('setup: ' + rie.unavailable + '\\n'); process.exit(1); }
-  process.stderr.write('setup: aws-lambda-rie at ' + rie.binary + '\\n');
-"
-step "aws-lambda-rie: ready ($((SECONDS - step_started))s)"
-
-step "chromium: finding or installing it"
-if [[ -n ${LINEUP_CHROMIUM:-} ]]; then
-  [[ -x $LINEUP_CHROMIUM ]] || die "LINEUP_CHROMIUM=$LINEUP_CHROMIUM is not an executable"
-elif ! command -v chromium >/dev/null; then
-  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-    step_started=$SECONDS
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
-    step "chromium: installed with apt-get ($((SECONDS - step_started))s)"
+api_server_parts() {
+  if [[ -n ${KUBEBUILDER_ASSETS:-} ]]; then
+    step "kube-apiserver + etcd: using KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
+    for binary in kube-apiserver etcd; do
+      [[ -x $KUBEBUILDER_ASSETS/$binary ]] || die "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS has no executable $binary"
+    done
   else
-    die "no chromium on PATH; install Debian's chromium (apt-get install chromium) or set LINEUP_CHROMIUM"
+    step "kube-apiserver + etcd: finding or building them (a cold build takes minutes)"
+    step_started=$SECONDS
+    test/integration/k8s-build/build.sh >/dev/null
+    step "kube-apiserver + etcd: ready ($((SECONDS - step_started))s)"
   fi
-fi
-step "chromium: $("${LINEUP_CHROMIUM:-chromium}" --version 2>/dev/null | head -n 1)"
+}
+
+control_plane_parts() {
+  step "kube-controller-manager + kube-scheduler + kwok: finding or building them (a cold build takes minutes)"
+  step_started=$SECONDS
+  test/integration/k8s-build/build.sh kube-controller-manager kube-scheduler kwok >/dev/null
+  step "kube-controller-manager + kube-scheduler + kwok: ready ($((SECONDS - step_started))s)"
+}
+
+moto_part() {
+  step "moto: finding or creating its virtualenv"
+  step_started=$SECONDS
+  "$node" --input-type=module -e "
+    const { ensureMotoVenv } = await import('$repo/test/integration/harness/moto.ts');
+    process.stderr.write('setup: moto_server at ' + (await ensureMotoVenv()) + '\n');
+  "
+  step "moto: ready ($((SECONDS - step_started))s)"
+}
+
+rie_part() {
+  step "aws-lambda-rie: finding or building it (the rehearsal runs the functions in it)"
+  step_started=$SECONDS
+  "$node" --input-type=module -e "
+    const { ensureRie } = await import('$repo/infra/rehearsal/emulator.ts');
+    const rie = ensureRie();
+    if (!('binary' in rie)) { process.stderr.write('setup: ' + rie.unavailable + '\\n'); process.exit(1); }
+    process.stderr.write('setup: aws-lambda-rie at ' + rie.binary + '\\n');
+  "
+  step "aws-lambda-rie: ready ($((SECONDS - step_started))s)"
+}
+
+chromium_part() {
+  step "chromium: finding or installing it"
+  # Held while apt-get runs: a second setup (the background one) would fail on dpkg's lock.
+  mkdir -p "$cache_dir"
+  exec 8>"$cache_dir/.chromium.lock"
+  flock 8
+  if [[ -n ${LINEUP_CHROMIUM:-} ]]; then
+    [[ -x $LINEUP_CHROMIUM ]] || die "LINEUP_CHROMIUM=$LINEUP_CHROMIUM is not an executable"
+  elif ! command -v chromium >/dev/null; then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+      step_started=$SECONDS
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+      step "chromium: installed with apt-get ($((SECONDS - step_started))s)"
+    else
+      die "no chromium on PATH; install Debian's chromium (apt-get install chromium) or set LINEUP_CHROMIUM"
+    fi
+  fi
+  exec 8>&-
+  step "chromium: $("${LINEUP_CHROMIUM:-chromium}" --version 2>/dev/null | head -n 1)"
+}
+
+upstream_jobset_part() {
+  step "upstream JobSet controller: finding or building it (a cold build takes minutes)"
+  local step_started=$SECONDS
+  bench/upstream/build.sh >/dev/null
+  step "upstream JobSet controller: ready ($((SECONDS - step_started))s)"
+}
+
+kueue_part() {
+  step "kueue: finding or building it (a cold build takes minutes)"
+  step_started=$SECONDS
+  test/integration/k8s-build/build.sh kueue >/dev/null
+  step "kueue: ready ($((SECONDS - step_started))s)"
+}
+
+# every_test_needs: what every real-server test file may start. only_some_need: what a few do
+# (the differential run, the benchmark beside upstream, the Kueue files), so `npm run
+# test:integration` can start without them while they build. everything: both, in the order the
+# real-server tier's files (node runs them by name) first need them: the differential run, among
+# the first, needs the upstream controller; the Kueue files come halfway.
+every_test_needs() { api_server_parts; control_plane_parts; moto_part; rie_part; chromium_part; }
+only_some_need() { upstream_jobset_part; kueue_part; }
+everything() { api_server_parts; upstream_jobset_part; control_plane_parts; moto_part; rie_part; chromium_part; kueue_part; }
+
+background_log="$cache_dir/setup.log"
+background_pid_file="$cache_dir/setup.pid"
+
+# in_background GROUP...: this script runs the groups under nice, detached, and logs to
+# $background_log; each part's own lock makes a test that needs it wait for it. One background
+# setup at a time: a second finds the first still running and leaves it be.
+in_background() {
+  mkdir -p "$cache_dir"
+  local running
+  running=$(cat "$background_pid_file" 2>/dev/null || true)
+  if [[ -n $running ]] && kill -0 "$running" 2>/dev/null; then
+    step "a background setup is running already (pid $running; log: $background_log)"
+    return
+  fi
+  setsid nohup nice -n 10 bash "$repo/test/integration/setup.sh" --run "$@" >"$background_log" 2>&1 </dev/null &
+  echo $! >"$background_pid_file"
+  local what
+  case $* in
+    only_some_need) what="the upstream JobSet controller and Kueue" ;;
+    *) what="every part" ;;
+  esac
+  step "$what: finding or building in the background (pid $!, under nice; log: $background_log)"
+}
+
+case ${1:-} in
+  '')
+    every_test_needs
+    in_background only_some_need
+    ;;
+  --background) in_background everything ;;
+  --wait) everything ;;
+  --run)
+    shift
+    for group in "$@"; do
+      [[ $group == everything || $group == only_some_need ]] || die "--run: unknown group '$group'"
+      "$group"
+    done
+    ;;
+  *) die "unknown option '$1'; expected --background, --wait or nothing (see the header of $0)" ;;
+esac
 
 step "done in $((SECONDS - started))s"

@@ -57,8 +57,8 @@ describe('test tiers', () => {
     }
   });
 
-  it('npm test typechecks, then runs every tier', () => {
-    assert.equal(scripts()['test'], ['typecheck', ...TIERS].map((script) => `npm run ${script}`).join(' && '));
+  it('npm test starts the real-server tier\'s builds in the background, typechecks, then runs every tier', () => {
+    assert.equal(scripts()['test'], ['bash test/integration/setup.sh --background', ...['typecheck', ...TIERS].map((script) => `npm run ${script}`)].join(' && '));
   });
 
   it('finds a file that no tier runs, and one that two tiers run (the check can fail)', () => {
