@@ -149,16 +149,32 @@ kueue_part() {
 # test:integration` can start without them while they build. everything: both, in the order the
 # real-server tier's files (node runs them by name) first need them: the differential run, among
 # the first, needs the upstream controller; the Kueue files come halfway.
-every_test_needs() { api_server_parts; control_plane_parts; moto_part; rie_part; chromium_part; }
+# moto's virtualenv and Chromium mostly download: they go on beside the Go builds, and a failure
+# of theirs fails the group when it is waited for.
+every_test_needs() {
+  { moto_part; chromium_part; } &
+  local downloads=$!
+  api_server_parts; control_plane_parts; rie_part
+  wait "$downloads"
+}
 only_some_need() { upstream_jobset_part; kueue_part; }
-everything() { api_server_parts; upstream_jobset_part; control_plane_parts; moto_part; rie_part; chromium_part; kueue_part; }
+everything() {
+  { moto_part; chromium_part; } &
+  local downloads=$!
+  api_server_parts; upstream_jobset_part; control_plane_parts; rie_part
+  wait "$downloads"
+  kueue_part
+}
 
 background_log="$cache_dir/setup.log"
 background_pid_file="$cache_dir/setup.pid"
 
-# in_background GROUP...: this script runs the groups under nice, detached, and logs to
-# $background_log; each part's own lock makes a test that needs it wait for it. One background
-# setup at a time: a second finds the first still running and leaves it be.
+# in_background GROUP...: this script runs the groups detached, in a session of its own, and logs
+# to $background_log; each part's own lock makes a test that needs it wait for it. One background
+# setup at a time: a second finds the first still running and leaves it be. Where the kernel
+# groups a session's processes for scheduling (autogroup, Linux's default), the builds and the
+# tiers share the CPU about evenly and nice orders only the builds among themselves; elsewhere
+# nice makes the builds yield to the tiers.
 in_background() {
   mkdir -p "$cache_dir"
   local running
@@ -174,7 +190,7 @@ in_background() {
     only_some_need) what="the upstream JobSet controller and Kueue" ;;
     *) what="every part" ;;
   esac
-  step "$what: finding or building in the background (pid $!, under nice; log: $background_log)"
+  step "$what: finding or building in the background (pid $!; log: $background_log)"
 }
 
 case ${1:-} in
