@@ -27,9 +27,10 @@ export const PUT_EVENTS_MAX_ENTRIES = 10;
 export const PUT_EVENTS_MAX_BYTES = 256 * 1024;
 /**
  * How long the batcher waits for more entries before a put (a JobSet's changes within it are one
- * event). Chosen by bench/batchWindow.ts (docs/benchmarks.md): from 10 ms on, story 2 puts 6
- * events per startup whatever the window; longer windows only save PutEvents calls (1.7 per
- * startup at 25 ms in a 100-JobSet burst, 1.0 at 100 ms) for their latency on every stage.
+ * event). Chosen by bench/batchWindow.ts (docs/benchmarks.md): story 2 puts 5 events per startup
+ * whatever the window (the filter already folds what a window would); a window only saves
+ * PutEvents calls when many JobSets change at once (1.6 per startup at 25 ms in a 100-JobSet
+ * burst, 4.5 at 0, 0.8 at 100 ms), for its latency on every stage.
  */
 export const FORWARDER_BATCH_WINDOW_MS = 25;
 /**
