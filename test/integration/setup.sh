@@ -65,6 +65,16 @@ cache_dir="${LINEUP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lineup}"
 
 # ---- the parts; each finds its cached result in about a second ----
 
+# part LABEL WHAT COMMAND...: runs COMMAND (its stdout dropped: the build scripts print paths there)
+# between a "LABEL: WHAT" line and a "LABEL: ready" line with how long it took.
+part() {
+  local label=$1 what=$2 part_started=$SECONDS
+  shift 2
+  step "$label: $what"
+  "$@" >/dev/null
+  step "$label: ready ($((SECONDS - part_started))s)"
+}
+
 api_server_parts() {
   if [[ -n ${KUBEBUILDER_ASSETS:-} ]]; then
     step "kube-apiserver + etcd: using KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
@@ -72,40 +82,29 @@ api_server_parts() {
       [[ -x $KUBEBUILDER_ASSETS/$binary ]] || die "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS has no executable $binary"
     done
   else
-    step "kube-apiserver + etcd: finding or building them (a cold build takes minutes)"
-    step_started=$SECONDS
-    test/integration/k8s-build/build.sh >/dev/null
-    step "kube-apiserver + etcd: ready ($((SECONDS - step_started))s)"
+    part "kube-apiserver + etcd" "finding or building them (a cold build takes minutes)" test/integration/k8s-build/build.sh
   fi
 }
 
 control_plane_parts() {
-  step "kube-controller-manager + kube-scheduler + kwok: finding or building them (a cold build takes minutes)"
-  step_started=$SECONDS
-  test/integration/k8s-build/build.sh kube-controller-manager kube-scheduler kwok >/dev/null
-  step "kube-controller-manager + kube-scheduler + kwok: ready ($((SECONDS - step_started))s)"
+  part "kube-controller-manager + kube-scheduler + kwok" "finding or building them (a cold build takes minutes)" \
+    test/integration/k8s-build/build.sh kube-controller-manager kube-scheduler kwok
 }
 
 moto_part() {
-  step "moto: finding or creating its virtualenv"
-  step_started=$SECONDS
-  "$node" --input-type=module -e "
+  part moto "finding or creating its virtualenv" "$node" --input-type=module -e "
     const { ensureMotoVenv } = await import('$repo/test/integration/harness/moto.ts');
-    process.stderr.write('setup: moto_server at ' + (await ensureMotoVenv()) + '\n');
+    process.stderr.write('setup: moto_server at ' + (await ensureMotoVenv()) + '\\n');
   "
-  step "moto: ready ($((SECONDS - step_started))s)"
 }
 
 rie_part() {
-  step "aws-lambda-rie: finding or building it (the rehearsal runs the functions in it)"
-  step_started=$SECONDS
-  "$node" --input-type=module -e "
+  part aws-lambda-rie "finding or building it (the rehearsal runs the functions in it)" "$node" --input-type=module -e "
     const { ensureRie } = await import('$repo/infra/rehearsal/emulator.ts');
     const rie = ensureRie();
     if (!('binary' in rie)) { process.stderr.write('setup: ' + rie.unavailable + '\\n'); process.exit(1); }
     process.stderr.write('setup: aws-lambda-rie at ' + rie.binary + '\\n');
   "
-  step "aws-lambda-rie: ready ($((SECONDS - step_started))s)"
 }
 
 chromium_part() {
@@ -118,10 +117,10 @@ chromium_part() {
     [[ -x $LINEUP_CHROMIUM ]] || die "LINEUP_CHROMIUM=$LINEUP_CHROMIUM is not an executable"
   elif ! command -v chromium >/dev/null; then
     if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-      step_started=$SECONDS
+      local installing_started=$SECONDS
       apt-get update -qq
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
-      step "chromium: installed with apt-get ($((SECONDS - step_started))s)"
+      step "chromium: installed with apt-get ($((SECONDS - installing_started))s)"
     else
       die "no chromium on PATH; install Debian's chromium (apt-get install chromium) or set LINEUP_CHROMIUM"
     fi
@@ -131,17 +130,11 @@ chromium_part() {
 }
 
 upstream_jobset_part() {
-  step "upstream JobSet controller: finding or building it (a cold build takes minutes)"
-  local step_started=$SECONDS
-  bench/upstream/build.sh >/dev/null
-  step "upstream JobSet controller: ready ($((SECONDS - step_started))s)"
+  part "upstream JobSet controller" "finding or building it (a cold build takes minutes)" bench/upstream/build.sh
 }
 
 kueue_part() {
-  step "kueue: finding or building it (a cold build takes minutes)"
-  step_started=$SECONDS
-  test/integration/k8s-build/build.sh kueue >/dev/null
-  step "kueue: ready ($((SECONDS - step_started))s)"
+  part kueue "finding or building it (a cold build takes minutes)" test/integration/k8s-build/build.sh kueue
 }
 
 # every_test_needs: what every real-server test file may start. only_some_need: what a few do
