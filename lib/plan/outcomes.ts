@@ -3,7 +3,7 @@
  * a finished JobSet and its TTL, an earlier attempt's Jobs, the failure policy and the success
  * policy. Each is one step of plan() (lib/plan/planner.ts), in upstream's reconcile order.
  */
-import { ConditionType, LineupKey, Message, Reason } from '../jobset/api.ts';
+import { ConditionType, Message, Reason } from '../jobset/api.ts';
 import type { Condition, Job, JobSet } from '../jobset/schema.ts';
 import { validateJobSet } from '../jobset/validation.ts';
 import { decideFailure, type FailedJobRef } from '../policy/failurePolicy.ts';
@@ -12,7 +12,7 @@ import { isDeleting, replicatedJobOf } from './childJobs.ts';
 import { conditionIsTrue } from './conditions.ts';
 import { applyCondition, explained, finish, statusWrite, tag, type CountedPass, type Pass } from './pass.ts';
 import { ActionReasonCode, failureRuleMessage, successPolicyMessage, type ActionReason } from './reasons.ts';
-import { holdsRecordFinalizer, recordedGoneRefs } from './recordFinalizer.ts';
+import { holdsRecordFinalizer, recordedGoneRefs, releaseOf } from './recordFinalizer.ts';
 import type { Action, Plan, PlanOptions } from './types.ts';
 
 /** jobSetFinished: a Completed or Failed condition is True (upstream jobSetFinished). */
@@ -47,7 +47,7 @@ const ttlOutcome = (jobSet: JobSet, conditions: readonly Condition[], now: numbe
 export const releaseForDeletion = (pass: Pass): Plan => {
   const releases: Action[] = [...pass.children.byName.values()]
     .filter(holdsRecordFinalizer)
-    .map((job) => ({ kind: 'RemoveJobFinalizer', name: job.metadata.name ?? '', resourceVersion: job.metadata.resourceVersion, finalizer: LineupKey.FinishedRecordFinalizer }));
+    .map(releaseOf);
   return {
     ...pass.base,
     skipped: 'Deleting',

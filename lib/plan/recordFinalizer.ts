@@ -15,6 +15,14 @@ import type { Action } from './types.ts';
 /** holdsRecordFinalizer: the Job carries Lineup's finished-record finalizer. */
 export const holdsRecordFinalizer = (job: Job): boolean => (job.metadata.finalizers ?? []).includes(LineupKey.FinishedRecordFinalizer);
 
+/** releaseOf: the action that takes Lineup's finished-record finalizer off the Job, as observed. */
+export const releaseOf = (job: Job): Action => ({
+  kind: 'RemoveJobFinalizer',
+  name: job.metadata.name ?? '',
+  resourceVersion: job.metadata.resourceVersion,
+  finalizer: LineupKey.FinishedRecordFinalizer,
+});
+
 /** Bookkeeping for Jobs that hold Lineup's finalizer: what to record, which finalizers to release. */
 export interface RecordWork {
   readonly patch: Action | undefined;
@@ -32,12 +40,6 @@ export const recordFinishedJobs = (children: ChildJobs, record: FinishedJobsReco
   const additions: { outcome: 'succeeded' | 'failed'; replicatedJob: string; index: number }[] = [];
   const releases: Action[] = [];
   const previousReleases: Action[] = [];
-  const releaseOf = (job: Job): Action => ({
-    kind: 'RemoveJobFinalizer',
-    name: job.metadata.name ?? '',
-    resourceVersion: job.metadata.resourceVersion,
-    finalizer: LineupKey.FinishedRecordFinalizer,
-  });
   const release = (job: Job): void => {
     releases.push(releaseOf(job));
   };
