@@ -142,63 +142,50 @@ kueue_part() {
 # test:integration` can start without them while they build. everything: both, in the order the
 # real-server tier's files (node runs them by name) first need them: the differential run, among
 # the first, needs the upstream controller; the Kueue files come halfway.
-# moto's virtualenv and Chromium mostly download: they go on beside the Go builds, and a failure
-# of theirs fails the group when it is waited for.
-every_test_needs() {
+# beside_downloads PART...: the parts in turn, while moto's virtualenv and Chromium, which mostly
+# download, go on beside them; a failure of theirs fails the group when they are waited for.
+beside_downloads() {
   { moto_part; chromium_part; } &
-  local downloads=$!
-  api_server_parts; control_plane_parts; rie_part
+  local downloads=$! each
+  for each in "$@"; do "$each"; done
   wait "$downloads"
 }
+every_test_needs() { beside_downloads api_server_parts control_plane_parts rie_part; }
 only_some_need() { upstream_jobset_part; kueue_part; }
-everything() {
-  { moto_part; chromium_part; } &
-  local downloads=$!
-  api_server_parts; upstream_jobset_part; control_plane_parts; rie_part
-  wait "$downloads"
-  kueue_part
-}
+everything() { beside_downloads api_server_parts upstream_jobset_part control_plane_parts rie_part; kueue_part; }
 
 background_log="$cache_dir/setup.log"
 background_pid_file="$cache_dir/setup.pid"
 
-# in_background GROUP...: this script runs the groups detached, in a session of its own, and logs
+# in_background WHAT GROUP: this script runs the group detached, in a session of its own, and logs
 # to $background_log; each part's own lock makes a test that needs it wait for it. One background
 # setup at a time: a second finds the first still running and leaves it be. Where the kernel
 # groups a session's processes for scheduling (autogroup, Linux's default), the builds and the
 # tiers share the CPU about evenly and nice orders only the builds among themselves; elsewhere
 # nice makes the builds yield to the tiers.
 in_background() {
+  local what=$1 group=$2 running
   mkdir -p "$cache_dir"
-  local running
   running=$(cat "$background_pid_file" 2>/dev/null || true)
   if [[ -n $running ]] && kill -0 "$running" 2>/dev/null; then
     step "a background setup is running already (pid $running; log: $background_log)"
     return
   fi
-  setsid nohup nice -n 10 bash "$repo/test/integration/setup.sh" --run "$@" >"$background_log" 2>&1 </dev/null &
+  setsid nohup nice -n 10 bash "$repo/test/integration/setup.sh" --run "$group" >"$background_log" 2>&1 </dev/null &
   echo $! >"$background_pid_file"
-  local what
-  case $* in
-    only_some_need) what="the upstream JobSet controller and Kueue" ;;
-    *) what="every part" ;;
-  esac
   step "$what: finding or building in the background (pid $!; log: $background_log)"
 }
 
 case ${1:-} in
   '')
     every_test_needs
-    in_background only_some_need
+    in_background "the upstream JobSet controller and Kueue" only_some_need
     ;;
-  --background) in_background everything ;;
+  --background) in_background "every part" everything ;;
   --wait) everything ;;
   --run)
-    shift
-    for group in "$@"; do
-      [[ $group == everything || $group == only_some_need ]] || die "--run: unknown group '$group'"
-      "$group"
-    done
+    [[ ${2:-} == everything || ${2:-} == only_some_need ]] || die "--run: unknown group '${2:-}'"
+    "$2"
     ;;
   *) die "unknown option '$1'; expected --background, --wait or nothing (see the header of $0)" ;;
 esac
